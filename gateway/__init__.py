@@ -1,0 +1,1 @@
+"""dynagate: a GraphQL gateway over one DynamoDB table."""

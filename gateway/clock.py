@@ -1,0 +1,17 @@
+"""The clock and the randomness behind generated ids, kept out of `keys`."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+
+from keys.codecs import KSUID_PAYLOAD_BYTES, ksuid, to_millis
+
+
+def now() -> datetime:
+    return to_millis(datetime.now(UTC))
+
+
+def new_ksuid(at: datetime) -> str:
+    """A fresh KSUID whose time is `at` (so ids sort the way their items were created)."""
+    return ksuid(int(at.timestamp()), os.urandom(KSUID_PAYLOAD_BYTES))

@@ -1,0 +1,1 @@
+"""Reads and writes of each area, built on the store; no GraphQL here."""

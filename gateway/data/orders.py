@@ -1,0 +1,155 @@
+"""Customers and orders: validation, item shapes, and the writes that keep indexes right."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from gateway import validation
+from gateway.clock import new_ksuid, now
+from gateway.errors import BadUserInput, Conflict, NotFound
+from gateway.loaders import ItemLoader
+from gateway.requests import Item, condition_check, put_request, update_request
+from gateway.store import ConditionFailed, Store, TransactionCanceled
+from keys import orders as order_keys
+from keys.codecs import format_timestamp, parse_timestamp
+from keys.table import GSI2
+
+# Allowed status moves; anything else is a client error.
+TRANSITIONS: dict[str, frozenset[str]] = {
+    "PLACED": frozenset({"SHIPPED", "CANCELLED"}),
+    "SHIPPED": frozenset({"DELIVERED"}),
+}
+MAX_LINES = 50
+
+
+@dataclass(frozen=True)
+class OrderLine:
+    sku: str
+    quantity: int
+    unit_price_cents: int
+
+
+def validate_lines(lines: Sequence[OrderLine]) -> None:
+    validation.number(len(lines), "items (count)", 1, MAX_LINES)
+    for position, line in enumerate(lines, start=1):
+        validation.text(line.sku, f"items[{position}].sku", 64)
+        validation.number(line.quantity, f"items[{position}].quantity", 1, 1_000)
+        validation.number(line.unit_price_cents, f"items[{position}].unitPriceCents", 0, 10**9)
+
+
+def customer_item(customer_id: str, name: str, email: str, created_at: datetime) -> Item:
+    return {
+        **order_keys.customer_key(customer_id),
+        "type": "CUSTOMER",
+        "id": customer_id,
+        "name": name,
+        "email": email,
+        "createdAt": format_timestamp(created_at),
+    }
+
+
+def order_item(
+    order_id: str,
+    customer_id: str,
+    lines: Sequence[OrderLine],
+    placed_at: datetime,
+    updated_at: datetime,
+) -> Item:
+    return {
+        **order_keys.order_key(order_id),
+        **order_keys.order_index_attributes(customer_id, order_id, "PLACED", placed_at),
+        "type": "ORDER",
+        "id": order_id,
+        "customerId": customer_id,
+        "status": "PLACED",
+        "placedAt": format_timestamp(placed_at),
+        "updatedAt": format_timestamp(updated_at),
+        "totalCents": sum(line.quantity * line.unit_price_cents for line in lines),
+        "items": [
+            {
+                "position": position,
+                "sku": line.sku,
+                "quantity": line.quantity,
+                "unitPriceCents": line.unit_price_cents,
+            }
+            for position, line in enumerate(lines, start=1)
+        ],
+    }
+
+
+async def create_customer(store: Store, customer_id: str, name: str, email: str) -> Item:
+    item = customer_item(
+        validation.ident(customer_id),
+        validation.text(name, "name"),
+        validation.email(email),
+        now(),
+    )
+    try:
+        await store.put(put_request(store.table, item, must_be_new=True))
+    except ConditionFailed as exc:
+        raise Conflict(f"customer {customer_id!r} already exists") from exc
+    return item
+
+
+async def place_order(
+    store: Store, customer_id: str, lines: Sequence[OrderLine], placed_at: datetime | None
+) -> Item:
+    validation.ident(customer_id, "customerId")
+    validate_lines(lines)
+    current = now()
+    placed = current if placed_at is None else validation.past_time(placed_at, "placedAt", current)
+    item = order_item(new_ksuid(placed), customer_id, lines, placed, current)
+    put = put_request(store.table, item, must_be_new=True)
+    actions: list[dict[str, Any]] = [
+        condition_check(store.table, order_keys.customer_key(customer_id), exists=True),
+        {"Put": put},
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        if exc.reasons[0] == "ConditionalCheckFailed":
+            raise NotFound(f"customer {customer_id!r} does not exist") from exc
+        raise Conflict("the order could not be placed; try again") from exc
+    return item
+
+
+async def set_order_status(store: Store, items: ItemLoader, order_id: str, status: str) -> Item:
+    """Move an order to `status` if the move is allowed and nobody moved it meanwhile."""
+    validation.ident(order_id)
+    order = await load_order(items, order_id)
+    if order is None:
+        raise NotFound(f"order {order_id!r} does not exist")
+    current = order["status"]
+    if status not in TRANSITIONS.get(current, frozenset()):
+        raise BadUserInput(f"status: an order cannot move from {current} to {status}")
+    placed_at = parse_timestamp(order["placedAt"])
+    attributes = order_keys.order_index_attributes(order["customerId"], order_id, status, placed_at)
+    request = update_request(
+        store.table,
+        order_keys.order_key(order_id),
+        set_values={
+            "status": status,
+            "updatedAt": format_timestamp(now()),
+            GSI2.sort_key: attributes[GSI2.sort_key],
+        },
+        # Leaving PLACED drops the order out of the sparse open-orders index.
+        remove=[a for a in order_keys.OPEN_ORDER_ATTRIBUTES if a not in attributes],
+        condition="#status = :current",
+        condition_values={":current": current},
+    )
+    try:
+        return await store.update(request)
+    except ConditionFailed as exc:
+        raise Conflict(f"order {order_id!r} was changed by another request; reload it") from exc
+
+
+async def load_order(items: ItemLoader, order_id: str) -> Item | None:
+    """The order, or None when there is none (ids that are not KSUIDs name no order)."""
+    try:
+        key = order_keys.order_key(order_id)
+    except ValueError:
+        return None
+    return await items.load_item(key)

@@ -1,0 +1,82 @@
+"""Schema extensions: error codes on every error, and the cost report."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from graphql import GraphQLError
+from strawberry.extensions import MaskErrors, SchemaExtension
+
+from gateway.context import Context
+from gateway.errors import INTERNAL_SERVER_ERROR, QUERY_TOO_COMPLEX, DynagateError
+from keys.errors import InvalidInput
+
+logger = logging.getLogger("dynagate.errors")
+
+# How strawberry's limiters and graphql-core's token limit word their errors.
+_COMPLEXITY_MARKERS = (
+    "exceeds maximum operation depth",
+    "aliases found. Allowed",
+    "Document contains more than",
+)
+
+# What strawberry's limiters say, so their errors can carry our code.
+
+
+def is_expected(error: GraphQLError) -> bool:
+    """Errors that speak to the client; everything else is masked."""
+    original = error.original_error
+    # Without a path the error came before execution: the document or its variables.
+    return (
+        error.path is None
+        or original is None
+        or isinstance(original, DynagateError | InvalidInput)
+    )
+
+
+def error_code(error: GraphQLError) -> str:
+    original = error.original_error
+    if isinstance(original, DynagateError):
+        return original.code
+    if isinstance(original, InvalidInput):
+        return "BAD_USER_INPUT"
+    if error.path is None:
+        # Raised before execution: parsing, validation, variable coercion.
+        if any(marker in error.message for marker in _COMPLEXITY_MARKERS):
+            return QUERY_TOO_COMPLEX
+        return "BAD_USER_INPUT"
+    return INTERNAL_SERVER_ERROR
+
+
+class CodedMaskErrors(MaskErrors):
+    """MaskErrors that logs what it hides and gives every error an `extensions.code`."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            should_mask_error=lambda e: not is_expected(e), error_message="Internal server error."
+        )
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        logger.error("unexpected error at %s", error.path, exc_info=error.original_error)
+        masked = super().anonymise_error(error)
+        masked.extensions = {"code": INTERNAL_SERVER_ERROR}
+        return masked
+
+    def on_operation(self) -> Iterator[None]:
+        yield from super().on_operation()
+        result = self.execution_context.result
+        for error in getattr(result, "errors", None) or []:
+            if "code" not in (error.extensions or {}):
+                error.extensions = {**(error.extensions or {}), "code": error_code(error)}
+
+
+class CostReport(SchemaExtension):
+    """Adds `extensions.cost`: what the DynamoDB calls behind the response consumed."""
+
+    def get_results(self) -> dict[str, Any]:
+        context = self.execution_context.context
+        if not isinstance(context, Context):
+            return {}
+        return {"cost": context.cost.as_dict()}

@@ -1,0 +1,116 @@
+"""Demo data, written through the GraphQL mutations so it follows the API's own code paths."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from tqdm import tqdm
+
+from gateway.context import Context
+from gateway.cursors import CursorCodec
+from gateway.schema import build_schema
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+CREATE_CUSTOMER = """
+mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }"""
+PLACE_ORDER = """
+mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }"""
+SET_STATUS = """
+mutation ($id: ID!, $status: OrderStatus!) { setOrderStatus(id: $id, status: $status) { id } }"""
+
+_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim"]
+_SKUS = ["BOOK-DDB", "MUG-01", "SHIRT-M", "SHIRT-L", "STICKER", "CABLE-USB", "LAMP-03"]
+# Where orders end up, as (moves after PLACED, weight).
+_FATES = [([], 3), (["SHIPPED"], 2), (["SHIPPED", "DELIVERED"], 6), (["CANCELLED"], 1)]
+
+
+class SeedError(RuntimeError):
+    """A demo mutation failed for a reason other than the data being there already."""
+
+
+class Seeder:
+    def __init__(self, client: DynamoDBClient, table: str, *, seed: int = 7) -> None:
+        self.schema = build_schema(cost_report=False)
+        self.client = client
+        self.table = table
+        self.cursors = CursorCodec(b"seed")
+        self.random = random.Random(seed)
+
+    async def run(self, customers: int = 40, max_orders: int = 30) -> tuple[int, int]:
+        """Create `customers` customers with up to `max_orders` orders each.
+
+        Customers that exist already are skipped with their orders, so seeding twice adds
+        nothing. Returns (customers created, orders placed).
+        """
+        now = datetime.now(UTC)
+        plans = [self._plan(n, now, max_orders) for n in range(customers)]
+        created = placed = 0
+        with tqdm(total=len(plans), desc="seeding customers", unit="customer") as progress:
+            for batch in _chunks(plans, 8):
+                for done in await asyncio.gather(*(self._customer(p) for p in batch)):
+                    created += done > 0
+                    placed += max(done - 1, 0)
+                    progress.update()
+        return created, placed
+
+    def _plan(self, number: int, now: datetime, max_orders: int) -> dict[str, Any]:
+        name = f"{self.random.choice(_NAMES)} {chr(65 + number % 26)}."
+        orders = []
+        for _ in range(self.random.randint(1, max_orders)):
+            placed = now - timedelta(minutes=self.random.randint(60, 2 * 365 * 24 * 60))
+            lines = [
+                {
+                    "sku": self.random.choice(_SKUS),
+                    "quantity": self.random.randint(1, 4),
+                    "unitPriceCents": self.random.randint(199, 9999),
+                }
+                for _ in range(self.random.randint(1, 4))
+            ]
+            moves = self.random.choices([f for f, _ in _FATES], [w for _, w in _FATES])[0]
+            orders.append({"placedAt": placed.isoformat(), "items": lines, "moves": moves})
+        customer_id = f"customer-{number:03d}"
+        email = f"{customer_id}@example.com"
+        return {"id": customer_id, "name": name, "email": email, "orders": orders}
+
+    async def _customer(self, plan: dict[str, Any]) -> int:
+        """Writes one customer and its orders; returns 0 if it existed, else 1 + orders."""
+        customer = {k: plan[k] for k in ("id", "name", "email")}
+        result = await self._execute(CREATE_CUSTOMER, {"input": customer})
+        if result is None:
+            return 0
+        for order in plan["orders"]:
+            placed = await self._execute(
+                PLACE_ORDER,
+                {
+                    "input": {
+                        "customerId": plan["id"],
+                        "items": order["items"],
+                        "placedAt": order["placedAt"],
+                    }
+                },
+            )
+            assert placed is not None
+            for status in order["moves"]:
+                await self._execute(
+                    SET_STATUS, {"id": placed["placeOrder"]["id"], "status": status}
+                )
+        return 1 + len(plan["orders"])
+
+    async def _execute(self, query: str, variables: dict[str, Any]) -> dict[str, Any] | None:
+        context = Context.create(self.client, self.table, self.cursors)
+        result = await self.schema.execute(query, variable_values=variables, context_value=context)
+        if result.errors:
+            codes = {(e.extensions or {}).get("code") for e in result.errors}
+            if codes == {"CONFLICT"}:
+                return None
+            raise SeedError("; ".join(e.message for e in result.errors))
+        return result.data
+
+
+def _chunks(items: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]

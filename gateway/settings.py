@@ -1,0 +1,69 @@
+"""Settings read from an injectable mapping (the process environment by default)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+logger = logging.getLogger("dynagate")
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+class SettingsError(ValueError):
+    """A setting has a value the gateway cannot run with."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    table: str = "dynagate"
+    endpoint: str | None = None
+    region: str = "us-east-1"
+    cursor_secret: bytes = b""
+    graphiql: bool = True
+    cost_report: bool = True
+    max_body_bytes: int = 1024 * 1024
+
+    @property
+    def is_local(self) -> bool:
+        return self.endpoint is not None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        endpoint = env.get("DYNAGATE_DYNAMODB_ENDPOINT") or None
+        secret = env.get("DYNAGATE_CURSOR_SECRET", "")
+        if not secret:
+            if endpoint is None:
+                raise SettingsError(
+                    "DYNAGATE_CURSOR_SECRET is required when the endpoint is AWS: "
+                    "set it to a long random string shared by every instance"
+                )
+            secret = secrets.token_hex(32)
+            logger.warning(
+                "DYNAGATE_CURSOR_SECRET is not set; generated one for this process, "
+                "so cursors will not survive a restart"
+            )
+        return cls(
+            table=env.get("DYNAGATE_TABLE") or "dynagate",
+            endpoint=endpoint,
+            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+            cursor_secret=secret.encode(),
+            graphiql=_flag(env, "DYNAGATE_GRAPHIQL", default=True),
+            cost_report=_flag(env, "DYNAGATE_COST_REPORT", default=True),
+        )
+
+
+def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
+    value = env.get(name)
+    if value is None or value == "":
+        return default
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise SettingsError(f"{name}={value!r}: use true or false")

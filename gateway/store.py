@@ -1,0 +1,197 @@
+"""The only code that talks to DynamoDB.
+
+A `Store` is cheap: it pairs the client opened once in the application lifespan with the
+cost report of one GraphQL request. Botocore retries throttled calls (standard mode);
+the store adds retries for unprocessed BatchGetItem keys and maps botocore's errors to
+the product's own, here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aiobotocore.config import AioConfig
+from botocore.exceptions import BotoCoreError, ClientError
+
+from gateway.cost import Cost, Operation
+from gateway.errors import Unavailable
+from gateway.requests import (
+    Item,
+    Key,
+    batch_get_requests,
+    from_attributes,
+    query_request,
+)
+from keys.conditions import KeyCondition
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+else:
+    DynamoDBClient = Any
+
+logger = logging.getLogger("dynagate.store")
+
+CLIENT_CONFIG = AioConfig(
+    retries={"max_attempts": 6, "mode": "standard"},
+    connect_timeout=3,
+    read_timeout=10,
+    tcp_keepalive=True,
+    max_pool_connections=64,
+)
+_THROTTLING = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "LimitExceededException",
+}
+_UNPROCESSED_RETRIES = 8
+
+
+class ConditionFailed(Exception):
+    """A conditional write found the item in another state than it required."""
+
+
+class TransactionCanceled(Exception):
+    """A transaction was cancelled; `reasons` holds one code per action ("None" = fine)."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__(", ".join(reasons))
+        self.reasons = reasons
+
+
+@dataclass
+class QueryResult:
+    items: list[Item]
+    last_key: Key | None
+
+
+@dataclass
+class Store:
+    client: DynamoDBClient
+    table: str
+    cost: Cost = field(default_factory=Cost)
+
+    async def query(
+        self,
+        condition: KeyCondition,
+        *,
+        forward: bool,
+        limit: int | None = None,
+        start_key: Key | None = None,
+        filter_expression: str | None = None,
+        filter_values: Mapping[str, Any] | None = None,
+    ) -> QueryResult:
+        """Items matching `condition`, up to `limit` (all when None).
+
+        DynamoDB stops a page at 1 MB (or at `Limit` before filtering); this goes on from
+        LastEvaluatedKey until `limit` matches are in hand or the range is exhausted.
+        """
+        items: list[Item] = []
+        while True:
+            remaining = None if limit is None else limit - len(items)
+            request = query_request(
+                self.table,
+                condition,
+                forward=forward,
+                limit=remaining,
+                start_key=start_key,
+                filter_expression=filter_expression,
+                filter_values=filter_values,
+            )
+            response = await self._call("read", self.client.query, request)
+            page = [from_attributes(i) for i in response.get("Items", [])]
+            self.cost.record(
+                "read", response, scanned=response.get("ScannedCount", 0), returned=len(page)
+            )
+            items.extend(page)
+            raw_last = response.get("LastEvaluatedKey")
+            start_key = None if raw_last is None else _key(raw_last)
+            if start_key is None or (limit is not None and len(items) >= limit):
+                return QueryResult(items, start_key)
+
+    async def get_many(self, keys: Sequence[Key]) -> list[Item]:
+        """The items that exist among `keys`, in no particular order (BatchGetItem)."""
+        found = await asyncio.gather(
+            *(self._batch_get(r) for r in batch_get_requests(self.table, keys))
+        )
+        return [item for batch in found for item in batch]
+
+    async def _batch_get(self, request: dict[str, Any]) -> list[Item]:
+        items: list[Item] = []
+        for attempt in range(_UNPROCESSED_RETRIES):
+            response = await self._call("read", self.client.batch_get_item, request)
+            page = [from_attributes(i) for i in response.get("Responses", {}).get(self.table, [])]
+            self.cost.record("read", response, returned=len(page))
+            items.extend(page)
+            unprocessed = response.get("UnprocessedKeys") or {}
+            if not unprocessed:
+                return items
+            request = {**request, "RequestItems": unprocessed}
+            await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
+        raise Unavailable("DynamoDB is throttling reads; try again shortly")
+
+    async def put(self, request: dict[str, Any]) -> None:
+        await self.write(self.client.put_item, {**request, "ReturnConsumedCapacity": "TOTAL"})
+
+    async def update(self, request: dict[str, Any]) -> Item:
+        response = await self.write(self.client.update_item, request)
+        return from_attributes(response.get("Attributes", {}))
+
+    async def delete(self, request: dict[str, Any]) -> None:
+        await self.write(self.client.delete_item, {**request, "ReturnConsumedCapacity": "TOTAL"})
+
+    async def transact(self, actions: Sequence[dict[str, Any]]) -> None:
+        """All of `actions` or none of them (TransactWriteItems, at most 100 actions)."""
+        request = {"TransactItems": list(actions), "ReturnConsumedCapacity": "TOTAL"}
+        await self.write(self.client.transact_write_items, request)
+
+    async def write(self, method: Any, request: dict[str, Any]) -> dict[str, Any]:
+        response = await self._call("write", method, request)
+        self.cost.record("write", response)
+        return response
+
+    async def describe_table(self) -> dict[str, Any]:
+        response = await self._call("read", self.client.describe_table, {"TableName": self.table})
+        table: dict[str, Any] = response["Table"]
+        return table
+
+    async def _call(
+        self, operation: Operation, method: Any, request: dict[str, Any]
+    ) -> dict[str, Any]:
+        try:
+            response: dict[str, Any] = await method(**request)
+        except ClientError as exc:
+            mapped = _mapped(exc, operation, self.cost)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        except BotoCoreError as exc:
+            logger.warning("DynamoDB unreachable: %s", exc)
+            raise Unavailable("the database is unreachable; try again shortly") from exc
+        return response
+
+
+def _mapped(exc: ClientError, operation: Operation, cost: Cost) -> Exception | None:
+    error = exc.response.get("Error", {})
+    code = error.get("Code", "")
+    # A failed conditional write still used capacity and was a request.
+    cost.record(operation, exc.response)
+    if code == "ConditionalCheckFailedException":
+        return ConditionFailed()
+    if code == "TransactionCanceledException":
+        reasons = exc.response.get("CancellationReasons") or []
+        return TransactionCanceled([r.get("Code", "None") for r in reasons])
+    if code in _THROTTLING:
+        return Unavailable("the database is busy; try again shortly")
+    if code == "ResourceNotFoundException":
+        logger.error("table missing: %s", error.get("Message"))
+        return Unavailable("the table is not available; run `dynagate create-table`")
+    return None
+
+
+def _key(attributes: Mapping[str, Any]) -> Key:
+    return {name: str(value) for name, value in from_attributes(attributes).items()}

@@ -1,0 +1,76 @@
+"""The table and its secondary indexes, declared once.
+
+Indexes are overloaded: each entity decides what its `GSInPK`/`GSInSK` attributes hold,
+and an item without them stays out of that index (a sparse index).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Projection = Literal["ALL", "KEYS_ONLY"]
+
+
+@dataclass(frozen=True)
+class Index:
+    """The table itself (`name is None`) or one global secondary index."""
+
+    name: str | None
+    partition_key: str
+    sort_key: str
+    projection: Projection = "ALL"
+
+    @property
+    def attributes(self) -> tuple[str, str]:
+        return (self.partition_key, self.sort_key)
+
+
+TABLE = Index(None, "PK", "SK")
+# Orders of a customer by placement time; later areas reuse it for their own collections.
+GSI1 = Index("GSI1", "GSI1PK", "GSI1SK")
+# Composite sort keys: orders of a customer by status, then placement time.
+GSI2 = Index("GSI2", "GSI2PK", "GSI2SK")
+# Sparse: only items that carry GSI3PK, such as orders while they are PLACED.
+GSI3 = Index("GSI3", "GSI3PK", "GSI3SK")
+
+SECONDARY_INDEXES: tuple[Index, ...] = (GSI1, GSI2, GSI3)
+
+
+def index_named(name: str | None) -> Index:
+    for index in (TABLE, *SECONDARY_INDEXES):
+        if index.name == name:
+            return index
+    raise KeyError(name)
+
+
+def page_key_attributes(index: Index) -> tuple[str, ...]:
+    """The attributes of a LastEvaluatedKey / ExclusiveStartKey on `index`."""
+    return TABLE.attributes if index is TABLE else (*TABLE.attributes, *index.attributes)
+
+
+def create_table_request(table_name: str) -> dict[str, Any]:
+    """The CreateTable parameters for this declaration (on-demand capacity)."""
+    attributes = sorted({a for i in (TABLE, *SECONDARY_INDEXES) for a in i.attributes})
+    return {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
+        "KeySchema": _key_schema(TABLE),
+        "GlobalSecondaryIndexes": [global_index_request(i) for i in SECONDARY_INDEXES],
+    }
+
+
+def global_index_request(index: Index) -> dict[str, Any]:
+    return {
+        "IndexName": index.name,
+        "KeySchema": _key_schema(index),
+        "Projection": {"ProjectionType": index.projection},
+    }
+
+
+def _key_schema(index: Index) -> list[dict[str, str]]:
+    return [
+        {"AttributeName": index.partition_key, "KeyType": "HASH"},
+        {"AttributeName": index.sort_key, "KeyType": "RANGE"},
+    ]

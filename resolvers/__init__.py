@@ -1,0 +1,1 @@
+"""Strawberry types and resolvers, one module per area; thin by design."""

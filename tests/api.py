@@ -1,0 +1,74 @@
+"""A GraphQL client for tests: the real ASGI app, in process, over httpx."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from gateway.app import create_app
+from gateway.settings import Settings
+
+
+@dataclass
+class Result:
+    status: int
+    body: dict[str, Any]
+
+    @property
+    def data(self) -> Any:
+        return self.body.get("data")
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        errors: list[dict[str, Any]] = self.body.get("errors") or []
+        return errors
+
+    @property
+    def codes(self) -> list[str]:
+        return [e.get("extensions", {}).get("code") for e in self.errors]
+
+    @property
+    def cost(self) -> dict[str, Any]:
+        cost: dict[str, Any] = self.body["extensions"]["cost"]
+        return cost
+
+    def ok(self) -> Any:
+        assert not self.errors, self.errors
+        return self.data
+
+
+@dataclass
+class Api:
+    http: httpx.AsyncClient
+    settings: Settings
+
+    @classmethod
+    @asynccontextmanager
+    async def serving(cls, settings: Settings) -> AsyncIterator[Api]:
+        app = create_app(settings)
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+                yield cls(http, settings)
+
+    async def __call__(self, query: str, **variables: Any) -> Result:
+        response = await self.http.post("/graphql", json={"query": query, "variables": variables})
+        return Result(response.status_code, response.json())
+
+
+async def scan_all(client: Any, table: str) -> list[dict[str, Any]]:
+    """Every item of a test table (a Scan: tests only, to prove what was or was not written)."""
+    from gateway.requests import from_attributes
+
+    items: list[dict[str, Any]] = []
+    request: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
+    while True:
+        page = await client.scan(**request)
+        items.extend(from_attributes(i) for i in page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return items
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -1,0 +1,56 @@
+"""Test fixtures: one DynamoDB Local for the session, a fresh table per test.
+
+Set DYNAGATE_TEST_ENDPOINT to use an already running DynamoDB Local instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from gateway.dynamodb import create_table, open_client
+from gateway.dynamodb_local import DynamoDBLocal
+from gateway.settings import Settings
+from tests.api import Api
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+
+@pytest.fixture(scope="session")
+def endpoint() -> Iterator[str]:
+    given = os.environ.get("DYNAGATE_TEST_ENDPOINT")
+    if given:
+        yield given
+        return
+    with DynamoDBLocal() as local:
+        yield local.endpoint
+
+
+@pytest.fixture(scope="session")
+async def client(endpoint: str) -> AsyncIterator[DynamoDBClient]:
+    async with open_client(Settings(endpoint=endpoint), env={}) as dynamodb:
+        yield dynamodb
+
+
+@pytest.fixture
+async def table(client: DynamoDBClient) -> AsyncIterator[str]:
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    await create_table(client, name)
+    yield name
+    await client.delete_table(TableName=name)
+
+
+@pytest.fixture
+def settings(endpoint: str, table: str) -> Settings:
+    return Settings(table=table, endpoint=endpoint, cursor_secret=b"test-secret")
+
+
+@pytest.fixture
+async def api(settings: Settings) -> AsyncIterator[Api]:
+    async with Api.serving(settings) as running:
+        yield running
