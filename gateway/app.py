@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +25,10 @@ from gateway.settings import Settings
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
+
+
+# Orchestrators probe readiness every few seconds; a probe must answer within that time.
+READY_CHECK_SECONDS = 3.0
 
 
 @dataclass
@@ -118,7 +123,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
         return PlainTextResponse("ok")
 
     async def readyz(request: Request) -> Response:
-        reason = await table_status(runtime.require_client(), settings.table)
+        try:
+            async with asyncio.timeout(READY_CHECK_SECONDS):
+                reason = await table_status(runtime.require_client(), settings.table)
+        except TimeoutError:
+            reason = f"DynamoDB did not answer within {READY_CHECK_SECONDS:.0f} s"
         if reason is None:
             return JSONResponse({"status": "ready"})
         return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)

@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
 
     seed = commands.add_parser("seed", help="load demo data through the API's mutations")
     seed.add_argument("--customers", type=int, default=40)
-    seed.add_argument("--max-orders", type=int, default=30)
+    seed.add_argument("--max-orders", type=int, default=20)
     seed.set_defaults(run=_seed)
 
     local = commands.add_parser(

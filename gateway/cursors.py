@@ -86,4 +86,9 @@ def _b64(data: bytes) -> str:
 def _unb64(text: str) -> bytes:
     if not text or len(text) > 4096:
         raise ValueError("empty or oversized")
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    # The decoder ignores the spare bits of the last character and skips characters outside
+    # the alphabet, so several texts decode alike: accept only the one `_b64` produces.
+    if _b64(raw) != text:
+        raise ValueError("not the canonical encoding")
+    return raw

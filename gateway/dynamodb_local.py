@@ -20,7 +20,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import IO, Self
 
 VERSION = "2.9.30"  # amplify-dynamodb-simulator; it bundles DynamoDB Local 1.25.1
@@ -240,22 +240,22 @@ class DynamoDBLocal:
 
 
 def run_foreground(port: int, db_path: Path | None) -> int:
-    """Serve DynamoDB Local until it exits or Ctrl-C; return a shell-style exit code."""
+    """Serve DynamoDB Local until it exits; return a shell-style exit code. Main thread only."""
     _require("java", _JAVA_HINT)
     install_dir = ensure_installed()
     if db_path is not None:
         db_path.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen(command(port, db_path, install_dir))
+
+    # Hand Ctrl-C and SIGTERM to java and keep waiting for its own clean shutdown, rather
+    # than dying with a traceback or leaving an orphaned JVM holding the port.
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        process.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        process.wait()
-    except KeyboardInterrupt:
-        # A terminal's Ctrl-C already reached java (same process group); a `kill -INT` of
-        # this process did not, so forward it, then let the JVM's shutdown finish.
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    code = process.returncode
+        code = process.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 128 - code if code < 0 else code  # killed by signal N -> 128 + N, like a shell

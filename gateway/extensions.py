@@ -21,8 +21,9 @@ _COMPLEXITY_MARKERS = (
     "aliases found. Allowed",
     "Document contains more than",
 )
-
-# What strawberry's limiters say, so their errors can carry our code.
+# graphql-core gives up on a document whose fields take too many comparisons to validate
+# (or that nests fragments too deeply) with exactly this message.
+_VALIDATION_ABORTED = "Validation aborted."
 
 
 def is_expected(error: GraphQLError) -> bool:
@@ -30,9 +31,7 @@ def is_expected(error: GraphQLError) -> bool:
     original = error.original_error
     # Without a path the error came before execution: the document or its variables.
     return (
-        error.path is None
-        or original is None
-        or isinstance(original, DynagateError | InvalidInput)
+        error.path is None or original is None or isinstance(original, DynagateError | InvalidInput)
     )
 
 
@@ -44,7 +43,9 @@ def error_code(error: GraphQLError) -> str:
         return "BAD_USER_INPUT"
     if error.path is None:
         # Raised before execution: parsing, validation, variable coercion.
-        if any(marker in error.message for marker in _COMPLEXITY_MARKERS):
+        if error.message == _VALIDATION_ABORTED or any(
+            marker in error.message for marker in _COMPLEXITY_MARKERS
+        ):
             return QUERY_TOO_COMPLEX
         return "BAD_USER_INPUT"
     return INTERNAL_SERVER_ERROR
@@ -66,10 +67,19 @@ class CodedMaskErrors(MaskErrors):
 
     def on_operation(self) -> Iterator[None]:
         yield from super().on_operation()
-        result = self.execution_context.result
-        for error in getattr(result, "errors", None) or []:
-            if "code" not in (error.extensions or {}):
-                error.extensions = {**(error.extensions or {}), "code": error_code(error)}
+        _add_codes(getattr(self.execution_context.result, "errors", None) or [])
+
+    def get_results(self) -> dict[str, Any]:
+        # A syntax error raised by ParserCache's parse hook escapes the operation hooks and
+        # becomes the result only after `on_operation` has run; this hook still sees it.
+        _add_codes(self.execution_context.pre_execution_errors or [])
+        return {}
+
+
+def _add_codes(errors: list[GraphQLError]) -> None:
+    for error in errors:
+        if "code" not in (error.extensions or {}):
+            error.extensions = {**(error.extensions or {}), "code": error_code(error)}
 
 
 class CostReport(SchemaExtension):

@@ -1,8 +1,8 @@
 """Relay pages over one key condition, with exact `hasNextPage` / `hasPreviousPage`.
 
 A page reads `size + 1` items: the extra one tells whether more follow. Whether anything
-lies *behind* the cursor a page started from is one more `Limit: 1` Query, made only when
-a client asks for that flag.
+lies on the other side of a page that started from a cursor (the cursor's own item
+included) is one more `Limit: 1` Query, made only when a client asks for that flag.
 """
 
 from __future__ import annotations
@@ -111,17 +111,25 @@ class Paginator:
         edges = [
             Edge(self.cursors.encode(binding, [str(i[a]) for a in attributes]), i) for i in items
         ]
+        # Anything on the other side of the page, the cursor's own item included: read
+        # backwards from the page's first item, or over the whole range if the page is empty
+        # (then everything in it lies behind the cursor).
         behind = (
             _known(False)
             if start is None
-            else self._exists(condition, not reading_forward, start, filter)
+            else self._exists(
+                condition,
+                not reading_forward,
+                {a: str(result[0][a]) for a in attributes} if result else None,
+                filter,
+            )
         )
         if args.backward:
             return Page(edges, has_next_page=behind, has_previous_page=_known(more))
         return Page(edges, has_next_page=_known(more), has_previous_page=behind)
 
     def _exists(
-        self, condition: KeyCondition, forward: bool, start: Key, filter: Filter | None
+        self, condition: KeyCondition, forward: bool, start: Key | None, filter: Filter | None
     ) -> Check:
         async def check() -> bool:
             return bool(await self._read(condition, forward, 1, start, filter))

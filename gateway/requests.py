@@ -135,9 +135,8 @@ def update_request(
 ) -> dict[str, Any]:
     """An UpdateItem that sets and removes attributes, guarded by `condition`.
 
-    Attribute names are aliased (`#a0`…) so reserved words such as `status` are safe;
-    `condition` refers to attributes as `#name` for any name in `set_values` or `remove`,
-    plus `#pk`.
+    Attribute names are aliased as `#<name>` so reserved words such as `status` are safe;
+    `condition` may use `#<name>` for any name in `set_values` or `remove`, and `#pk`.
     """
     names = {"#pk": TABLE.partition_key}
     values: dict[str, Any] = dict(condition_values or {})

@@ -41,7 +41,7 @@ class Seeder:
         self.cursors = CursorCodec(b"seed")
         self.random = random.Random(seed)
 
-    async def run(self, customers: int = 40, max_orders: int = 30) -> tuple[int, int]:
+    async def run(self, customers: int = 40, max_orders: int = 20) -> tuple[int, int]:
         """Create `customers` customers with up to `max_orders` orders each.
 
         Customers that exist already are skipped with their orders, so seeding twice adds
@@ -51,7 +51,7 @@ class Seeder:
         plans = [self._plan(n, now, max_orders) for n in range(customers)]
         created = placed = 0
         with tqdm(total=len(plans), desc="seeding customers", unit="customer") as progress:
-            for batch in _chunks(plans, 8):
+            for batch in _chunks(plans, 4):
                 for done in await asyncio.gather(*(self._customer(p) for p in batch)):
                     created += done > 0
                     placed += max(done - 1, 0)
@@ -83,23 +83,17 @@ class Seeder:
         result = await self._execute(CREATE_CUSTOMER, {"input": customer})
         if result is None:
             return 0
-        for order in plan["orders"]:
-            placed = await self._execute(
-                PLACE_ORDER,
-                {
-                    "input": {
-                        "customerId": plan["id"],
-                        "items": order["items"],
-                        "placedAt": order["placedAt"],
-                    }
-                },
-            )
-            assert placed is not None
-            for status in order["moves"]:
-                await self._execute(
-                    SET_STATUS, {"id": placed["placeOrder"]["id"], "status": status}
-                )
+        await asyncio.gather(*(self._order(plan["id"], order) for order in plan["orders"]))
         return 1 + len(plan["orders"])
+
+    async def _order(self, customer_id: str, order: dict[str, Any]) -> None:
+        variables = {"customerId": customer_id, "items": order["items"]}
+        placed = await self._execute(
+            PLACE_ORDER, {"input": {**variables, "placedAt": order["placedAt"]}}
+        )
+        assert placed is not None
+        for status in order["moves"]:
+            await self._execute(SET_STATUS, {"id": placed["placeOrder"]["id"], "status": status})
 
     async def _execute(self, query: str, variables: dict[str, Any]) -> dict[str, Any] | None:
         context = Context.create(self.client, self.table, self.cursors)

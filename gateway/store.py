@@ -35,9 +35,11 @@ else:
 
 logger = logging.getLogger("dynagate.store")
 
+# Four attempts ride out brief throttling; more would keep a client waiting for tens of
+# seconds before it hears UNAVAILABLE when DynamoDB is down.
 CLIENT_CONFIG = AioConfig(
-    retries={"max_attempts": 6, "mode": "standard"},
-    connect_timeout=3,
+    retries={"max_attempts": 4, "mode": "standard"},
+    connect_timeout=2,
     read_timeout=10,
     tcp_keepalive=True,
     max_pool_connections=64,

@@ -80,7 +80,8 @@ async def test_order_with_items_totals_and_customer(api: Api) -> None:
     assert [i["position"] for i in placed["items"]] == [1, 2]
     assert len(placed["id"]) == 27
     fetched = await api(
-        "query ($id: ID!) { order(id: $id) { id totalCents items { sku quantity } customer { name } } }",
+        "query ($id: ID!) { order(id: $id) "
+        "{ id totalCents items { sku quantity } customer { name } } }",
         id=placed["id"],
     )
     assert fetched.ok()["order"] == {
@@ -142,7 +143,7 @@ async def test_bad_ranges_are_bad_user_input(api: Api) -> None:
         assert result.codes == ["BAD_USER_INPUT"], (placed, result.body)
 
 
-async def test_status_moves(api: Api) -> None:
+async def test_status_moves(api: Api, client: Any, table: str) -> None:
     await customer(api)
     first = await order(api, "alice", "2021-01-01T00:00:00Z")
     second = await order(api, "alice", "2021-01-02T00:00:00Z")
@@ -153,6 +154,7 @@ async def test_status_moves(api: Api) -> None:
         "status"
     ] == "DELIVERED"
     assert (await api(SET_STATUS, id=second, status="CANCELLED")).ok()
+    before = await scan_all(client, table)
     for order_id, status in [
         (first, "PLACED"),
         (first, "SHIPPED"),
@@ -162,6 +164,7 @@ async def test_status_moves(api: Api) -> None:
     ]:
         result = await api(SET_STATUS, id=order_id, status=status)
         assert result.codes == ["BAD_USER_INPUT"], (status, result.body)
+    assert await scan_all(client, table) == before
     missing = await api(SET_STATUS, id="1mRb9h140NNyE82chMLiYY6LwDk", status="SHIPPED")
     assert missing.codes == ["NOT_FOUND"]
     not_ksuid = await api(SET_STATUS, id="nope", status="SHIPPED")

@@ -1,0 +1,50 @@
+"""The `dynagate` console script, run as a user would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from gateway.schema import schema_sdl
+
+DYNAGATE = str(Path(sys.executable).with_name("dynagate"))
+
+
+def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
+    return subprocess.run(
+        [DYNAGATE, *args], env={**clean, **env}, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_create_table_twice_then_seed_twice(endpoint: str) -> None:
+    env = {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": f"cli-{uuid.uuid4().hex[:8]}"}
+    first = run("create-table", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "created table" in first.stdout
+    second = run("create-table", env=env)
+    assert second.returncode == 0, second.stderr
+    assert "already exists" in second.stdout
+
+    seeded = run("seed", "--customers", "3", "--max-orders", "4", env=env)
+    assert seeded.returncode == 0, seeded.stderr
+    assert "seeded 3 customers" in seeded.stdout
+    assert "seeding customers" in seeded.stderr  # the progress bar
+    again = run("seed", "--customers", "3", "--max-orders", "4", env=env)
+    assert again.returncode == 0, again.stderr
+    assert "seeded 0 customers and 0 orders" in again.stdout
+
+
+def test_aws_endpoint_needs_a_cursor_secret() -> None:
+    result = run("serve", env={})
+    assert result.returncode == 2
+    assert "DYNAGATE_CURSOR_SECRET" in result.stderr
+
+
+def test_export_schema_prints_the_sdl() -> None:
+    result = run("export-schema", env={})
+    assert result.returncode == 0
+    assert result.stdout == schema_sdl()

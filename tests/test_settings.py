@@ -1,0 +1,137 @@
+"""Settings from an injected environment mapping (never the real process environment)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from gateway.settings import Settings, SettingsError
+
+LOCAL = {"DYNAGATE_DYNAMODB_ENDPOINT": "http://127.0.0.1:8000"}
+AWS = {"DYNAGATE_CURSOR_SECRET": "s3cret"}
+
+
+def test_defaults_with_a_secret_and_no_endpoint() -> None:
+    settings = Settings.from_env(AWS)
+    assert settings == Settings(
+        table="dynagate",
+        endpoint=None,
+        region="us-east-1",
+        cursor_secret=b"s3cret",
+        graphiql=True,
+        cost_report=True,
+        max_body_bytes=1024 * 1024,
+    )
+    assert not settings.is_local
+
+
+def test_table_region_and_endpoint_come_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {
+            **LOCAL,
+            "DYNAGATE_TABLE": "shop",
+            "AWS_REGION": "eu-west-1",
+            "DYNAGATE_CURSOR_SECRET": "k",
+        }
+    )
+    assert settings.table == "shop"
+    assert settings.region == "eu-west-1"
+    assert settings.endpoint == "http://127.0.0.1:8000"
+    assert settings.is_local
+    assert settings.cursor_secret == b"k"
+
+
+def test_region_falls_back_to_aws_default_region() -> None:
+    assert Settings.from_env({**AWS, "AWS_DEFAULT_REGION": "ap-south-1"}).region == "ap-south-1"
+    both = {**AWS, "AWS_DEFAULT_REGION": "ap-south-1", "AWS_REGION": "eu-north-1"}
+    assert Settings.from_env(both).region == "eu-north-1"
+
+
+def test_empty_values_mean_unset() -> None:
+    settings = Settings.from_env(
+        {**AWS, "DYNAGATE_TABLE": "", "AWS_REGION": "", "DYNAGATE_DYNAMODB_ENDPOINT": ""}
+    )
+    assert settings.table == "dynagate"
+    assert settings.region == "us-east-1"
+    assert settings.endpoint is None
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"DYNAGATE_CURSOR_SECRET": ""},
+        {"DYNAGATE_DYNAMODB_ENDPOINT": ""},
+    ],
+)
+def test_the_cursor_secret_is_required_against_aws(env: dict[str, str]) -> None:
+    with pytest.raises(SettingsError, match="DYNAGATE_CURSOR_SECRET"):
+        Settings.from_env(env)
+
+
+def test_a_local_endpoint_generates_a_secret_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="dynagate"):
+        first = Settings.from_env(LOCAL)
+        second = Settings.from_env(LOCAL)
+    assert len(first.cursor_secret) >= 32
+    assert first.cursor_secret != second.cursor_secret
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2
+    assert all("DYNAGATE_CURSOR_SECRET" in r.getMessage() for r in warnings)
+    # The warning names the problem, never the generated value.
+    assert first.cursor_secret.decode() not in caplog.text
+
+
+def test_a_given_secret_is_used_locally_without_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="dynagate"):
+        settings = Settings.from_env({**LOCAL, "DYNAGATE_CURSOR_SECRET": "given"})
+    assert settings.cursor_secret == b"given"
+    assert not caplog.records
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1", True),
+        ("true", True),
+        ("True", True),
+        ("YES", True),
+        ("on", True),
+        ("0", False),
+        ("false", False),
+        ("FALSE", False),
+        ("no", False),
+        ("Off", False),
+        ("", True),
+    ],
+)
+@pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT"])
+def test_boolean_flags(name: str, value: str, expected: bool) -> None:
+    settings = Settings.from_env({**AWS, name: value})
+    flags = {"DYNAGATE_GRAPHIQL": settings.graphiql, "DYNAGATE_COST_REPORT": settings.cost_report}
+    assert flags[name] is expected
+    # The other flag keeps its default.
+    assert all(flag is True for other, flag in flags.items() if other != name)
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "tru", " true", "enabled"])
+@pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT"])
+def test_a_bad_flag_is_refused_and_named(name: str, value: str) -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({**AWS, name: value})
+    assert name in str(raised.value)
+    assert repr(value) in str(raised.value)
+
+
+def test_settings_are_read_when_asked_not_at_import(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DYNAGATE_CURSOR_SECRET", "from-process")
+    monkeypatch.setenv("DYNAGATE_TABLE", "process-table")
+    monkeypatch.delenv("DYNAGATE_DYNAMODB_ENDPOINT", raising=False)
+    settings = Settings.from_env()
+    assert settings.table == "process-table"
+    assert settings.cursor_secret == b"from-process"
