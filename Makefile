@@ -14,10 +14,10 @@ PORT ?= 8000
 
 .PHONY: install dynamodb-local run test lint typecheck pytest schema bench clean
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --constraint constraints.txt -e '.[dev]'
 	touch $(INSTALLED)
 
 install: $(INSTALLED)

@@ -28,10 +28,10 @@ class Round:
         return self.requests / self.seconds if self.seconds else 0.0
 
 
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (`q` in 0..100) of `values`; NaN when empty."""
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (`q` in 0..100) of `values`; None when empty."""
     if not values:
-        return math.nan
+        return None
     ordered = sorted(values)
     rank = max(1, math.ceil(q / 100 * len(ordered)))
     return ordered[rank - 1]
@@ -48,7 +48,7 @@ async def run_round(
 ) -> Round:
     """POST `body` to `url` from `concurrency` workers until `seconds` have passed.
 
-    A request counts as failed when it is not a 200 or its body holds GraphQL errors;
+    A request fails when it raises, is not a 200 or its body holds GraphQL errors;
     only successful requests count towards throughput and latency.
     """
     result = Round(server)
@@ -58,7 +58,11 @@ async def run_round(
 
     async def worker() -> None:
         while (sent := time.perf_counter()) < deadline:
-            response = await http.post(url, content=body, headers=headers)
+            try:
+                response = await http.post(url, content=body, headers=headers)
+            except httpx.HTTPError:
+                result.failures += 1
+                continue
             elapsed = time.perf_counter() - sent
             if response.status_code == 200 and b'"errors"' not in response.content:
                 result.latencies_ms.append(elapsed * 1000)

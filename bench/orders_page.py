@@ -106,8 +106,8 @@ async def measure(
                 rounds[name].append(done)
                 say(
                     f"round {index}/{options.rounds} {name:8}  {done.rps:7.1f} req/s"
-                    f"  p50 {load.percentile(done.latencies_ms, 50):7.1f} ms"
-                    f"  p99 {load.percentile(done.latencies_ms, 99):7.1f} ms"
+                    f"  p50 {report.fmt(load.percentile(done.latencies_ms, 50), '7.1f')} ms"
+                    f"  p99 {report.fmt(load.percentile(done.latencies_ms, 99), '7.1f')} ms"
                     + (f"  FAILURES: {done.failures}" if done.failures else "")
                 )
     summaries = {name: report.summary(rounds[name], usage[name]) for name in servers}

@@ -44,20 +44,26 @@ def summary(rounds: Sequence[Round], cpu: Sequence[Mapping[str, float | None]]) 
     }
 
 
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
 def ratios(gateway: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, float | None]:
     """Gateway over baseline: throughput (higher is better), latency and CPU (lower is)."""
-    gw_cpu = gateway["cpu_ms_per_request_median"].get(SERVER_CPU)
-    bl_cpu = baseline["cpu_ms_per_request_median"].get(SERVER_CPU)
     return {
-        "throughput": gateway["rps_median"] / baseline["rps_median"],
-        "p50": gateway["p50_ms"] / baseline["p50_ms"],
-        "p99": gateway["p99_ms"] / baseline["p99_ms"],
-        "server_cpu_per_request": gw_cpu / bl_cpu if gw_cpu and bl_cpu else None,
+        "throughput": _ratio(gateway["rps_median"], baseline["rps_median"]),
+        "p50": _ratio(gateway["p50_ms"], baseline["p50_ms"]),
+        "p99": _ratio(gateway["p99_ms"], baseline["p99_ms"]),
+        "server_cpu_per_request": _ratio(
+            gateway["cpu_ms_per_request_median"].get(SERVER_CPU),
+            baseline["cpu_ms_per_request_median"].get(SERVER_CPU),
+        ),
     }
 
 
-def _ms(value: float | None) -> str:
-    return "   n/a" if value is None else f"{value:6.2f}"
+def fmt(value: float | None, spec: str) -> str:
+    """`value` formatted by `spec`, or n/a in the same width."""
+    return "n/a".rjust(int(spec.split(".")[0] or 0)) if value is None else format(value, spec)
 
 
 def render(results: Mapping[str, Any]) -> str:
@@ -72,17 +78,18 @@ def render(results: Mapping[str, Any]) -> str:
         cpu = s["cpu_ms_per_request_median"]
         by_round = " ".join(f"{r['rps']:.0f}" for r in s["rounds"])
         lines.append(
-            f"{name:9} {s['rps_median']:7.1f} {s['p50_ms']:7.1f} {s['p99_ms']:7.1f}"
-            f" {s['failures']:5d}   {'':19} {_ms(cpu.get(SERVER_CPU))}"
-            f" {_ms(cpu.get(DYNAMODB_CPU)):>9} {_ms(cpu.get(LOAD_GENERATOR)):>7}   {by_round}"
+            f"{name:9} {s['rps_median']:7.1f} {fmt(s['p50_ms'], '7.1f')}"
+            f" {fmt(s['p99_ms'], '7.1f')} {s['failures']:5d}   {'':19}"
+            f" {fmt(cpu.get(SERVER_CPU), '6.2f')} {fmt(cpu.get(DYNAMODB_CPU), '9.2f')}"
+            f" {fmt(cpu.get(LOAD_GENERATOR), '7.2f')}   {by_round}"
         )
     met = "MEETS" if results["target"]["met"] else "MISSES"
-    cpu_ratio = ratio["server_cpu_per_request"]
     lines += [
         "",
-        f"gateway/baseline  throughput {ratio['throughput']:.2f} ({met} the target of {TARGET})"
-        f"   p50 {ratio['p50']:.2f}   p99 {ratio['p99']:.2f}"
-        + ("" if cpu_ratio is None else f"   server CPU per request {cpu_ratio:.2f}"),
+        f"gateway/baseline  throughput {fmt(ratio['throughput'], '.2f')}"
+        f" ({met} the target of {TARGET})   p50 {fmt(ratio['p50'], '.2f')}"
+        f"   p99 {fmt(ratio['p99'], '.2f')}"
+        f"   server CPU per request {fmt(ratio['server_cpu_per_request'], '.2f')}",
         f"DynamoDB per gateway request (extensions.cost): {cost['requests']} calls,"
         f" {cost['readCapacityUnits']} RCU, {cost['writeCapacityUnits']} WCU,"
         f" {cost['itemsScanned']} items scanned, {cost['itemsReturned']} returned",

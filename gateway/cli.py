@@ -9,6 +9,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from botocore.exceptions import BotoCoreError, ClientError
+
+from gateway.dynamodb_local import DynamoDBLocalError
+from gateway.seed import SeedError
 from gateway.settings import Settings, SettingsError
 
 
@@ -21,6 +25,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 2
+    except (DynamoDBLocalError, BotoCoreError, ClientError, TimeoutError, SeedError) as exc:
+        print(f"dynagate: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     return result

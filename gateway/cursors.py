@@ -72,7 +72,8 @@ class CursorCodec:
             hmac.new(self.secret, b"stream" + nonce + block.to_bytes(4, "big"), "sha256").digest()
             for block in range(len(data) // 32 + 1)
         )
-        return bytes(a ^ b for a, b in zip(data, stream, strict=False))
+        mixed = int.from_bytes(data, "big") ^ int.from_bytes(stream[: len(data)], "big")
+        return mixed.to_bytes(len(data), "big")
 
     def _mac(self, binding: Binding, payload: bytes) -> bytes:
         message = binding.canonical() + b"\n" + payload

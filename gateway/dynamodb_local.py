@@ -118,7 +118,8 @@ def command(port: int, db_path: Path | None, install_dir: Path) -> list[str]:
     # -disableTelemetry exists since DynamoDB Local 1.24 (this bundles 1.25.1).
     # -sharedDb: one database whatever the client's access key and region, so the gateway,
     # tests and scripts with different dummy credentials all see the same tables.
-    storage = ["-inMemory"] if db_path is None else ["-dbPath", str(db_path)]
+    # Absolute: java runs in `install_dir`, where it writes its metadata file.
+    storage = ["-inMemory"] if db_path is None else ["-dbPath", str(db_path.resolve())]
     return [
         "java",
         f"-Djava.library.path={install_dir / _LIB}",
@@ -197,6 +198,7 @@ class DynamoDBLocal:
         self._log = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
             command(self.port, self.db_path, install_dir),
+            cwd=install_dir,
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=subprocess.STDOUT,
@@ -245,7 +247,8 @@ def run_foreground(port: int, db_path: Path | None) -> int:
     install_dir = ensure_installed()
     if db_path is not None:
         db_path.mkdir(parents=True, exist_ok=True)
-    process = subprocess.Popen(command(port, db_path, install_dir))
+    # In `install_dir`: DynamoDB Local writes a metadata file into its working directory.
+    process = subprocess.Popen(command(port, db_path, install_dir), cwd=install_dir)
 
     # Hand Ctrl-C and SIGTERM to java and keep waiting for its own clean shutdown, rather
     # than dying with a traceback or leaving an orphaned JVM holding the port.

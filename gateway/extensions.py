@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,15 +16,15 @@ from keys.errors import InvalidInput
 
 logger = logging.getLogger("dynagate.errors")
 
-# How strawberry's limiters and graphql-core's token limit word their errors.
-_COMPLEXITY_MARKERS = (
-    "exceeds maximum operation depth",
-    "aliases found. Allowed",
-    "Document contains more than",
+# How strawberry's limiters and graphql-core word their refusals, anchored so that a
+# variable's value quoted in another error cannot match. "Validation aborted." is
+# graphql-core giving up on a document too costly to validate.
+_TOO_COMPLEX = re.compile(
+    r"'[^']*' exceeds maximum operation depth of \d+"
+    r"|\d+ aliases found\. Allowed: \d+"
+    r"|Syntax Error: Document contains more than \d+ tokens\. Parsing aborted\."
+    r"|Validation aborted\."
 )
-# graphql-core gives up on a document whose fields take too many comparisons to validate
-# (or that nests fragments too deeply) with exactly this message.
-_VALIDATION_ABORTED = "Validation aborted."
 
 
 def is_expected(error: GraphQLError) -> bool:
@@ -43,9 +44,7 @@ def error_code(error: GraphQLError) -> str:
         return "BAD_USER_INPUT"
     if error.path is None:
         # Raised before execution: parsing, validation, variable coercion.
-        if error.message == _VALIDATION_ABORTED or any(
-            marker in error.message for marker in _COMPLEXITY_MARKERS
-        ):
+        if _TOO_COMPLEX.fullmatch(error.message):
             return QUERY_TOO_COMPLEX
         return "BAD_USER_INPUT"
     return INTERNAL_SERVER_ERROR

@@ -35,6 +35,10 @@ class ItemLoader(DataLoader[ItemKey, Item | None]):
         item: Item | None = await self.load(item_key(key))
         return item
 
+    def refresh(self, key: Key, item: Item) -> None:
+        """Replace what this request has cached for `key` after writing it."""
+        self.clear(item_key(key)).prime(item_key(key), item)
+
     async def batch_load_fn(self, keys: Sequence[ItemKey]) -> list[Item | None]:
         by_partition: dict[str, list[str]] = defaultdict(list)
         for partition, sort in keys:

@@ -114,6 +114,15 @@ def batch_get_requests(table: str, keys: Sequence[Key]) -> list[dict[str, Any]]:
     ]
 
 
+def get_request(table: str, key: Key, *, consistent: bool = False) -> dict[str, Any]:
+    return {
+        "TableName": table,
+        "Key": to_attributes(key),
+        "ConsistentRead": consistent,
+        "ReturnConsumedCapacity": "TOTAL",
+    }
+
+
 def put_request(
     table: str, item: Mapping[str, Any], *, must_be_new: bool = False
 ) -> dict[str, Any]:

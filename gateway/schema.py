@@ -7,15 +7,16 @@ from datetime import datetime
 from functools import partial
 
 import strawberry
-from graphql import GraphQLError
+from graphql import ASTValidationRule, GraphQLError
 from strawberry.extensions import (
-    MaxAliasesLimiter,
+    AddValidationRules,
     MaxTokensLimiter,
     ParserCache,
-    QueryDepthLimiter,
     SchemaExtension,
     ValidationCache,
 )
+from strawberry.extensions.max_aliases import create_validator as alias_rule
+from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
 from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
@@ -27,6 +28,12 @@ from resolvers.scalars import DATETIME_SCALAR
 MAX_DEPTH = 15
 MAX_ALIASES = 30
 MAX_TOKENS = 5_000
+# The rules of MaxAliasesLimiter and QueryDepthLimiter, built once: ValidationCache keys on
+# the rule classes, and those extensions would build new ones for every request.
+_LIMIT_RULES: list[type[ASTValidationRule]] = [
+    alias_rule(MAX_ALIASES),
+    depth_rule(MAX_DEPTH, None),
+]
 
 Query = merge_types("Query", (OrdersQuery,))
 Mutation = merge_types("Mutation", (OrdersMutation,))
@@ -44,8 +51,7 @@ def build_schema(*, cost_report: bool = True) -> Schema:
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         CodedMaskErrors,
         partial(MaxTokensLimiter, MAX_TOKENS),
-        partial(MaxAliasesLimiter, MAX_ALIASES),
-        partial(QueryDepthLimiter, MAX_DEPTH),
+        partial(AddValidationRules, _LIMIT_RULES),
         partial(ParserCache, maxsize=256),
         partial(ValidationCache, maxsize=256),
     ]

@@ -7,9 +7,11 @@ import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 logger = logging.getLogger("dynagate")
 
+_AWS_DOMAINS = (".amazonaws.com", ".amazonaws.com.cn")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -30,7 +32,13 @@ class Settings:
 
     @property
     def is_local(self) -> bool:
-        return self.endpoint is not None
+        """An endpoint other than AWS's own, such as DynamoDB Local."""
+        if self.endpoint is None:
+            return False
+        host = urlsplit(self.endpoint).hostname or ""
+        return not (
+            host == "amazonaws.com" or host.endswith((".amazonaws.com", ".amazonaws.com.cn"))
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -38,7 +46,7 @@ class Settings:
         endpoint = env.get("DYNAGATE_DYNAMODB_ENDPOINT") or None
         secret = env.get("DYNAGATE_CURSOR_SECRET", "")
         if not secret:
-            if endpoint is None:
+            if not cls(endpoint=endpoint).is_local:
                 raise SettingsError(
                     "DYNAGATE_CURSOR_SECRET is required when the endpoint is AWS: "
                     "set it to a long random string shared by every instance"

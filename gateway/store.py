@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aiobotocore.config import AioConfig
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from gateway.cost import Cost, Operation
-from gateway.errors import Unavailable
+from gateway.errors import Conflict, DynagateError, Unavailable
 from gateway.requests import (
     Item,
     Key,
     batch_get_requests,
     from_attributes,
+    get_request,
     query_request,
 )
 from keys.conditions import KeyCondition
@@ -50,7 +52,11 @@ _THROTTLING = {
     "RequestLimitExceeded",
     "LimitExceededException",
 }
+_THROTTLED_ACTIONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
 _UNPROCESSED_RETRIES = 8
+
+# A client method such as `client.query`: keyword arguments in, a response dict out.
+_Operation = Callable[..., Awaitable[Any]]
 
 
 class ConditionFailed(Exception):
@@ -63,6 +69,12 @@ class TransactionCanceled(Exception):
     def __init__(self, reasons: list[str]) -> None:
         super().__init__(", ".join(reasons))
         self.reasons = reasons
+
+    def as_error(self, conflict_message: str) -> DynagateError:
+        """What a client hears when no reason is the caller's to explain."""
+        if any(reason in _THROTTLED_ACTIONS for reason in self.reasons):
+            return Unavailable("the database is busy; try again shortly")
+        return Conflict(conflict_message)
 
 
 @dataclass
@@ -136,33 +148,34 @@ class Store:
             await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
         raise Unavailable("DynamoDB is throttling reads; try again shortly")
 
+    async def get(self, key: Key, *, consistent: bool = False) -> Item | None:
+        """One item by key; `consistent` for a read-before-write decision."""
+        request = get_request(self.table, key, consistent=consistent)
+        response = await self._call("read", self.client.get_item, request)
+        item = response.get("Item")
+        self.cost.record("read", response, returned=0 if item is None else 1)
+        return None if item is None else from_attributes(item)
+
     async def put(self, request: dict[str, Any]) -> None:
+        # Not in `put_request`: the same Put goes into transactions, which refuse it.
         await self.write(self.client.put_item, {**request, "ReturnConsumedCapacity": "TOTAL"})
 
     async def update(self, request: dict[str, Any]) -> Item:
         response = await self.write(self.client.update_item, request)
         return from_attributes(response.get("Attributes", {}))
 
-    async def delete(self, request: dict[str, Any]) -> None:
-        await self.write(self.client.delete_item, {**request, "ReturnConsumedCapacity": "TOTAL"})
-
     async def transact(self, actions: Sequence[dict[str, Any]]) -> None:
         """All of `actions` or none of them (TransactWriteItems, at most 100 actions)."""
         request = {"TransactItems": list(actions), "ReturnConsumedCapacity": "TOTAL"}
         await self.write(self.client.transact_write_items, request)
 
-    async def write(self, method: Any, request: dict[str, Any]) -> dict[str, Any]:
+    async def write(self, method: _Operation, request: dict[str, Any]) -> dict[str, Any]:
         response = await self._call("write", method, request)
         self.cost.record("write", response)
         return response
 
-    async def describe_table(self) -> dict[str, Any]:
-        response = await self._call("read", self.client.describe_table, {"TableName": self.table})
-        table: dict[str, Any] = response["Table"]
-        return table
-
     async def _call(
-        self, operation: Operation, method: Any, request: dict[str, Any]
+        self, operation: Operation, method: _Operation, request: dict[str, Any]
     ) -> dict[str, Any]:
         try:
             response: dict[str, Any] = await method(**request)
@@ -171,7 +184,7 @@ class Store:
             if mapped is None:
                 raise
             raise mapped from exc
-        except BotoCoreError as exc:
+        except (BotoConnectionError, HTTPClientError) as exc:
             logger.warning("DynamoDB unreachable: %s", exc)
             raise Unavailable("the database is unreachable; try again shortly") from exc
         return response

@@ -9,7 +9,6 @@ from gateway.errors import BadUserInput
 from keys.codecs import KSUID_EPOCH, identifier
 
 TEXT_MAX = 200
-BODY_MAX = 10_000
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 # Clocks differ a little between clients and servers; more than this is a mistake.
 _CLOCK_SKEW = timedelta(minutes=5)

@@ -91,7 +91,11 @@ def format_timestamp(value: datetime) -> str:
 def parse_timestamp(text: str) -> datetime:
     if not _TIMESTAMP_KEY.fullmatch(text):
         raise InvalidInput("timestamp", f"{text!r} is not a key timestamp")
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f%z").astimezone(UTC)
+    try:
+        # fromisoformat is several times faster than strptime, and pages parse many of these.
+        return datetime.fromisoformat(text)
+    except ValueError as exc:  # a well-formed but impossible date, such as month 13
+        raise InvalidInput("timestamp", f"{text!r} is not a key timestamp") from exc
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from keys.codecs import KEY_MAX
 from keys.table import Index
@@ -35,8 +35,3 @@ class KeyCondition:
         return (self.low is None or self.low <= sort_key) and (
             self.high is None or sort_key <= self.high
         )
-
-    def up_to(self, sort_key: str) -> KeyCondition:
-        """This interval cut at `sort_key` (inclusive) from above."""
-        high = sort_key if self.high is None else min(self.high, sort_key)
-        return replace(self, high=high)

@@ -8,14 +8,10 @@ from enum import Enum
 import strawberry
 
 from gateway.context import Context
-from gateway.cursors import Binding
 from gateway.data import orders as data
-from gateway.pagination import PageArgs
 from gateway.requests import Item
-from gateway.validation import ident
-from keys import orders as order_keys
 from keys.codecs import parse_timestamp
-from resolvers.relay import Connection
+from resolvers.relay import NOT_GIVEN, Connection, given, page_args
 from resolvers.scalars import DateTimeRange, SortDirection
 
 Info = strawberry.Info[Context, None]
@@ -57,31 +53,24 @@ class Customer:
     async def orders(
         self,
         info: Info,
-        status: OrderStatus | None = None,
-        placed: DateTimeRange | None = None,
+        status: OrderStatus | None = NOT_GIVEN,
+        placed: DateTimeRange | None = NOT_GIVEN,
         direction: SortDirection | None = SortDirection.DESC,
-        first: int | None = None,
-        after: str | None = None,
-        last: int | None = None,
-        before: str | None = None,
+        first: int | None = NOT_GIVEN,
+        after: str | None = NOT_GIVEN,
+        last: int | None = NOT_GIVEN,
+        before: str | None = NOT_GIVEN,
     ) -> Connection[Order]:
-        args = PageArgs.parse(first, after, last, before)
-        direction = direction or SortDirection.DESC
-        time_range = None if placed is None else order_keys.TimeRange(placed.from_, placed.to)
-        condition = order_keys.customer_orders(
-            str(self.id), None if status is None else status.value, time_range
-        )
-        binding = Binding(
-            "Customer.orders",
+        status, placed = given(status), given(placed)
+        page = await data.customer_orders_page(
+            info.context.pages,
             str(self.id),
-            {
-                "status": status and status.value,
-                "placed": time_range and [time_range.start, time_range.end],
-                "direction": direction.value,
-            },
-        )
-        page = await info.context.pages.page(
-            condition, binding, args, forward=direction is SortDirection.ASC
+            page_args(first, after, last, before),
+            status=None if status is None else status.value,
+            placed_from=None if placed is None else given(placed.from_),
+            placed_to=None if placed is None else given(placed.to),
+            placed_given=placed is not None,
+            ascending=direction is SortDirection.ASC,
         )
         return Connection.from_page(page, Order.from_item)
 
@@ -118,7 +107,7 @@ class Order:
 
     @strawberry.field
     async def customer(self, info: Info) -> Customer:
-        item = await info.context.items.load_item(order_keys.customer_key(self.customer_id))
+        item = await data.load_customer(info.context.items, self.customer_id)
         if item is None:
             raise LookupError(f"order {self.id} names missing customer {self.customer_id}")
         return Customer.from_item(item)
@@ -142,34 +131,34 @@ class OrderItemInput:
 class PlaceOrderInput:
     customer_id: strawberry.ID
     items: list[OrderItemInput]
-    placed_at: datetime | None = None
+    placed_at: datetime | None = NOT_GIVEN
 
 
 @strawberry.type
 class OrdersQuery:
     @strawberry.field
     async def customer(self, info: Info, id: strawberry.ID) -> Customer | None:
-        item = await info.context.items.load_item(order_keys.customer_key(ident(id)))
+        item = await data.load_customer(info.context.items, id)
         return None if item is None else Customer.from_item(item)
 
     @strawberry.field
     async def order(self, info: Info, id: strawberry.ID) -> Order | None:
-        item = await data.load_order(info.context.items, ident(id))
+        item = await data.load_order(info.context.items, id)
         return None if item is None else Order.from_item(item)
 
     @strawberry.field
     async def open_orders(
         self,
         info: Info,
-        first: int | None = None,
-        after: str | None = None,
-        last: int | None = None,
-        before: str | None = None,
+        first: int | None = NOT_GIVEN,
+        after: str | None = NOT_GIVEN,
+        last: int | None = NOT_GIVEN,
+        before: str | None = NOT_GIVEN,
     ) -> Connection[Order]:
         """PLACED orders of every customer, oldest first (a sparse index)."""
-        args = PageArgs.parse(first, after, last, before)
-        binding = Binding("Query.openOrders", "", {})
-        page = await info.context.pages.page(order_keys.open_orders(), binding, args)
+        page = await data.open_orders_page(
+            info.context.pages, page_args(first, after, last, before)
+        )
         return Connection.from_page(page, Order.from_item)
 
 
@@ -183,7 +172,8 @@ class OrdersMutation:
     @strawberry.mutation
     async def place_order(self, info: Info, input: PlaceOrderInput) -> Order:
         lines = [data.OrderLine(i.sku, i.quantity, i.unit_price_cents) for i in input.items]
-        item = await data.place_order(info.context.store, input.customer_id, lines, input.placed_at)
+        placed_at = given(input.placed_at)
+        item = await data.place_order(info.context.store, input.customer_id, lines, placed_at)
         return Order.from_item(item)
 
     @strawberry.mutation

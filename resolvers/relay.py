@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import strawberry
 
-from gateway.pagination import Check, Page
+from gateway.pagination import Check, Page, PageArgs
 from gateway.requests import Item
 
 Node = TypeVar("Node")
+T = TypeVar("T")
+
+# Optional arguments default to UNSET rather than None so the schema shows no `= null`
+# defaults; `given` turns an omitted argument into None.
+NOT_GIVEN: Any = strawberry.UNSET
+
+
+def given(value: T | None) -> T | None:
+    return None if value is strawberry.UNSET else value
+
+
+def page_args(
+    first: int | None, after: str | None, last: int | None, before: str | None
+) -> PageArgs:
+    """Validated Relay arguments of a connection field."""
+    return PageArgs.parse(given(first), given(after), given(last), given(before))
 
 
 @strawberry.type

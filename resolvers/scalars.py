@@ -52,5 +52,5 @@ class SortDirection(Enum):
 
 @strawberry.input(description="Both bounds inclusive; at least one.")
 class DateTimeRange:
-    from_: datetime | None = strawberry.field(name="from", default=None)
-    to: datetime | None = None
+    from_: datetime | None = strawberry.field(name="from", default=strawberry.UNSET)
+    to: datetime | None = strawberry.UNSET

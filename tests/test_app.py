@@ -534,3 +534,24 @@ async def test_the_cost_is_per_request_not_cumulative(app: Api) -> None:
     first = await app('{ customer(id: "nobody") { id } }')
     second = await app('{ customer(id: "nobody") { id } }')
     assert first.cost == second.cost
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [(b"{not json", "application/json"), (b'{"variables": {}}', "application/json")],
+)
+async def test_unparseable_requests_get_coded_json_errors(
+    app: Api, body: bytes, content_type: str
+) -> None:
+    response = await app.http.post("/graphql", content=body, headers={"content-type": content_type})
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("application/json")
+    assert [e["extensions"]["code"] for e in response.json()["errors"]] == ["BAD_USER_INPUT"]
+
+
+async def test_a_quoted_limit_message_in_a_variable_is_not_too_complex(app: Api) -> None:
+    result = await app(
+        "query ($id: ID!) { customer(id: $id) { id } }",
+        id="Document contains more than 5000 tokens. Parsing aborted.",
+    )
+    assert result.codes == ["BAD_USER_INPUT"]

@@ -214,6 +214,8 @@ async def test_concurrent_moves_from_placed_one_wins(api: Api) -> None:
         ({"items": [{"sku": "A", "quantity": 1, "unitPriceCents": -1}]}, "unitPriceCents"),
         ({"items": [{"sku": "A", "quantity": 1, "unitPriceCents": 10**9 + 1}]}, "unitPriceCents"),
         ({"items": [{"sku": "", "quantity": 1, "unitPriceCents": 1}]}, "sku"),
+        # Each line is within bounds, but the total would overflow GraphQL's Int.
+        ({"items": [{"sku": "A", "quantity": 3, "unitPriceCents": 10**9}]}, "total"),
         ({"placedAt": "2999-01-01T00:00:00Z"}, "future"),
         ({"placedAt": "2001-01-01T00:00:00Z"}, "placedAt"),
         ({"customerId": "al ice"}, "identifier"),
@@ -266,3 +268,15 @@ async def test_bad_customers_are_refused_and_write_nothing(
     result = await api(CREATE, input=input_)
     assert result.codes == ["BAD_USER_INPUT"]
     assert await scan_all(client, table) == []
+
+
+async def test_moves_in_one_request_see_each_other(api: Api) -> None:
+    await customer(api)
+    order_id = await order(api, "alice", "2021-01-01T00:00:00Z")
+    result = await api(
+        """mutation ($id: ID!) {
+             shipped: setOrderStatus(id: $id, status: SHIPPED) { status }
+             delivered: setOrderStatus(id: $id, status: DELIVERED) { status } }""",
+        id=order_id,
+    )
+    assert result.ok() == {"shipped": {"status": "SHIPPED"}, "delivered": {"status": "DELIVERED"}}

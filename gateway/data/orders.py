@@ -9,8 +9,10 @@ from typing import Any
 
 from gateway import validation
 from gateway.clock import new_ksuid, now
+from gateway.cursors import Binding
 from gateway.errors import BadUserInput, Conflict, NotFound
 from gateway.loaders import ItemLoader
+from gateway.pagination import Page, PageArgs, Paginator
 from gateway.requests import Item, condition_check, put_request, update_request
 from gateway.store import ConditionFailed, Store, TransactionCanceled
 from keys import orders as order_keys
@@ -23,6 +25,8 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     "SHIPPED": frozenset({"DELIVERED"}),
 }
 MAX_LINES = 50
+# `totalCents` is a GraphQL Int: a signed 32-bit number.
+MAX_TOTAL_CENTS = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,9 @@ def validate_lines(lines: Sequence[OrderLine]) -> None:
         validation.text(line.sku, f"items[{position}].sku", 64)
         validation.number(line.quantity, f"items[{position}].quantity", 1, 1_000)
         validation.number(line.unit_price_cents, f"items[{position}].unitPriceCents", 0, 10**9)
+    total = sum(line.quantity * line.unit_price_cents for line in lines)
+    if total > MAX_TOTAL_CENTS:
+        raise BadUserInput(f"items: the order total {total:,} cents is over {MAX_TOTAL_CENTS:,}")
 
 
 def customer_item(customer_id: str, name: str, email: str, created_at: datetime) -> Item:
@@ -110,17 +117,22 @@ async def place_order(
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.reasons[0] == "ConditionalCheckFailed":
+        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
             raise NotFound(f"customer {customer_id!r} does not exist") from exc
-        raise Conflict("the order could not be placed; try again") from exc
+        raise exc.as_error("the order could not be placed; try again") from exc
     return item
 
 
 async def set_order_status(store: Store, items: ItemLoader, order_id: str, status: str) -> Item:
-    """Move an order to `status` if the move is allowed and nobody moved it meanwhile."""
+    """Move an order to `status` if the move is allowed and nobody moved it meanwhile.
+
+    The decision rests on a strongly consistent read, not on the request's loader cache,
+    so moves made one after another (even within one request) see each other.
+    """
     validation.ident(order_id)
-    order = await load_order(items, order_id)
-    if order is None:
+    key = _order_key_or_none(order_id)
+    order = None if key is None else await store.get(key, consistent=True)
+    if key is None or order is None:
         raise NotFound(f"order {order_id!r} does not exist")
     current = order["status"]
     if status not in TRANSITIONS.get(current, frozenset()):
@@ -141,15 +153,57 @@ async def set_order_status(store: Store, items: ItemLoader, order_id: str, statu
         condition_values={":current": current},
     )
     try:
-        return await store.update(request)
+        updated = await store.update(request)
     except ConditionFailed as exc:
         raise Conflict(f"order {order_id!r} was changed by another request; reload it") from exc
+    items.refresh(key, updated)
+    return updated
 
 
 async def load_order(items: ItemLoader, order_id: str) -> Item | None:
-    """The order, or None when there is none (ids that are not KSUIDs name no order)."""
+    """The order, or None when there is none."""
+    key = _order_key_or_none(validation.ident(order_id))
+    return None if key is None else await items.load_item(key)
+
+
+def _order_key_or_none(order_id: str) -> dict[str, str] | None:
+    # A valid identifier that is not a KSUID names no order: a miss, not a client error.
     try:
-        key = order_keys.order_key(order_id)
+        return order_keys.order_key(order_id)
     except ValueError:
         return None
-    return await items.load_item(key)
+
+
+async def load_customer(items: ItemLoader, customer_id: str) -> Item | None:
+    return await items.load_item(order_keys.customer_key(validation.ident(customer_id)))
+
+
+async def customer_orders_page(
+    pages: Paginator,
+    customer_id: str,
+    args: PageArgs,
+    *,
+    status: str | None,
+    placed_from: datetime | None,
+    placed_to: datetime | None,
+    placed_given: bool,
+    ascending: bool,
+) -> Page:
+    """A page of a customer's orders: by time (GSI1) or by status then time (GSI2)."""
+    placed = order_keys.TimeRange(placed_from, placed_to) if placed_given else None
+    condition = order_keys.customer_orders(customer_id, status, placed)
+    binding = Binding(
+        "Customer.orders",
+        customer_id,
+        {
+            "status": status,
+            "placed": None if placed is None else [placed.start, placed.end],
+            "ascending": ascending,
+        },
+    )
+    return await pages.page(condition, binding, args, forward=ascending)
+
+
+async def open_orders_page(pages: Paginator, args: PageArgs) -> Page:
+    """PLACED orders of every customer, oldest first, from the sparse index."""
+    return await pages.page(order_keys.open_orders(), Binding("Query.openOrders", "", {}), args)
