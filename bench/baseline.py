@@ -56,7 +56,7 @@ async def orders_page(
     query = query_request(table, customer_orders(customer_id), forward=False, limit=PAGE_SIZE + 1)
     items = [from_attributes(i) for i in (await client.query(**query)).get("Items", [])]
     binding = Binding(
-        "Customer.orders", customer_id, {"status": None, "placed": None, "direction": "DESC"}
+        "Customer.orders", customer_id, {"status": None, "placed": None, "ascending": False}
     )
     edges = [
         {

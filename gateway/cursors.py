@@ -3,7 +3,7 @@
 A cursor carries the key of its edge's item, enciphered so no table key is shown. Its MAC
 covers the key and a *binding* (the field, its parent and its filtering arguments) that is
 not in the cursor, so a cursor altered by one character, or presented to another field,
-argument set or parent, fails the check. The MAC doubles as the nonce of an HMAC-SHA256
+argument set or parent, fails the check. The MAC doubles as the nonce of a SHAKE-256
 keystream (a synthetic-IV construction): equal keys give equal cursors, nothing repeats
 a keystream for different keys, and no extra dependency is needed.
 """
@@ -68,11 +68,10 @@ class CursorCodec:
         return key
 
     def _xor(self, nonce: bytes, data: bytes) -> bytes:
-        stream = b"".join(
-            hmac.new(self.secret, b"stream" + nonce + block.to_bytes(4, "big"), "sha256").digest()
-            for block in range(len(data) // 32 + 1)
-        )
-        mixed = int.from_bytes(data, "big") ^ int.from_bytes(stream[: len(data)], "big")
+        # SHAKE-256 is an extendable-output function: one call yields a keystream as long as
+        # the payload, keyed by the secret and the nonce (no length extension in SHA-3).
+        stream = hashlib.shake_256(b"dynagate-cursor\0" + self.secret + b"\0" + nonce)
+        mixed = int.from_bytes(data, "big") ^ int.from_bytes(stream.digest(len(data)), "big")
         return mixed.to_bytes(len(data), "big")
 
     def _mac(self, binding: Binding, payload: bytes) -> bytes:
