@@ -41,6 +41,26 @@ class Result:
         return self.data
 
 
+CODES = {
+    "BAD_USER_INPUT",
+    "BAD_CURSOR",
+    "NOT_FOUND",
+    "CONFLICT",
+    "QUERY_TOO_COMPLEX",
+    "UNAVAILABLE",
+    "INTERNAL_SERVER_ERROR",
+}
+COST_KEYS = {"requests", "readCapacityUnits", "writeCapacityUnits", "itemsScanned", "itemsReturned"}
+
+
+def assert_well_formed(result: Result) -> None:
+    """What every GraphQL response owes its client: a code on each error and the cost."""
+    assert result.status == 200, result.body
+    for error in result.errors:
+        assert error["extensions"]["code"] in CODES, error
+    assert set(result.cost) == COST_KEYS
+
+
 @dataclass
 class Api:
     http: httpx.AsyncClient

@@ -1,5 +1,8 @@
 """Test fixtures: one DynamoDB Local for the session, a fresh table per test.
 
+Documents that never reach DynamoDB can share one table per module through `app`; tests
+that write get a fresh one through `api`.
+
 Set DYNAGATE_TEST_ENDPOINT to use an already running DynamoDB Local instead.
 """
 
@@ -52,5 +55,20 @@ def settings(endpoint: str, table: str) -> Settings:
 
 @pytest.fixture
 async def api(settings: Settings) -> AsyncIterator[Api]:
+    async with Api.serving(settings) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+async def shared_table(client: DynamoDBClient) -> AsyncIterator[str]:
+    name = f"test-app-{uuid.uuid4().hex[:12]}"
+    await create_table(client, name)
+    yield name
+    await client.delete_table(TableName=name)
+
+
+@pytest.fixture(scope="module")
+async def app(endpoint: str, shared_table: str) -> AsyncIterator[Api]:
+    settings = Settings(table=shared_table, endpoint=endpoint, cursor_secret=b"test-secret")
     async with Api.serving(settings) as running:
         yield running

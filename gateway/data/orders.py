@@ -141,7 +141,7 @@ async def set_order_status(store: Store, items: ItemLoader, order_id: str, statu
     attributes = order_keys.order_index_attributes(order["customerId"], order_id, status, placed_at)
     request = update_request(
         store.table,
-        order_keys.order_key(order_id),
+        key,
         set_values={
             "status": status,
             "updatedAt": format_timestamp(now()),
