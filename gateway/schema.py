@@ -22,6 +22,7 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
 from gateway.extensions import CodedMaskErrors, CostReport
+from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
 from resolvers.scalars import DATETIME_SCALAR
 
@@ -35,8 +36,8 @@ _LIMIT_RULES: list[type[ASTValidationRule]] = [
     depth_rule(MAX_DEPTH, None),
 ]
 
-Query = merge_types("Query", (OrdersQuery,))
-Mutation = merge_types("Mutation", (OrdersMutation,))
+Query = merge_types("Query", (OrdersQuery, CommentsQuery))
+Mutation = merge_types("Mutation", (OrdersMutation, CommentsMutation))
 
 
 class Schema(strawberry.Schema):

@@ -14,6 +14,9 @@ from typing import Protocol, TypeVar
 from keys.errors import InvalidInput
 
 DELIMITERS = frozenset("#/~")
+# A whole segment meaning "any value" (seed 003's `PRODUCT#42/~/~`); no codec's own
+# output can equal it, since identifiers, languages and numbers never hold a `~`.
+ANY = "~"
 # Sorts after every character a rendered key can hold, so `prefix + KEY_MAX` bounds a prefix.
 KEY_MAX = "\uffff"
 

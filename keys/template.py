@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from keys.codecs import DELIMITERS, Codec
+from keys.codecs import ANY, DELIMITERS, Codec
 
 DELIMITER = "#"
 
@@ -68,6 +68,8 @@ class KeyTemplate:
 
 def _checked(segment: str) -> str:
     # Codecs promise this already; a key built from a bad segment could reach another entity.
+    if segment == ANY:
+        return segment
     if DELIMITERS.intersection(segment) or not segment:
         raise ValueError(f"segment {segment!r} is empty or holds a delimiter")
     return segment
