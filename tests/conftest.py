@@ -14,6 +14,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from gateway.dynamodb import create_table, open_client
 from gateway.dynamodb_local import DynamoDBLocal
@@ -22,6 +24,18 @@ from tests.api import Api
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
+
+# CI machines are shared and slow at times: no deadlines or speed health checks, and the
+# same examples every run so a red build is reproducible. `HYPOTHESIS_PROFILE=explore`
+# draws fresh, more numerous examples for a deeper search.
+_RELAXED = {
+    "deadline": None,
+    "database": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+hypothesis_settings.register_profile("ci", derandomize=True, **_RELAXED)
+hypothesis_settings.register_profile("explore", max_examples=1_000, **_RELAXED)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")
