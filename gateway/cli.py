@@ -1,4 +1,4 @@
-"""The `dynagate` command: serve, create-table, seed, dynamodb-local, export-schema."""
+"""The `dynagate` command: serve, create-table, seed, dynamodb-local, export-schema, verify."""
 
 from __future__ import annotations
 
@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     seed = commands.add_parser("seed", help="load demo data through the API's mutations")
     seed.add_argument("--customers", type=int, default=40)
     seed.add_argument("--max-orders", type=int, default=20)
+    seed.add_argument("--products", type=int, default=6)
+    seed.add_argument("--max-comments", type=int, default=25)
     seed.set_defaults(run=_seed)
 
     local = commands.add_parser(
@@ -62,6 +64,22 @@ def _parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export-schema", help="print the schema in SDL")
     export.add_argument("--output", type=Path, default=None, help="write to this file instead")
     export.set_defaults(run=_export_schema)
+
+    verify = commands.add_parser(
+        "verify",
+        help="check every comment's copies against the comment (offline: scans the table)",
+        description="Scan the table and report comment copies that are missing, stale, extra "
+        "or orphaned. Exit status: 0 when nothing differs (or --repair fixed all of it), "
+        "1 when differences remain.",
+    )
+    verify.add_argument(
+        "--repair",
+        action="store_true",
+        help="put missing and stale copies, delete extra and orphan ones; a comment changed "
+        "since the scan is skipped",
+    )
+    verify.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
+    verify.set_defaults(run=_verify)
     return parser
 
 
@@ -77,7 +95,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _create_table(args: argparse.Namespace) -> int:
     from gateway.dynamodb import create_table, open_client
 
-    settings = Settings.from_env()
+    settings = Settings.from_env(serving=False)
 
     async def run() -> str:
         async with open_client(settings) as client:
@@ -91,15 +109,36 @@ def _seed(args: argparse.Namespace) -> int:
     from gateway.dynamodb import open_client
     from gateway.seed import Seeder
 
-    settings = Settings.from_env()
+    settings = Settings.from_env(serving=False)
 
-    async def run() -> tuple[int, int]:
+    async def run() -> tuple[int, int, int, int]:
         async with open_client(settings) as client:
-            return await Seeder(client, settings.table).run(args.customers, args.max_orders)
+            seeder = Seeder(client, settings.table)
+            customers, orders = await seeder.run(args.customers, args.max_orders)
+            products, comments = await seeder.run_comments(args.products, args.max_comments)
+            return customers, orders, products, comments
 
-    customers, orders = asyncio.run(run())
-    print(f"seeded {customers} customers and {orders} orders into {settings.table!r}")
+    customers, orders, products, comments = asyncio.run(run())
+    print(
+        f"seeded {customers} customers and {orders} orders, {products} products and"
+        f" {comments} comments into {settings.table!r}"
+    )
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from gateway.admin.verify import Report, render, verify
+    from gateway.dynamodb import open_client
+
+    settings = Settings.from_env(serving=False)
+
+    async def run() -> Report:
+        async with open_client(settings) as client:
+            return await verify(client, settings.table, repair=args.repair, segments=args.segments)
+
+    report = asyncio.run(run())
+    print("\n".join(render(report)))
+    return report.exit_code
 
 
 def _dynamodb_local(args: argparse.Namespace) -> int:

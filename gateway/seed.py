@@ -20,11 +20,26 @@ CREATE_CUSTOMER = """
 mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }"""
 PLACE_ORDER = """
 mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }"""
+CREATE_PRODUCT = """
+mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }"""
+POST_COMMENT = """
+mutation ($input: PostCommentInput!) { postComment(input: $input) { id } }"""
 SET_STATUS = """
 mutation ($id: ID!, $status: OrderStatus!) { setOrderStatus(id: $id, status: $status) { id } }"""
 
 _NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim"]
 _SKUS = ["BOOK-DDB", "MUG-01", "SHIRT-M", "SHIRT-L", "STICKER", "CABLE-USB", "LAMP-03"]
+_PRODUCTS = ["Desk lamp", "Espresso cup", "Trail shoes", "Notebook", "Headphones", "Kettle"]
+_LANGUAGES = ["en", "en", "en", "fr", "de", "es"]
+_REMARKS = [
+    "Works as described.",
+    "Broke after a week.",
+    "Great value.",
+    "Arrived late.",
+    "Would buy again.",
+    "Not what the pictures show.",
+    "Solid and well made.",
+]
 # Where orders end up, as (moves after PLACED, weight).
 _FATES = [([], 3), (["SHIPPED"], 2), (["SHIPPED", "DELIVERED"], 6), (["CANCELLED"], 1)]
 
@@ -57,6 +72,42 @@ class Seeder:
                     placed += max(done - 1, 0)
                     progress.update()
         return created, placed
+
+    async def run_comments(self, products: int = 6, max_comments: int = 25) -> tuple[int, int]:
+        """Create `products` products with up to `max_comments` comments each.
+
+        Products that exist already are skipped with their comments. Returns (products
+        created, comments posted).
+        """
+        now = datetime.now(UTC)
+        created = posted = 0
+        with tqdm(total=products, desc="seeding products", unit="product") as progress:
+            for number in range(products):
+                product_id = f"product-{number:02d}"
+                name = _PRODUCTS[number % len(_PRODUCTS)]
+                product = {"id": product_id, "name": name}
+                if await self._execute(CREATE_PRODUCT, {"input": product}) is not None:
+                    comments = [
+                        self._comment(product_id, now)
+                        for _ in range(self.random.randint(1, max_comments))
+                    ]
+                    await asyncio.gather(
+                        *(self._execute(POST_COMMENT, {"input": c}) for c in comments)
+                    )
+                    created += 1
+                    posted += len(comments)
+                progress.update()
+        return created, posted
+
+    def _comment(self, product_id: str, now: datetime) -> dict[str, Any]:
+        created = now - timedelta(minutes=self.random.randint(60, 365 * 24 * 60))
+        return {
+            "productId": product_id,
+            "language": self.random.choice(_LANGUAGES),
+            "rating": self.random.choice([1, 2, 3, 4, 4, 5, 5, 5]),
+            "body": self.random.choice(_REMARKS),
+            "createdAt": created.isoformat(),
+        }
 
     def _plan(self, number: int, now: datetime, max_orders: int) -> dict[str, Any]:
         name = f"{self.random.choice(_NAMES)} {chr(65 + number % 26)}."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from urllib.parse import urlsplit
 
 logger = logging.getLogger("dynagate")
 
+_TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
 _AWS_DOMAINS = (".amazonaws.com", ".amazonaws.com.cn")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -41,11 +43,14 @@ class Settings:
         )
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+    def from_env(cls, env: Mapping[str, str] | None = None, *, serving: bool = True) -> Settings:
+        """Settings from `env`; `serving=False` for admin commands, which sign no cursors."""
         env = os.environ if env is None else env
         endpoint = env.get("DYNAGATE_DYNAMODB_ENDPOINT") or None
         secret = env.get("DYNAGATE_CURSOR_SECRET", "")
-        if not secret:
+        if not secret and not serving:
+            secret = secrets.token_hex(32)
+        elif not secret:
             if not cls(endpoint=endpoint).is_local:
                 raise SettingsError(
                     "DYNAGATE_CURSOR_SECRET is required when the endpoint is AWS: "
@@ -56,8 +61,13 @@ class Settings:
                 "DYNAGATE_CURSOR_SECRET is not set; generated one for this process, "
                 "so cursors will not survive a restart"
             )
+        table = env.get("DYNAGATE_TABLE") or "dynagate"
+        if not _TABLE_NAME.fullmatch(table):
+            raise SettingsError(
+                f"DYNAGATE_TABLE={table!r}: use 3 to 255 letters, digits, '_', '-' or '.'"
+            )
         return cls(
-            table=env.get("DYNAGATE_TABLE") or "dynagate",
+            table=table,
             endpoint=endpoint,
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             cursor_secret=secret.encode(),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -166,7 +167,13 @@ class Store:
 
     async def transact(self, actions: Sequence[dict[str, Any]]) -> None:
         """All of `actions` or none of them (TransactWriteItems, at most 100 actions)."""
-        request = {"TransactItems": list(actions), "ReturnConsumedCapacity": "TOTAL"}
+        request = {
+            "TransactItems": list(actions),
+            "ReturnConsumedCapacity": "TOTAL",
+            # Botocore resends the same token when it retries, so a transaction that was
+            # applied but whose answer was lost is not applied twice or refused as a conflict.
+            "ClientRequestToken": uuid.uuid4().hex,
+        }
         await self.write(self.client.transact_write_items, request)
 
     async def write(self, method: _Operation, request: dict[str, Any]) -> dict[str, Any]:

@@ -29,13 +29,16 @@ def test_create_table_twice_then_seed_twice(endpoint: str) -> None:
     assert second.returncode == 0, second.stderr
     assert "already exists" in second.stdout
 
-    seeded = run("seed", "--customers", "3", "--max-orders", "4", env=env)
+    small = ("--customers", "3", "--max-orders", "4", "--products", "2", "--max-comments", "3")
+    seeded = run("seed", *small, env=env)
     assert seeded.returncode == 0, seeded.stderr
     assert "seeded 3 customers" in seeded.stdout
-    assert "seeding customers" in seeded.stderr  # the progress bar
-    again = run("seed", "--customers", "3", "--max-orders", "4", env=env)
+    assert "2 products" in seeded.stdout
+    assert "seeding customers" in seeded.stderr  # the progress bars
+    assert "seeding products" in seeded.stderr
+    again = run("seed", *small, env=env)
     assert again.returncode == 0, again.stderr
-    assert "seeded 0 customers and 0 orders" in again.stdout
+    assert "seeded 0 customers and 0 orders, 0 products and 0 comments" in again.stdout
 
 
 def test_aws_endpoint_needs_a_cursor_secret() -> None:
@@ -48,3 +51,10 @@ def test_export_schema_prints_the_sdl() -> None:
     result = run("export-schema", env={})
     assert result.returncode == 0
     assert result.stdout == schema_sdl()
+
+
+def test_admin_commands_need_no_cursor_secret_even_for_aws() -> None:
+    # create-table signs no cursors: with an AWS endpoint it fails on credentials or the
+    # network, never on the missing secret.
+    result = run("create-table", env={"AWS_REGION": "us-east-1"})
+    assert "DYNAGATE_CURSOR_SECRET" not in result.stderr

@@ -135,3 +135,9 @@ def test_settings_are_read_when_asked_not_at_import(monkeypatch: pytest.MonkeyPa
     settings = Settings.from_env()
     assert settings.table == "process-table"
     assert settings.cursor_secret == b"from-process"
+
+
+@pytest.mark.parametrize("name", ["ab", "bad name", "a/b", "x" * 256])
+def test_table_names_dynamodb_would_refuse_are_refused(name: str) -> None:
+    with pytest.raises(SettingsError, match="DYNAGATE_TABLE"):
+        Settings.from_env({"DYNAGATE_TABLE": name, "DYNAGATE_CURSOR_SECRET": "s"})

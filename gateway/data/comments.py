@@ -128,13 +128,13 @@ async def edit_comment(
     body: str | None,
 ) -> Item:
     """Change a comment; copies move between lists in the same transaction."""
-    key, current = await _read(store, comment_id)
-    changed = {
-        **current,
-        "language": current["language"] if language is None else comment_keys.language(language),
-        "rating": current["rating"] if rating is None else comment_keys.rating(rating),
-        "body": current["body"] if body is None else validation.text(body, "body", BODY_MAX),
+    edits = {
+        "language": None if language is None else comment_keys.language(language),
+        "rating": None if rating is None else comment_keys.rating(rating),
+        "body": None if body is None else validation.text(body, "body", BODY_MAX),
     }
+    key, current = await _read(store, comment_id)
+    changed = {**current, **{k: v for k, v in edits.items() if v is not None}}
     if all(changed[f] == current[f] for f in ("language", "rating", "body")):
         return current
     changed.update(updatedAt=format_timestamp(now()), version=current["version"] + 1)

@@ -1,0 +1,1 @@
+"""Offline administration tools: they may Scan, so they never run on the request path."""
