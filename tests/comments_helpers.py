@@ -215,3 +215,9 @@ async def assert_model_stored(client: Any, table: str, model: Sequence[Posted]) 
     assert {
         i: (p["language"], p["rating"], p["body"], p["createdAt"]) for i, p in primaries.items()
     } == {c.id: (c.language, c.rating, c.body, c.created_at) for c in model}
+
+
+# A valid KSUID that names no comment; inputs every comment field must refuse.
+MISSING_KSUID = "1mRb9h140NNyE82chMLiYY6LwDk"
+BAD_LANGUAGES = ["e", "eng", "e1", "", "1e", "e ", "é"]
+BAD_IDS = ["a#b", "a b", "", "a/b", "a~b", "-a", "x" * 65]
