@@ -23,6 +23,7 @@ from strawberry.types import ExecutionContext
 
 from gateway.extensions import CodedMaskErrors, CostReport
 from resolvers.comments import CommentsMutation, CommentsQuery
+from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
 from resolvers.scalars import DATETIME_SCALAR
 
@@ -36,8 +37,8 @@ _LIMIT_RULES: list[type[ASTValidationRule]] = [
     depth_rule(MAX_DEPTH, None),
 ]
 
-Query = merge_types("Query", (OrdersQuery, CommentsQuery))
-Mutation = merge_types("Mutation", (OrdersMutation, CommentsMutation))
+Query = merge_types("Query", (OrdersQuery, CommentsQuery, MapQuery))
+Mutation = merge_types("Mutation", (OrdersMutation, CommentsMutation, MapMutation))
 
 
 class Schema(strawberry.Schema):

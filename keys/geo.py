@@ -1,0 +1,290 @@
+"""Map markers and heatmap cells over geohash partitions (seed 002).
+
+    marker    PK = MARKER#<ksuid>               SK = MARKER#<ksuid>    where a marker is
+              PK = DgMa#<geohash[0:3]>          SK = <geohash[3:12]>#<ksuid>
+    cell      PK = DgCe#<geohash[0:L-3]>        SK = <geohash[L-3:L]>  count, for L = 3..8
+
+`Dg` is the app, `Ma`/`Ce` the purpose (marker data, cell counts). Within a partition every
+sort key has the same length and is lower case, so a BETWEEN over geohash characters never
+mixes lengths (the seed's caution). A marker partition is a 3-character cell (about
+156 km by 156 km), so a viewport of at most 0.5 degrees meets at most 4 of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+from keys.codecs import KEY_MAX
+from keys.conditions import KeyCondition
+from keys.errors import InvalidInput
+from keys.geohash import (
+    ALPHABET,
+    Box,
+    cell_box,
+    cell_count,
+    cell_size,
+    cells_meeting,
+    encode,
+)
+from keys.table import TABLE
+
+MARKER_PARTITION_LENGTH = 3
+MARKER_GEOHASH_LENGTH = 12
+CELL_LENGTHS = range(3, 9)
+SORT_KEY_LENGTH = 3
+MAX_MARKER_SPAN = 0.5
+DEFAULT_PARTITIONS = 4
+MAX_PARTITIONS = 64
+# The most Queries one `markers` call makes: the measured balance between requests and
+# items read outside the viewport (bench/map.py; README "Map").
+MARKER_QUERY_BUDGET = 8
+_APP = "Dg"
+
+
+@dataclass(frozen=True)
+class Viewport:
+    """A map view; `west > east` crosses the antimeridian."""
+
+    north: float
+    south: float
+    east: float
+    west: float
+
+    def __post_init__(self) -> None:
+        for name in ("north", "south"):
+            value = getattr(self, name)
+            if not -90.0 <= value <= 90.0:
+                raise InvalidInput(f"viewport.{name}", f"{value} is outside -90 to 90")
+        for name in ("east", "west"):
+            value = getattr(self, name)
+            if not -180.0 <= value <= 180.0:
+                raise InvalidInput(f"viewport.{name}", f"{value} is outside -180 to 180")
+        if self.south > self.north:
+            raise InvalidInput("viewport", f"south {self.south} is north of north {self.north}")
+
+    @property
+    def width(self) -> float:
+        return self.east - self.west if self.west <= self.east else 360.0 - self.west + self.east
+
+    @property
+    def height(self) -> float:
+        return self.north - self.south
+
+    def boxes(self) -> list[Box]:
+        """One box, or two when the view crosses the antimeridian."""
+        if self.west <= self.east:
+            return [Box(self.south, self.north, self.west, self.east)]
+        return [
+            Box(self.south, self.north, self.west, 180.0),
+            Box(self.south, self.north, -180.0, self.east),
+        ]
+
+    def contains(self, lat: float, lon: float) -> bool:
+        return any(box.contains(lat, lon) for box in self.boxes())
+
+
+def marker_geohash(lat: float, lon: float) -> str:
+    if not -90.0 <= lat <= 90.0:
+        raise InvalidInput("lat", f"{lat} is outside -90 to 90")
+    if not -180.0 <= lon <= 180.0:
+        raise InvalidInput("lon", f"{lon} is outside -180 to 180")
+    return encode(lat, lon, MARKER_GEOHASH_LENGTH)
+
+
+def marker_key(marker_id: str) -> dict[str, str]:
+    key = f"MARKER#{marker_id}"
+    return {TABLE.partition_key: key, TABLE.sort_key: key}
+
+
+def marker_place(geohash: str, marker_id: str) -> dict[str, str]:
+    """Where a marker's data lives: its 3-character cell, sorted by the rest of its hash."""
+    return {
+        TABLE.partition_key: _partition("Ma", geohash[:MARKER_PARTITION_LENGTH]),
+        TABLE.sort_key: f"{geohash[MARKER_PARTITION_LENGTH:MARKER_GEOHASH_LENGTH]}#{marker_id}",
+    }
+
+
+def cell_keys(geohash: str) -> list[dict[str, str]]:
+    """The count items a marker at `geohash` adds to: one per length 3 to 8."""
+    return [cell_key(geohash[:length]) for length in CELL_LENGTHS]
+
+
+def cell_key(cell: str) -> dict[str, str]:
+    split = len(cell) - SORT_KEY_LENGTH
+    return {
+        TABLE.partition_key: _partition("Ce", cell[:split]),
+        TABLE.sort_key: cell[split:],
+    }
+
+
+def cell_of(key: dict[str, str]) -> str:
+    """The geohash a cell item counts, from its key."""
+    return key[TABLE.partition_key].split("#", 1)[1] + key[TABLE.sort_key]
+
+
+def _partition(purpose: str, prefix: str) -> str:
+    return f"{_APP}{purpose}#{prefix}"
+
+
+# ---- heatmap ---------------------------------------------------------------------------
+
+
+def default_precision(viewport: Viewport) -> int:
+    """The largest length 3 to 8 whose partitions (3 shorter) cover the view in at most 4."""
+    for length in reversed(CELL_LENGTHS):
+        if partitions_needed(viewport, length) <= DEFAULT_PARTITIONS:
+            return length
+    return CELL_LENGTHS[0]
+
+
+def partitions_needed(viewport: Viewport, length: int) -> int:
+    return sum(cell_count(box, length - SORT_KEY_LENGTH) for box in viewport.boxes())
+
+
+def checked_precision(viewport: Viewport, precision: int | None) -> int:
+    if precision is None:
+        return default_precision(viewport)
+    if precision not in CELL_LENGTHS:
+        raise InvalidInput("precision", f"{precision} is outside 3 to 8")
+    needed = partitions_needed(viewport, precision)
+    if needed > MAX_PARTITIONS:
+        raise InvalidInput(
+            "precision",
+            f"{precision} needs {needed} partitions for this viewport (at most {MAX_PARTITIONS}):"
+            " zoom in or lower the precision",
+        )
+    return precision
+
+
+@dataclass(frozen=True)
+class CellQuery:
+    """One Query over a cell partition, and the cells in it that meet the viewport."""
+
+    condition: KeyCondition
+    cells: frozenset[str]
+
+
+def heatmap_queries(viewport: Viewport, precision: int) -> list[CellQuery]:
+    """One Query per partition: the span from its first to its last cell in the view."""
+    wanted = sorted({c for box in viewport.boxes() for c in cells_meeting(box, precision)})
+    by_partition: dict[str, list[str]] = {}
+    for cell in wanted:
+        by_partition.setdefault(cell[: precision - SORT_KEY_LENGTH], []).append(cell)
+    queries = []
+    for _, cells in sorted(by_partition.items()):
+        first, last = cell_key(cells[0]), cell_key(cells[-1])
+        condition = KeyCondition(
+            TABLE, first[TABLE.partition_key], first[TABLE.sort_key], last[TABLE.sort_key]
+        )
+        queries.append(CellQuery(condition, frozenset(cells)))
+    return queries
+
+
+# ---- markers ---------------------------------------------------------------------------
+
+
+def checked_marker_view(viewport: Viewport) -> Viewport:
+    if viewport.width > MAX_MARKER_SPAN or viewport.height > MAX_MARKER_SPAN:
+        raise InvalidInput(
+            "viewport",
+            f"{viewport.width:g} by {viewport.height:g} degrees is more than {MAX_MARKER_SPAN}"
+            " on a side: zoom in, or ask `heatmap` for marker counts",
+        )
+    return viewport
+
+
+def marker_queries(viewport: Viewport, budget: int = MARKER_QUERY_BUDGET) -> list[KeyCondition]:
+    """Key ranges that hold every marker in the view, in at most `budget` Queries if it can.
+
+    The view is covered with geohash cells: whole cells inside it, and cells on its edge
+    down to a length where one is about an eighth of the view. Neighbouring cells merge
+    into one range; while there are more ranges than the budget, the two ranges of one
+    partition with the smallest gap between them merge (reading the gap). A view that
+    meets more partitions than the budget gets one range per partition.
+    """
+    depth = _cover_depth(viewport)
+    ranges: list[_Range] = []
+    for box in viewport.boxes():
+        for partition in cells_meeting(box, MARKER_PARTITION_LENGTH):
+            ranges.extend(_cover(partition, box, depth))
+    merged = _merge_touching(sorted(set(ranges)))
+    while len(merged) > budget:
+        gaps = [
+            (b.low - a.high, i)
+            for i, (a, b) in enumerate(pairwise(merged))
+            if a.partition == b.partition
+        ]
+        if not gaps:
+            break
+        _, i = min(gaps)
+        merged[i : i + 2] = [_Range(merged[i].partition, merged[i].low, merged[i + 1].high)]
+    return [r.condition(depth) for r in merged]
+
+
+@dataclass(frozen=True, order=True)
+class _Range:
+    """Cells `low..high` (indices at the cover depth) of one 3-character partition."""
+
+    partition: str
+    low: int
+    high: int
+
+    def condition(self, depth: int) -> KeyCondition:
+        digits = depth - MARKER_PARTITION_LENGTH
+        low, high = _suffix(self.low, digits), _suffix(self.high, digits)
+        return KeyCondition(TABLE, _partition("Ma", self.partition), low, high + KEY_MAX)
+
+
+def _cover_depth(viewport: Viewport) -> int:
+    """The shortest cell length at which a cell is at most an eighth of the view a side."""
+    for length in range(MARKER_PARTITION_LENGTH, MARKER_GEOHASH_LENGTH + 1):
+        height, width = cell_size(length)
+        if height <= viewport.height / 8 and width <= viewport.width / 8:
+            return length
+    return MARKER_GEOHASH_LENGTH
+
+
+def _cover(cell: str, box: Box, depth: int) -> list[_Range]:
+    bounds = cell_box(cell)
+    if not bounds.intersects(box):
+        return []
+    if bounds.within(box) or len(cell) == depth:
+        partition, rest = cell[:MARKER_PARTITION_LENGTH], cell[MARKER_PARTITION_LENGTH:]
+        span = 32 ** (depth - len(cell))
+        first = _index(rest) * span
+        return [_Range(partition, first, first + span - 1)]
+    children = cells_meeting(_clip(bounds, box), len(cell) + 1)
+    return [r for child in children if child.startswith(cell) for r in _cover(child, box, depth)]
+
+
+def _clip(a: Box, b: Box) -> Box:
+    return Box(
+        max(a.south, b.south), min(a.north, b.north), max(a.west, b.west), min(a.east, b.east)
+    )
+
+
+def _merge_touching(ranges: list[_Range]) -> list[_Range]:
+    merged: list[_Range] = []
+    for r in ranges:
+        last = merged[-1] if merged else None
+        if last is not None and last.partition == r.partition and r.low <= last.high + 1:
+            merged[-1] = _Range(last.partition, last.low, max(last.high, r.high))
+        else:
+            merged.append(r)
+    return merged
+
+
+def _index(chars: str) -> int:
+    value = 0
+    for char in chars:
+        value = value * 32 + ALPHABET.index(char)
+    return value
+
+
+def _suffix(index: int, digits: int) -> str:
+    chars = []
+    for _ in range(digits):
+        index, value = divmod(index, 32)
+        chars.append(ALPHABET[value])
+    return "".join(reversed(chars))

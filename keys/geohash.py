@@ -1,0 +1,119 @@
+"""Standard geohashes: encoding, cell boxes, and the cells of a length that meet a box.
+
+The base32 alphabet is in ASCII order, so byte order of geohash strings is Z-order and a
+cell's descendants are exactly the strings it prefixes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+ALPHABET = "0123456789bcdefghjkmnpqrstuvwxyz"
+_INDEX = {c: i for i, c in enumerate(ALPHABET)}
+
+
+@dataclass(frozen=True)
+class Box:
+    """A latitude/longitude box with edges included; never crosses the antimeridian."""
+
+    south: float
+    north: float
+    west: float
+    east: float
+
+    def contains(self, lat: float, lon: float) -> bool:
+        return self.south <= lat <= self.north and self.west <= lon <= self.east
+
+    def intersects(self, other: Box) -> bool:
+        return (
+            self.south <= other.north
+            and other.south <= self.north
+            and self.west <= other.east
+            and other.west <= self.east
+        )
+
+    def within(self, other: Box) -> bool:
+        return (
+            other.south <= self.south
+            and self.north <= other.north
+            and other.west <= self.west
+            and self.east <= other.east
+        )
+
+
+def cell_size(length: int) -> tuple[float, float]:
+    """(degrees of latitude, degrees of longitude) of a cell of `length` characters."""
+    lon_bits = (5 * length + 1) // 2
+    lat_bits = 5 * length // 2
+    return 180.0 / (1 << lat_bits), 360.0 / (1 << lon_bits)
+
+
+def encode(lat: float, lon: float, length: int) -> str:
+    """The geohash of a point; the edges 90 and 180 fall in the last cell."""
+    lat_range, lon_range = [-90.0, 90.0], [-180.0, 180.0]
+    chars: list[str] = []
+    bits, value, even = 0, 0, True
+    while len(chars) < length:
+        interval, coordinate = (lon_range, lon) if even else (lat_range, lat)
+        middle = (interval[0] + interval[1]) / 2
+        value <<= 1
+        if coordinate >= middle:
+            value |= 1
+            interval[0] = middle
+        else:
+            interval[1] = middle
+        even = not even
+        bits += 1
+        if bits == 5:
+            chars.append(ALPHABET[value])
+            bits, value = 0, 0
+    return "".join(chars)
+
+
+def cell_box(geohash: str) -> Box:
+    lat_range, lon_range = [-90.0, 90.0], [-180.0, 180.0]
+    even = True
+    for char in geohash:
+        value = _INDEX[char]
+        for shift in range(4, -1, -1):
+            interval = lon_range if even else lat_range
+            middle = (interval[0] + interval[1]) / 2
+            if value >> shift & 1:
+                interval[0] = middle
+            else:
+                interval[1] = middle
+            even = not even
+    return Box(lat_range[0], lat_range[1], lon_range[0], lon_range[1])
+
+
+def grid_span(box: Box, length: int) -> tuple[range, range]:
+    """Row and column indices of the cells of `length` that meet `box` (edges included)."""
+    dlat, dlon = cell_size(length)
+    rows = (1 << (5 * length // 2)) - 1
+    cols = (1 << ((5 * length + 1) // 2)) - 1
+    # ceil - 1: an edge lying on a cell boundary also meets the cell below or west of it.
+    first_row = min(rows, max(0, math.ceil((box.south + 90.0) / dlat) - 1))
+    last_row = min(rows, max(0, math.floor((box.north + 90.0) / dlat)))
+    first_col = min(cols, max(0, math.ceil((box.west + 180.0) / dlon) - 1))
+    last_col = min(cols, max(0, math.floor((box.east + 180.0) / dlon)))
+    return range(first_row, last_row + 1), range(first_col, last_col + 1)
+
+
+def cell_count(box: Box, length: int) -> int:
+    rows, cols = grid_span(box, length)
+    return len(rows) * len(cols)
+
+
+def cells_meeting(box: Box, length: int) -> list[str]:
+    """Every cell of `length` characters that meets `box`, in geohash (Z) order."""
+    if length == 0:
+        return [""]
+    dlat, dlon = cell_size(length)
+    rows, cols = grid_span(box, length)
+    cells = {
+        encode(-90.0 + (row + 0.5) * dlat, -180.0 + (col + 0.5) * dlon, length)
+        for row in rows
+        for col in cols
+    }
+    return sorted(c for c in cells if cell_box(c).intersects(box))

@@ -1,0 +1,112 @@
+"""Map markers and heatmap cells over geohash partitions (seed 002)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from gateway.context import Context
+from gateway.data import markers as data
+from gateway.requests import Item
+from keys import geo
+from keys.codecs import parse_timestamp
+from resolvers.relay import NOT_GIVEN, given
+
+Info = strawberry.Info[Context, None]
+DEFAULT_LIMIT = 100
+
+
+@strawberry.input(name="Viewport", description="`west > east` crosses the antimeridian.")
+class ViewportInput:
+    north: float
+    south: float
+    east: float
+    west: float
+
+    def to_viewport(self) -> geo.Viewport:
+        return geo.Viewport(north=self.north, south=self.south, east=self.east, west=self.west)
+
+
+@strawberry.type
+class Marker:
+    id: strawberry.ID
+    lat: float
+    lon: float
+    geohash: str
+    label: str
+    created_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Marker:
+        return cls(
+            id=strawberry.ID(item["id"]),
+            lat=float(item["lat"]),
+            lon=float(item["lon"]),
+            geohash=item["geohash"],
+            label=item["label"],
+            created_at=parse_timestamp(item["createdAt"]),
+        )
+
+
+@strawberry.type
+class MarkerSearch:
+    markers: list[Marker]
+    truncated: bool
+
+
+@strawberry.type
+class Cell:
+    geohash: str
+    count: int
+
+
+@strawberry.type
+class Heatmap:
+    precision: int
+    cells: list[Cell]
+
+
+@strawberry.input
+class AddMarkerInput:
+    lat: float
+    lon: float
+    label: str
+
+
+@strawberry.type
+class MapQuery:
+    @strawberry.field
+    async def markers(
+        self, info: Info, viewport: ViewportInput, limit: int | None = DEFAULT_LIMIT
+    ) -> MarkerSearch:
+        """Markers inside the viewport (edges included); at most 0.5 degrees a side."""
+        view = viewport.to_viewport()
+        found = await data.search_markers(info.context.store, view, limit or DEFAULT_LIMIT)
+        return MarkerSearch(
+            markers=[Marker.from_item(m) for m in found.markers], truncated=found.truncated
+        )
+
+    @strawberry.field
+    async def heatmap(
+        self, info: Info, viewport: ViewportInput, precision: int | None = NOT_GIVEN
+    ) -> Heatmap:
+        """Exact marker counts of the geohash cells of one length that meet the viewport."""
+        result = await data.heatmap(info.context.store, viewport.to_viewport(), given(precision))
+        return Heatmap(
+            precision=result.precision,
+            cells=[Cell(geohash=cell, count=count) for cell, count in result.cells],
+        )
+
+
+@strawberry.type
+class MapMutation:
+    @strawberry.mutation
+    async def add_marker(self, info: Info, input: AddMarkerInput) -> Marker:
+        item = await data.add_marker(info.context.store, input.lat, input.lon, input.label)
+        return Marker.from_item(item)
+
+    @strawberry.mutation
+    async def remove_marker(self, info: Info, id: strawberry.ID) -> bool:
+        await data.remove_marker(info.context.store, id)
+        return True
