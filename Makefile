@@ -56,6 +56,7 @@ schema: install
 bench: dynamodb-local
 	$(BIN)/python -m bench.orders_page
 	$(BIN)/python -m bench.comments
+	$(BIN)/python -m bench.map
 
 clean:
 	rm -rf $(VENV) $(DATA) .mypy_cache .ruff_cache .pytest_cache .hypothesis

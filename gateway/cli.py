@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     seed.add_argument("--max-orders", type=int, default=20)
     seed.add_argument("--products", type=int, default=6)
     seed.add_argument("--max-comments", type=int, default=25)
+    seed.add_argument("--markers-per-place", type=int, default=60)
     seed.set_defaults(run=_seed)
 
     local = commands.add_parser(
@@ -111,17 +112,18 @@ def _seed(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env(serving=False)
 
-    async def run() -> tuple[int, int, int, int]:
+    async def run() -> tuple[int, int, int, int, int]:
         async with open_client(settings) as client:
             seeder = Seeder(client, settings.table)
             customers, orders = await seeder.run(args.customers, args.max_orders)
             products, comments = await seeder.run_comments(args.products, args.max_comments)
-            return customers, orders, products, comments
+            markers = await seeder.run_markers(args.markers_per_place)
+            return customers, orders, products, comments, markers
 
-    customers, orders, products, comments = asyncio.run(run())
+    customers, orders, products, comments, markers = asyncio.run(run())
     print(
         f"seeded {customers} customers and {orders} orders, {products} products and"
-        f" {comments} comments into {settings.table!r}"
+        f" {comments} comments, {markers} markers into {settings.table!r}"
     )
     return 0
 

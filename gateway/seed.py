@@ -24,6 +24,8 @@ CREATE_PRODUCT = """
 mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }"""
 POST_COMMENT = """
 mutation ($input: PostCommentInput!) { postComment(input: $input) { id } }"""
+ADD_MARKER = """
+mutation ($input: AddMarkerInput!) { addMarker(input: $input) { id } }"""
 SET_STATUS = """
 mutation ($id: ID!, $status: OrderStatus!) { setOrderStatus(id: $id, status: $status) { id } }"""
 
@@ -40,6 +42,8 @@ _REMARKS = [
     "Not what the pictures show.",
     "Solid and well made.",
 ]
+# Demo map areas: (label, latitude, longitude) of each centre.
+_PLACES = [("London", 51.507, -0.128), ("Paris", 48.857, 2.352), ("Auckland", -36.85, 174.76)]
 # Where orders end up, as (moves after PLACED, weight).
 _FATES = [([], 3), (["SHIPPED"], 2), (["SHIPPED", "DELIVERED"], 6), (["CANCELLED"], 1)]
 
@@ -98,6 +102,35 @@ class Seeder:
                     posted += len(comments)
                 progress.update()
         return created, posted
+
+    async def run_markers(self, per_place: int = 60) -> int:
+        """Scatter `per_place` markers around each demo place, unless markers exist there."""
+        added = 0
+        with tqdm(total=len(_PLACES), desc="seeding markers", unit="place") as progress:
+            for label, lat, lon in _PLACES:
+                if not await self._has_markers(lat, lon):
+                    points = [
+                        (lat + self.random.uniform(-0.2, 0.2), lon + self.random.uniform(-0.2, 0.2))
+                        for _ in range(per_place)
+                    ]
+                    await asyncio.gather(
+                        *(
+                            self._execute(
+                                ADD_MARKER,
+                                {"input": {"lat": y, "lon": x, "label": f"{label} {n}"}},
+                            )
+                            for n, (y, x) in enumerate(points, start=1)
+                        )
+                    )
+                    added += per_place
+                progress.update()
+        return added
+
+    async def _has_markers(self, lat: float, lon: float) -> bool:
+        view = {"north": lat + 0.2, "south": lat - 0.2, "east": lon + 0.2, "west": lon - 0.2}
+        query = "query ($v: Viewport!) { markers(viewport: $v, limit: 1) { markers { id } } }"
+        result = await self._execute(query, {"v": view})
+        return bool(result and result["markers"]["markers"])
 
     def _comment(self, product_id: str, now: datetime) -> dict[str, Any]:
         created = now - timedelta(minutes=self.random.randint(60, 365 * 24 * 60))

@@ -22,10 +22,10 @@ from keys.geohash import (
     ALPHABET,
     Box,
     cell_box,
-    cell_count,
     cell_size,
     cells_meeting,
     encode,
+    grid_span,
 )
 from keys.table import TABLE
 
@@ -139,7 +139,12 @@ def default_precision(viewport: Viewport) -> int:
 
 
 def partitions_needed(viewport: Viewport, length: int) -> int:
-    return sum(cell_count(box, length - SORT_KEY_LENGTH) for box in viewport.boxes())
+    """Cells of `length - 3` that meet the view; one both halves of a view across the
+    antimeridian meet (a view nearly round the world) counts once."""
+    spans = [grid_span(box, length - SORT_KEY_LENGTH) for box in viewport.boxes()]
+    rows = spans[0][0]  # both halves have the view's latitudes
+    columns = set().union(*(cols for _, cols in spans))
+    return len(rows) * len(columns)
 
 
 def checked_precision(viewport: Viewport, precision: int | None) -> int:
@@ -159,26 +164,64 @@ def checked_precision(viewport: Viewport, precision: int | None) -> int:
 
 @dataclass(frozen=True)
 class CellQuery:
-    """One Query over a cell partition, and the cells in it that meet the viewport."""
+    """One Query over a cell partition, and the part of the view inside that partition."""
 
     condition: KeyCondition
-    cells: frozenset[str]
+    boxes: tuple[Box, ...]
+    length: int
+
+    def wants(self, cell: str) -> bool:
+        """Whether a cell read by this Query meets the view (the span holds others too)."""
+        bounds = cell_box(cell)
+        return any(bounds.intersects(box) for box in self.boxes)
+
+    @property
+    def cells(self) -> frozenset[str]:
+        """Every cell of the view in this partition (enumerated: for checks, not serving)."""
+        prefix = self.condition.partition.split("#", 1)[1]
+        return frozenset(
+            c for box in self.boxes for c in cells_meeting(box, self.length) if c.startswith(prefix)
+        )
 
 
 def heatmap_queries(viewport: Viewport, precision: int) -> list[CellQuery]:
-    """One Query per partition: the span from its first to its last cell in the view."""
-    wanted = sorted({c for box in viewport.boxes() for c in cells_meeting(box, precision)})
-    by_partition: dict[str, list[str]] = {}
-    for cell in wanted:
-        by_partition.setdefault(cell[: precision - SORT_KEY_LENGTH], []).append(cell)
+    """One Query per partition: the span from its first to its last cell in the view.
+
+    Geohash order is Morton order, which grows with both row and column, so within the
+    part of the view a partition holds the first cell is the south-west one and the last
+    the north-east one: no cell in between needs listing.
+    """
+    parts: dict[str, list[Box]] = {}
+    for box in viewport.boxes():
+        for partition in cells_meeting(box, precision - SORT_KEY_LENGTH):
+            parts.setdefault(partition, []).append(_clip(cell_box(partition), box))
     queries = []
-    for _, cells in sorted(by_partition.items()):
-        first, last = cell_key(cells[0]), cell_key(cells[-1])
+    for partition, boxes in sorted(parts.items()):
+        corners = [_corner_cells(box, partition, precision) for box in boxes]
+        first = min(c[0] for c in corners)
+        last = max(c[1] for c in corners)
+        low, high = cell_key(first), cell_key(last)
         condition = KeyCondition(
-            TABLE, first[TABLE.partition_key], first[TABLE.sort_key], last[TABLE.sort_key]
+            TABLE, _partition("Ce", partition), low[TABLE.sort_key], high[TABLE.sort_key]
         )
-        queries.append(CellQuery(condition, frozenset(cells)))
+        queries.append(CellQuery(condition, tuple(boxes), precision))
     return queries
+
+
+def _corner_cells(box: Box, partition: str, length: int) -> tuple[str, str]:
+    """The south-west and north-east cells of `length` in `partition` that meet `box`."""
+    dlat, dlon = cell_size(length)
+    bounds = cell_box(partition)
+    # A box clipped to the partition shares its edges, so `grid_span` also takes in the
+    # neighbours' cells on them; keep the partition's own rows and columns (exact bounds).
+    own_rows = range(round((bounds.south + 90.0) / dlat), round((bounds.north + 90.0) / dlat))
+    own_cols = range(round((bounds.west + 180.0) / dlon), round((bounds.east + 180.0) / dlon))
+    span_rows, span_cols = grid_span(box, length)
+    rows = range(max(span_rows[0], own_rows[0]), min(span_rows[-1], own_rows[-1]) + 1)
+    cols = range(max(span_cols[0], own_cols[0]), min(span_cols[-1], own_cols[-1]) + 1)
+    south_west = encode(-90.0 + (rows[0] + 0.5) * dlat, -180.0 + (cols[0] + 0.5) * dlon, length)
+    north_east = encode(-90.0 + (rows[-1] + 0.5) * dlat, -180.0 + (cols[-1] + 0.5) * dlon, length)
+    return south_west, north_east
 
 
 # ---- markers ---------------------------------------------------------------------------
@@ -237,10 +280,16 @@ class _Range:
 
 
 def _cover_depth(viewport: Viewport) -> int:
-    """The shortest cell length at which a cell is at most an eighth of the view a side."""
+    """The shortest cell length at which a cell is at most an eighth of the view a side.
+
+    A side shorter than an eighth of the other counts as that eighth: a thin view would
+    otherwise be divided into thousands of cells along its length (a line into millions).
+    """
+    longer = max(viewport.height, viewport.width)
+    view_height, view_width = max(viewport.height, longer / 8), max(viewport.width, longer / 8)
     for length in range(MARKER_PARTITION_LENGTH, MARKER_GEOHASH_LENGTH + 1):
         height, width = cell_size(length)
-        if height <= viewport.height / 8 and width <= viewport.width / 8:
+        if height <= view_height / 8 and width <= view_width / 8:
             return length
     return MARKER_GEOHASH_LENGTH
 

@@ -92,12 +92,24 @@ def grid_span(box: Box, length: int) -> tuple[range, range]:
     dlat, dlon = cell_size(length)
     rows = (1 << (5 * length // 2)) - 1
     cols = (1 << ((5 * length + 1) // 2)) - 1
+    return (
+        _span(box.south, box.north, -90.0, dlat, rows),
+        _span(box.west, box.east, -180.0, dlon, cols),
+    )
+
+
+def _span(low: float, high: float, origin: float, size: float, last: int) -> range:
+    """Indices of the cells `origin + i * size .. origin + (i + 1) * size` meeting low..high."""
     # ceil - 1: an edge lying on a cell boundary also meets the cell below or west of it.
-    first_row = min(rows, max(0, math.ceil((box.south + 90.0) / dlat) - 1))
-    last_row = min(rows, max(0, math.floor((box.north + 90.0) / dlat)))
-    first_col = min(cols, max(0, math.ceil((box.west + 180.0) / dlon) - 1))
-    last_col = min(cols, max(0, math.floor((box.east + 180.0) / dlon)))
-    return range(first_row, last_row + 1), range(first_col, last_col + 1)
+    first = min(last, max(0, math.ceil((low - origin) / size) - 1))
+    end = min(last, max(0, math.floor((high - origin) / size)))
+    # `low - origin` can round onto a boundary (45 - 1e-15 + 90 == 135.0), taking in one cell
+    # too many; the boundaries themselves are exact, so compare with them.
+    if first < last and origin + (first + 1) * size < low:
+        first += 1
+    if end > 0 and origin + end * size > high:
+        end -= 1
+    return range(first, end + 1)
 
 
 def cell_count(box: Box, length: int) -> int:

@@ -82,7 +82,9 @@ class MapQuery:
     ) -> MarkerSearch:
         """Markers inside the viewport (edges included); at most 0.5 degrees a side."""
         view = viewport.to_viewport()
-        found = await data.search_markers(info.context.store, view, limit or DEFAULT_LIMIT)
+        # `limit: null` is the default; 0 is out of range, not "the default".
+        limit = DEFAULT_LIMIT if limit is None else limit
+        found = await data.search_markers(info.context.store, view, limit)
         return MarkerSearch(
             markers=[Marker.from_item(m) for m in found.markers], truncated=found.truncated
         )

@@ -29,16 +29,20 @@ def test_create_table_twice_then_seed_twice(endpoint: str) -> None:
     assert second.returncode == 0, second.stderr
     assert "already exists" in second.stdout
 
-    small = ("--customers", "3", "--max-orders", "4", "--products", "2", "--max-comments", "3")
+    small = (
+        *("--customers", "3", "--max-orders", "4", "--products", "2", "--max-comments", "3"),
+        *("--markers-per-place", "2"),
+    )
     seeded = run("seed", *small, env=env)
     assert seeded.returncode == 0, seeded.stderr
     assert "seeded 3 customers" in seeded.stdout
     assert "2 products" in seeded.stdout
+    assert "6 markers" in seeded.stdout
     assert "seeding customers" in seeded.stderr  # the progress bars
     assert "seeding products" in seeded.stderr
     again = run("seed", *small, env=env)
     assert again.returncode == 0, again.stderr
-    assert "seeded 0 customers and 0 orders, 0 products and 0 comments" in again.stdout
+    assert "0 customers and 0 orders, 0 products and 0 comments, 0 markers" in again.stdout
 
 
 def test_aws_endpoint_needs_a_cursor_secret() -> None:

@@ -142,6 +142,6 @@ async def heatmap(store: Store, viewport: geo.Viewport, precision: int | None) -
         (cell, item["count"])
         for query, result in zip(queries, results, strict=True)
         for item in result.items
-        if (cell := geo.cell_of(item)) in query.cells and item.get("count", 0) > 0
+        if item.get("count", 0) > 0 and query.wants(cell := geo.cell_of(item))
     )
     return Heatmap(length, cells)
