@@ -11,23 +11,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import aioboto3
-from aiobotocore.config import AioConfig
-
-from gateway.dynamodb import LOCAL_CREDENTIALS
-from gateway.requests import Item, to_attributes
-from gateway.settings import Settings
-from gateway.store import CLIENT_CONFIG
+from gateway.requests import Item
 from keys import geo
 from keys.codecs import format_timestamp, ksuid
 from keys.geohash import ALPHABET, Box, cell_box, encode
-from tests.api import Api, scan_all
+from tests.api import Api, bulk_client, bulk_write, scan_all
 
 ADD = """mutation ($input: AddMarkerInput!) {
   addMarker(input: $input) { id lat lon geohash label createdAt } }"""
@@ -45,7 +38,6 @@ HEATMAP_DEFAULT = """query ($viewport: Viewport!) {
 CELL_LENGTHS = range(3, 9)
 MAX_DEFAULT_PARTITIONS = 4
 MAX_PARTITIONS = 64
-BATCH = 25
 CONCURRENCY = 16
 
 
@@ -78,6 +70,11 @@ class View:
             c.south <= b.north and b.south <= c.north and c.west <= b.east and b.west <= c.east
             for b in self.boxes()
         )
+
+
+PARIS = View(north=48.9, south=48.8, east=2.4, west=2.3)
+# Small enough for a heatmap at precision 8 (9 partitions of 5 characters).
+TOWN = View(north=48.86, south=48.84, east=2.36, west=2.34)
 
 
 @dataclass(frozen=True)
@@ -215,40 +212,7 @@ def placed(marker_id: str, lat: float, lon: float) -> Placed:
     return Placed(marker_id, lat, lon, encode(lat, lon, 12))
 
 
-@asynccontextmanager
-async def fast_client(endpoint: str) -> AsyncIterator[Any]:
-    """A client without botocore's parameter validation, to bulk-write quickly."""
-    settings = Settings(endpoint=endpoint)
-    config = CLIENT_CONFIG.merge(AioConfig(parameter_validation=False))
-    async with aioboto3.Session().client(
-        "dynamodb",
-        endpoint_url=settings.endpoint,
-        region_name=settings.region,
-        config=config,
-        aws_access_key_id=LOCAL_CREDENTIALS["aws_access_key_id"],
-        aws_secret_access_key=LOCAL_CREDENTIALS["aws_secret_access_key"],
-    ) as client:
-        yield client
-
-
 async def batch_write(endpoint: str, table: str, items: Sequence[Item]) -> None:
-    """BatchWriteItem, 25 items a call, several calls at once, unprocessed ones retried."""
-    gate = asyncio.Semaphore(CONCURRENCY)
-
-    async def one(client: Any, chunk: Sequence[Item]) -> None:
-        pending: dict[str, Any] = {
-            table: [{"PutRequest": {"Item": to_attributes(i)}} for i in chunk]
-        }
-        async with gate:
-            for attempt in range(10):
-                response = await client.batch_write_item(RequestItems=pending)
-                pending = response.get("UnprocessedItems") or {}
-                if not pending:
-                    return
-                await asyncio.sleep(0.05 * 2**attempt)
-        raise AssertionError(f"items left unprocessed: {pending}")
-
-    async with fast_client(endpoint) as client:
-        await asyncio.gather(
-            *(one(client, items[i : i + BATCH]) for i in range(0, len(items), BATCH))
-        )
+    """`bulk_write` through a client of its own, CONCURRENCY calls at once."""
+    async with bulk_client(endpoint) as client:
+        await bulk_write(client, table, items, concurrency=CONCURRENCY)

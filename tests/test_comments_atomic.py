@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -18,9 +17,9 @@ import pytest
 from gateway.data import comments as data
 from gateway.errors import Conflict
 from gateway.loaders import ItemLoader
-from gateway.requests import Item, Key, condition_check
+from gateway.requests import Item, Key
 from gateway.store import Store
-from tests.api import Api
+from tests.api import Api, fail_every_transaction_last
 from tests.comments_helpers import (
     COMMENT,
     DELETE,
@@ -32,21 +31,6 @@ from tests.comments_helpers import (
     post,
     snapshot,
 )
-
-NOWHERE: Key = {"PK": "NOWHERE", "SK": "NOWHERE"}
-
-
-def fail_every_transaction_last(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Append a failing ConditionCheck to every transaction; returns the action counts."""
-    original = Store.transact
-    sizes: list[int] = []
-
-    async def doomed(self: Store, actions: Sequence[dict[str, Any]]) -> None:
-        sizes.append(len(actions))
-        await original(self, [*actions, condition_check(self.table, NOWHERE, exists=True)])
-
-    monkeypatch.setattr(Store, "transact", doomed)
-    return sizes
 
 
 async def test_a_post_failing_on_its_last_action_writes_nothing(

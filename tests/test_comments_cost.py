@@ -10,23 +10,16 @@ TransactWriteItems are not, so no write figure is asserted beyond "some".
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import aioboto3
 import pytest
-from aiobotocore.config import AioConfig
 
 from gateway.data.comments import comment_items, new_comment
-from gateway.dynamodb import LOCAL_CREDENTIALS
-from gateway.requests import Item, to_attributes
-from gateway.settings import Settings
-from gateway.store import CLIENT_CONFIG, Store
-from tests.api import Api
+from gateway.requests import Item
+from gateway.store import Store
+from tests.api import Api, bulk_client, bulk_write
 from tests.comments_helpers import (
     POST,
     Posted,
@@ -39,8 +32,6 @@ COUNT = 1_000
 LANGUAGES = ("en", "de", "fr", "es")
 # Every (language, rating) but French 2, which only the chosen 1% have.
 OTHERS = [(lang, r) for lang in LANGUAGES for r in range(1, 6) if (lang, r) != ("fr", 2)]
-BATCH = 25
-CONCURRENCY = 8
 PAGE = """query ($id: ID!, $language: String, $ratings: [Int!], $first: Int, $after: String) {
   product(id: $id) { name comments(language: $language, ratings: $ratings, first: $first,
                                    after: $after) {
@@ -58,43 +49,6 @@ def distribution(n: int) -> tuple[str, int]:
     return ("fr", 2) if n % 100 == 37 else OTHERS[n % len(OTHERS)]
 
 
-@asynccontextmanager
-async def seed_client(endpoint: str) -> AsyncIterator[Any]:
-    """A client like the tests' own, minus botocore's parameter validation: checking
-    33,000 items field by field would be half the seed's time."""
-    settings = Settings(endpoint=endpoint)
-    config = CLIENT_CONFIG.merge(AioConfig(parameter_validation=False))
-    async with aioboto3.Session().client(
-        "dynamodb",
-        endpoint_url=settings.endpoint,
-        region_name=settings.region,
-        config=config,
-        aws_access_key_id=LOCAL_CREDENTIALS["aws_access_key_id"],
-        aws_secret_access_key=LOCAL_CREDENTIALS["aws_secret_access_key"],
-    ) as client:
-        yield client
-
-
-async def batch_write(client: Any, table: str, items: Sequence[Item]) -> None:
-    """BatchWriteItem, 25 items a call, CONCURRENCY calls at once, unprocessed ones retried."""
-    gate = asyncio.Semaphore(CONCURRENCY)
-
-    async def one(chunk: Sequence[Item]) -> None:
-        pending: dict[str, Any] = {
-            table: [{"PutRequest": {"Item": to_attributes(i)}} for i in chunk]
-        }
-        async with gate:
-            for attempt in range(10):
-                response = await client.batch_write_item(RequestItems=pending)
-                pending = response.get("UnprocessedItems") or {}
-                if not pending:
-                    return
-                await asyncio.sleep(0.05 * 2**attempt)
-        raise AssertionError(f"items left unprocessed: {pending}")
-
-    await asyncio.gather(*(one(items[i : i + BATCH]) for i in range(0, len(items), BATCH)))
-
-
 @pytest.fixture(scope="module")
 async def seeded(app: Api, endpoint: str, shared_table: str) -> Seeded:
     await create_product(app, "p42", "Product 42")
@@ -109,8 +63,8 @@ async def seeded(app: Api, endpoint: str, shared_table: str) -> Seeded:
         comments.append(
             Posted(comment["id"], language, rating, comment["body"], comment["createdAt"])
         )
-    async with seed_client(endpoint) as client:
-        await batch_write(client, shared_table, items)
+    async with bulk_client(endpoint) as client:
+        await bulk_write(client, shared_table, items)
         listed = await client.query(
             TableName=shared_table,
             IndexName="GSI1",
