@@ -228,7 +228,10 @@ def _corner_cells(box: Box, partition: str, length: int) -> tuple[str, str]:
 
 
 def checked_marker_view(viewport: Viewport) -> Viewport:
-    if viewport.width > MAX_MARKER_SPAN or viewport.height > MAX_MARKER_SPAN:
+    # Differences of decimal degrees carry float error (-127.8 - -128.3 is 0.50000000000001):
+    # a view of exactly 0.5 degrees must pass, so allow far less than a millimetre more.
+    limit = MAX_MARKER_SPAN + 1e-9
+    if viewport.width > limit or viewport.height > limit:
         raise InvalidInput(
             "viewport",
             f"{viewport.width:g} by {viewport.height:g} degrees is more than {MAX_MARKER_SPAN}"

@@ -256,3 +256,15 @@ def test_seed_example_markers() -> None:
     check_marker_queries(view, conditions, points)
     held = {marker_geohash(lat, lon)[:6] for lat, lon in points}
     assert held == set(SEED_REGIONS)
+
+
+@pytest.mark.parametrize(
+    ("west", "east", "south", "north"),
+    [(-128.3, -127.8, 10.0, 10.5), (-64.4, -63.9, 0.0, 0.5), (0.0, 0.5, -32.2, -31.7)],
+)
+def test_a_view_of_exactly_half_a_degree_is_allowed_wherever_it_lies(
+    west: float, east: float, south: float, north: float
+) -> None:
+    # As a client sends them: literals whose float difference is a hair over 0.5.
+    view = Viewport(north=north, south=south, east=east, west=west)
+    assert checked_marker_view(view) is view
