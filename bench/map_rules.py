@@ -2,9 +2,9 @@
 
 `keys.geo.marker_queries` covers the view with cells down to the shortest length at which a
 cell is at most 1/8 of the view a side, then merges the nearest ranges of one partition until
-at most `MARKER_QUERY_BUDGET` remain. `plans` does the same with the 1/8 as a parameter,
-reusing geo's own cover and merge steps, so a rule (budget, 1/8) gives exactly what
-`marker_queries(view, budget)` gives (checked by `check_against_geo`).
+at most `MARKER_QUERY_BUDGET` remain. `plans` calls geo's own steps (`cover_depth`,
+`cover`, `within_budget`) with other budgets and fractions, so a rule (budget, 1/8) gives
+exactly what `marker_queries(view, budget)` gives (checked by `check_against_geo`).
 
 The model: with markers spread uniformly in degrees, a Query reading a range expects
 density x (the cells' area) items, and the view returns density x (its area) markers, so the
@@ -18,53 +18,18 @@ import statistics
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 from bench.map_views import viewport
 from keys import geo
 from keys.conditions import KeyCondition
-from keys.geo import _cover, _merge_touching, _Range  # the production steps, not copies
-from keys.geohash import ALPHABET, Box, cell_box, cell_size, cells_meeting
+from keys.geo import MarkerRange, cover, cover_depth, within_budget
+from keys.geohash import ALPHABET, Box, cell_box, cell_size
 
 BUDGETS = (1, 2, 4, 8, 12, 16, 32)
 FRACTIONS = (4, 8, 16)  # a cover cell is at most 1/N of the view a side
 CURRENT = (geo.MARKER_QUERY_BUDGET, 8)
 TARGET_QUERIES, TARGET_RATIO = 8, 2.0
 BOUND_QUERIES, BOUND_RATIO = 16, 4.0
-
-
-def cover_depth(viewport: geo.Viewport, fraction: int) -> int:
-    """`keys.geo._cover_depth` with 1/`fraction` in place of 1/8."""
-    for length in range(geo.MARKER_PARTITION_LENGTH, geo.MARKER_GEOHASH_LENGTH + 1):
-        height, width = cell_size(length)
-        if height <= viewport.height / fraction and width <= viewport.width / fraction:
-            return length
-    return geo.MARKER_GEOHASH_LENGTH
-
-
-def covering(viewport: geo.Viewport, depth: int) -> list[_Range]:
-    """The view's cover at `depth`, neighbours merged: before any budget is applied."""
-    ranges: list[_Range] = []
-    for box in viewport.boxes():
-        for partition in cells_meeting(box, geo.MARKER_PARTITION_LENGTH):
-            ranges.extend(_cover(partition, box, depth))
-    return _merge_touching(sorted(set(ranges)))
-
-
-def within_budget(ranges: Sequence[_Range], budget: int) -> list[_Range]:
-    """geo's merge loop: join the two ranges of one partition with the smallest gap."""
-    merged = list(ranges)
-    while len(merged) > budget:
-        gaps = [
-            (b.low - a.high, i)
-            for i, (a, b) in enumerate(pairwise(merged))
-            if a.partition == b.partition
-        ]
-        if not gaps:
-            break
-        _, i = min(gaps)
-        merged[i : i + 2] = [_Range(merged[i].partition, merged[i].low, merged[i + 1].high)]
-    return merged
 
 
 @dataclass(frozen=True)
@@ -74,7 +39,7 @@ class Plan:
     budget: int
     fraction: int
     depth: int
-    ranges: tuple[_Range, ...]
+    ranges: tuple[MarkerRange, ...]
     plan_ms: float  # CPU time to compute it (cover at this depth + merge)
 
     @property
@@ -95,7 +60,7 @@ class Plan:
         return [c for r in self.ranges for c in _blocks(r, digits)]
 
 
-def _blocks(r: _Range, digits: int) -> list[str]:
+def _blocks(r: MarkerRange, digits: int) -> list[str]:
     out, index = [], r.low
     while index <= r.high:
         level = 0
@@ -125,17 +90,17 @@ def plans(
 ) -> list[Plan]:
     """One plan per (budget, fraction); the cover is computed once per distinct depth."""
     out: list[Plan] = []
-    covers: dict[int, tuple[list[_Range], float]] = {}
+    covers: dict[int, tuple[list[MarkerRange], float]] = {}
     for fraction in fractions:
         depth = cover_depth(viewport, fraction)
         if depth not in covers:
             started = time.process_time()
-            cover = covering(viewport, depth)
-            covers[depth] = (cover, (time.process_time() - started) * 1000)
-        cover, cover_ms = covers[depth]
+            ranges_cover = cover(viewport, depth)
+            covers[depth] = (ranges_cover, (time.process_time() - started) * 1000)
+        ranges_cover, cover_ms = covers[depth]
         for budget in budgets:
             started = time.process_time()
-            ranges = within_budget(cover, budget)
+            ranges = within_budget(ranges_cover, budget)
             merge_ms = (time.process_time() - started) * 1000
             out.append(Plan(budget, fraction, depth, tuple(ranges), cover_ms + merge_ms))
     return out

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from bench.map_views import marker_item
 from gateway.cost import Cost
-from gateway.data.markers import MAX_LIMIT, add_marker, heatmap, search_markers
+from gateway.data.markers import MAX_LIMIT, add_marker, heatmap, read_markers, search_markers
 from gateway.dynamodb import create_table
-from gateway.requests import Item, Key, to_attributes
+from gateway.requests import Item, to_attributes
 from gateway.store import Store
 from keys import geo
 from keys.conditions import KeyCondition
@@ -100,22 +100,10 @@ async def ranged(
     conditions: Sequence[KeyCondition],
     limit: int = MAX_LIMIT,
 ) -> Run:
-    """`search_markers`' read loop over the ranges of another rule (same paging, same stop)."""
+    """`search_markers`' own read loop over the ranges of another rule."""
     store = Store(client, table)
-    found: list[Item] = []
-    for condition in conditions:
-        start: Key | None = None
-        while len(found) <= limit:
-            page = await store.query(
-                condition, forward=True, limit=limit + 1 - len(found), start_key=start
-            )
-            found.extend(m for m in page.items if viewport.contains(m["lat"], m["lon"]))
-            start = page.last_key
-            if start is None:
-                break
-        if len(found) > limit:
-            break
-    return Run.of(store.cost, found[:limit])
+    result = await read_markers(store, viewport, conditions, limit)
+    return Run.of(store.cost, result.markers)
 
 
 @dataclass(frozen=True)

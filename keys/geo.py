@@ -39,6 +39,8 @@ MAX_PARTITIONS = 64
 # The most Queries one `markers` call makes: the measured balance between requests and
 # items read outside the viewport (bench/map.py; README "Map").
 MARKER_QUERY_BUDGET = 8
+# Cover cells on the view's edge are divided until one is at most this fraction of a side.
+COVER_FRACTION = 8
 _APP = "Dg"
 
 
@@ -249,12 +251,22 @@ def marker_queries(viewport: Viewport, budget: int = MARKER_QUERY_BUDGET) -> lis
     partition with the smallest gap between them merge (reading the gap). A view that
     meets more partitions than the budget gets one range per partition.
     """
-    depth = _cover_depth(viewport)
-    ranges: list[_Range] = []
+    depth = cover_depth(viewport)
+    return [r.condition(depth) for r in within_budget(cover(viewport, depth), budget)]
+
+
+def cover(viewport: Viewport, depth: int) -> list[MarkerRange]:
+    """The view's cells down to `depth`, neighbours in key order merged into one range."""
+    ranges: list[MarkerRange] = []
     for box in viewport.boxes():
         for partition in cells_meeting(box, MARKER_PARTITION_LENGTH):
             ranges.extend(_cover(partition, box, depth))
-    merged = _merge_touching(sorted(set(ranges)))
+    return _merge_touching(sorted(set(ranges)))
+
+
+def within_budget(ranges: list[MarkerRange], budget: int) -> list[MarkerRange]:
+    """Merge the two ranges of one partition with the smallest gap until `budget` remain."""
+    merged = list(ranges)
     while len(merged) > budget:
         gaps = [
             (b.low - a.high, i)
@@ -264,12 +276,12 @@ def marker_queries(viewport: Viewport, budget: int = MARKER_QUERY_BUDGET) -> lis
         if not gaps:
             break
         _, i = min(gaps)
-        merged[i : i + 2] = [_Range(merged[i].partition, merged[i].low, merged[i + 1].high)]
-    return [r.condition(depth) for r in merged]
+        merged[i : i + 2] = [MarkerRange(merged[i].partition, merged[i].low, merged[i + 1].high)]
+    return merged
 
 
 @dataclass(frozen=True, order=True)
-class _Range:
+class MarkerRange:
     """Cells `low..high` (indices at the cover depth) of one 3-character partition."""
 
     partition: str
@@ -282,8 +294,8 @@ class _Range:
         return KeyCondition(TABLE, _partition("Ma", self.partition), low, high + KEY_MAX)
 
 
-def _cover_depth(viewport: Viewport) -> int:
-    """The shortest cell length at which a cell is at most an eighth of the view a side.
+def cover_depth(viewport: Viewport, fraction: int = COVER_FRACTION) -> int:
+    """The shortest cell length at which a cell is at most 1/`fraction` of the view a side.
 
     A side shorter than an eighth of the other counts as that eighth: a thin view would
     otherwise be divided into thousands of cells along its length (a line into millions).
@@ -292,12 +304,12 @@ def _cover_depth(viewport: Viewport) -> int:
     view_height, view_width = max(viewport.height, longer / 8), max(viewport.width, longer / 8)
     for length in range(MARKER_PARTITION_LENGTH, MARKER_GEOHASH_LENGTH + 1):
         height, width = cell_size(length)
-        if height <= view_height / 8 and width <= view_width / 8:
+        if height <= view_height / fraction and width <= view_width / fraction:
             return length
     return MARKER_GEOHASH_LENGTH
 
 
-def _cover(cell: str, box: Box, depth: int) -> list[_Range]:
+def _cover(cell: str, box: Box, depth: int) -> list[MarkerRange]:
     bounds = cell_box(cell)
     if not bounds.intersects(box):
         return []
@@ -305,7 +317,7 @@ def _cover(cell: str, box: Box, depth: int) -> list[_Range]:
         partition, rest = cell[:MARKER_PARTITION_LENGTH], cell[MARKER_PARTITION_LENGTH:]
         span = 32 ** (depth - len(cell))
         first = _index(rest) * span
-        return [_Range(partition, first, first + span - 1)]
+        return [MarkerRange(partition, first, first + span - 1)]
     children = cells_meeting(_clip(bounds, box), len(cell) + 1)
     return [r for child in children if child.startswith(cell) for r in _cover(child, box, depth)]
 
@@ -316,12 +328,12 @@ def _clip(a: Box, b: Box) -> Box:
     )
 
 
-def _merge_touching(ranges: list[_Range]) -> list[_Range]:
-    merged: list[_Range] = []
+def _merge_touching(ranges: list[MarkerRange]) -> list[MarkerRange]:
+    merged: list[MarkerRange] = []
     for r in ranges:
         last = merged[-1] if merged else None
         if last is not None and last.partition == r.partition and r.low <= last.high + 1:
-            merged[-1] = _Range(last.partition, last.low, max(last.high, r.high))
+            merged[-1] = MarkerRange(last.partition, last.low, max(last.high, r.high))
         else:
             merged.append(r)
     return merged

@@ -7,6 +7,7 @@ in one TransactWriteItems, so counts are exact even after a failed write.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from gateway.requests import Item, Key, put_request, to_attributes
 from gateway.store import Store, TransactionCanceled
 from keys import geo
 from keys.codecs import format_timestamp
+from keys.conditions import KeyCondition
 from keys.table import TABLE
 
 MAX_LIMIT = 1_000
@@ -111,14 +113,18 @@ def _count_updates(table: str, geohash: str, delta: int) -> list[dict[str, Any]]
 
 
 async def search_markers(store: Store, viewport: geo.Viewport, limit: int) -> MarkerSearch:
-    """Markers inside the view (edges included): up to `limit`, and whether there are more.
-
-    Ranges are read one after another and reading stops once `limit + 1` are found.
-    """
+    """Markers inside the view (edges included): up to `limit`, and whether there are more."""
     validation.number(limit, "limit", 1, MAX_LIMIT)
     geo.checked_marker_view(viewport)
+    return await read_markers(store, viewport, geo.marker_queries(viewport), limit)
+
+
+async def read_markers(
+    store: Store, viewport: geo.Viewport, conditions: Sequence[KeyCondition], limit: int
+) -> MarkerSearch:
+    """Read `conditions` one after another, keeping markers in the view, until `limit + 1`."""
     found: list[Item] = []
-    for condition in geo.marker_queries(viewport):
+    for condition in conditions:
         start: Key | None = None
         while len(found) <= limit:
             page = await store.query(
