@@ -8,7 +8,7 @@ included) is one more `Limit: 1` Query, made only when a client asks for that fl
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.cursors import Binding, CursorCodec
@@ -63,6 +63,10 @@ class Page:
     edges: list[Edge]
     has_next_page: Check
     has_previous_page: Check
+    # The item the collection hangs off, when the page was read together with it
+    # (`parent_read`); None there means it does not exist.
+    parent: Item | None = None
+    parent_read: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,7 @@ class Filter:
 
     expression: str
     values: Mapping[str, Any]
+    names: Mapping[str, str] = field(default_factory=dict)
 
 
 def _known(value: bool) -> Check:
@@ -93,8 +98,15 @@ class Paginator:
         *,
         forward: bool = True,
         filter: Filter | None = None,
+        parent: str | None = None,
     ) -> Page:
-        """The page of `condition` read in direction `forward` that `args` asks for."""
+        """The page of `condition` read in direction `forward` that `args` asks for.
+
+        `parent` is the sort key (on the condition's index) of the item the collection
+        hangs off, stored right next to it (seed 000's repository and its issues). When
+        the page starts there, that item is read by the same Query: see `starts_at`. A
+        `filter` must then let the parent through (DynamoDB filters cannot name keys).
+        """
         attributes = page_key_attributes(condition.index)
         start = None
         if args.cursor is not None:
@@ -103,7 +115,16 @@ class Paginator:
                 raise BadCursor("the cursor is malformed; use a cursor returned by this field")
             start = dict(zip(attributes, values, strict=True))
         reading_forward = forward != args.backward
-        result = await self._read(condition, reading_forward, args.size + 1, start, filter)
+        with_parent = parent is not None and starts_at(condition, parent, args, forward)
+        if with_parent:
+            assert parent is not None
+            widened = _widened(condition, parent)
+            result = await self._read(widened, reading_forward, args.size + 2, None, filter)
+            head = result[0] if result and result[0][condition.index.sort_key] == parent else None
+            result = result[1:] if head is not None else result
+        else:
+            result = await self._read(condition, reading_forward, args.size + 1, start, filter)
+            head = None
         items = result[: args.size]
         more = len(result) > args.size
         if args.backward:
@@ -125,8 +146,10 @@ class Paginator:
             )
         )
         if args.backward:
-            return Page(edges, has_next_page=behind, has_previous_page=_known(more))
-        return Page(edges, has_next_page=_known(more), has_previous_page=behind)
+            flags = {"has_next_page": behind, "has_previous_page": _known(more)}
+        else:
+            flags = {"has_next_page": _known(more), "has_previous_page": behind}
+        return Page(edges, **flags, parent=head, parent_read=with_parent)
 
     def _exists(
         self, condition: KeyCondition, forward: bool, start: Key | None, filter: Filter | None
@@ -151,5 +174,19 @@ class Paginator:
             start_key=start,
             filter_expression=None if filter is None else filter.expression,
             filter_values=None if filter is None else filter.values,
+            filter_names=None if filter is None else filter.names,
         )
         return result.items
+
+
+def starts_at(condition: KeyCondition, parent: str, args: PageArgs, forward: bool) -> bool:
+    """Whether the page `args` asks for begins at `parent`: no cursor, and read away from it."""
+    children_after = condition.low is not None and parent < condition.low
+    return args.cursor is None and (forward != args.backward) == children_after
+
+
+def _widened(condition: KeyCondition, parent: str) -> KeyCondition:
+    """The condition stretched to take in `parent`, which lies right next to it."""
+    if condition.low is not None and parent < condition.low:
+        return KeyCondition(condition.index, condition.partition, parent, condition.high)
+    return KeyCondition(condition.index, condition.partition, condition.low, parent)

@@ -60,7 +60,9 @@ def query_request(
     start_key: Key | None = None,
     filter_expression: str | None = None,
     filter_values: Mapping[str, Any] | None = None,
+    filter_names: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    """A Query over `condition`; a filter may alias attribute names other than `#pk`/`#sk`."""
     index = condition.index
     names = {"#pk": index.partition_key, "#sk": index.sort_key}
     values: dict[str, Any] = {":pk": condition.partition}
@@ -81,6 +83,7 @@ def query_request(
         del names["#sk"]
     if filter_expression is not None:
         values.update(filter_values or {})
+        names.update(filter_names or {})
     request: dict[str, Any] = {
         "TableName": table,
         "KeyConditionExpression": expression,
@@ -137,34 +140,43 @@ def update_request(
     table: str,
     key: Key,
     *,
-    set_values: Mapping[str, Any],
+    set_values: Mapping[str, Any] | None = None,
+    add: Mapping[str, int] | None = None,
     remove: Iterable[str] = (),
     condition: str | None = None,
     condition_values: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """An UpdateItem that sets and removes attributes, guarded by `condition`.
+    """An UpdateItem that sets, adds to and removes attributes, guarded by `condition`.
 
     Attribute names are aliased as `#<name>` so reserved words such as `status` are safe;
-    `condition` may use `#<name>` for any name in `set_values` or `remove`, and `#pk`.
+    `condition` may use `#<name>` for any name in `set_values`, `add` or `remove`, and `#pk`.
+    The item must exist: an update never creates one.
     """
     names = {"#pk": TABLE.partition_key}
     values: dict[str, Any] = dict(condition_values or {})
-    assignments = []
-    for position, (name, value) in enumerate(set_values.items()):
-        names[f"#{name}"] = name
-        values[f":v{position}"] = value
-        assignments.append(f"#{name} = :v{position}")
+    clauses = []
+    position = 0
+    for verb, changes in (("SET", set_values or {}), ("ADD", add or {})):
+        parts = []
+        for name, value in changes.items():
+            names[f"#{name}"] = name
+            values[f":v{position}"] = value
+            parts.append(f"#{name} = :v{position}" if verb == "SET" else f"#{name} :v{position}")
+            position += 1
+        if parts:
+            clauses.append(f"{verb} " + ", ".join(parts))
     removals = []
     for name in remove:
         names[f"#{name}"] = name
         removals.append(f"#{name}")
-    expression = "SET " + ", ".join(assignments)
     if removals:
-        expression += " REMOVE " + ", ".join(removals)
+        clauses.append("REMOVE " + ", ".join(removals))
+    if not clauses:
+        raise ValueError("an update needs something to set, add or remove")
     request: dict[str, Any] = {
         "TableName": table,
         "Key": to_attributes(key),
-        "UpdateExpression": expression,
+        "UpdateExpression": " ".join(clauses),
         "ConditionExpression": "attribute_exists(#pk)"
         + ("" if condition is None else f" AND ({condition})"),
         "ExpressionAttributeNames": names,
@@ -173,6 +185,20 @@ def update_request(
         "ReturnConsumedCapacity": "TOTAL",
     }
     return request
+
+
+def transaction_update(request: Mapping[str, Any]) -> dict[str, Any]:
+    """An `update_request` as a TransactWriteItems action (which returns nothing)."""
+    unsupported = {"ReturnValues", "ReturnConsumedCapacity"}
+    return {"Update": {k: v for k, v in request.items() if k not in unsupported}}
+
+
+def transaction_delete(table: str, key: Key, *, must_exist: bool = False) -> dict[str, Any]:
+    delete: dict[str, Any] = {"TableName": table, "Key": to_attributes(key)}
+    if must_exist:
+        delete["ConditionExpression"] = "attribute_exists(#pk)"
+        delete["ExpressionAttributeNames"] = {"#pk": TABLE.partition_key}
+    return {"Delete": delete}
 
 
 def condition_check(table: str, key: Key, *, exists: bool) -> dict[str, Any]:

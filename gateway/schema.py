@@ -25,7 +25,10 @@ from gateway.extensions import CodedMaskErrors, CostReport
 from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
+from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
+from resolvers.repos import ReposMutation, ReposQuery
 from resolvers.scalars import DATETIME_SCALAR
+from resolvers.tickets import TicketsMutation, TicketsQuery
 
 MAX_DEPTH = 15
 MAX_ALIASES = 30
@@ -37,8 +40,20 @@ _LIMIT_RULES: list[type[ASTValidationRule]] = [
     depth_rule(MAX_DEPTH, None),
 ]
 
-Query = merge_types("Query", (OrdersQuery, CommentsQuery, MapQuery))
-Mutation = merge_types("Mutation", (OrdersMutation, CommentsMutation, MapMutation))
+Query = merge_types(
+    "Query", (OrdersQuery, CommentsQuery, ReposQuery, OrganizationsQuery, TicketsQuery, MapQuery)
+)
+Mutation = merge_types(
+    "Mutation",
+    (
+        OrdersMutation,
+        CommentsMutation,
+        ReposMutation,
+        OrganizationsMutation,
+        TicketsMutation,
+        MapMutation,
+    ),
+)
 
 
 class Schema(strawberry.Schema):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import random
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +32,7 @@ from gateway.requests import (
     query_request,
 )
 from keys.conditions import KeyCondition
+from keys.table import page_key_attributes
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -55,6 +58,10 @@ _THROTTLING = {
 }
 _THROTTLED_ACTIONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
 _UNPROCESSED_RETRIES = 8
+# Transactions cancelled by a mere conflict are sent again this many times.
+_CONFLICT_RETRIES = 3
+# The most items one filtered refill asks DynamoDB to evaluate.
+_MAX_REFILL = 1_000
 
 # A client method such as `client.query`: keyword arguments in, a response dict out.
 _Operation = Callable[..., Awaitable[Any]]
@@ -70,6 +77,14 @@ class TransactionCanceled(Exception):
     def __init__(self, reasons: list[str]) -> None:
         super().__init__(", ".join(reasons))
         self.reasons = reasons
+
+    @property
+    def only_conflicts(self) -> bool:
+        """Nothing failed its condition; another transaction merely held an item."""
+        return "TransactionConflict" in self.reasons and set(self.reasons) <= {
+            "None",
+            "TransactionConflict",
+        }
 
     def as_error(self, conflict_message: str) -> DynagateError:
         """What a client hears when no reason is the caller's to explain."""
@@ -99,15 +114,22 @@ class Store:
         start_key: Key | None = None,
         filter_expression: str | None = None,
         filter_values: Mapping[str, Any] | None = None,
+        filter_names: Mapping[str, str] | None = None,
     ) -> QueryResult:
         """Items matching `condition`, up to `limit` (all when None).
 
         DynamoDB stops a page at 1 MB (or at `Limit` before filtering); this goes on from
         LastEvaluatedKey until `limit` matches are in hand or the range is exhausted.
+        With a filter, each refill reads as far as the hit rate so far says it must (twice
+        as far as the last read while nothing matched), so a sparse stretch costs a few
+        requests rather than one per item; matches past `limit` are dropped.
         """
         items: list[Item] = []
+        scanned = read = 0
         while True:
             remaining = None if limit is None else limit - len(items)
+            if remaining is not None and filter_expression is not None and scanned:
+                remaining = _refill_limit(remaining, len(items), scanned, read)
             request = query_request(
                 self.table,
                 condition,
@@ -116,15 +138,19 @@ class Store:
                 start_key=start_key,
                 filter_expression=filter_expression,
                 filter_values=filter_values,
+                filter_names=filter_names,
             )
             response = await self._call("read", self.client.query, request)
             page = [from_attributes(i) for i in response.get("Items", [])]
-            self.cost.record(
-                "read", response, scanned=response.get("ScannedCount", 0), returned=len(page)
-            )
+            read = response.get("ScannedCount", 0)
+            scanned += read
+            self.cost.record("read", response, scanned=read, returned=len(page))
             items.extend(page)
             raw_last = response.get("LastEvaluatedKey")
             start_key = None if raw_last is None else _key(raw_last)
+            if limit is not None and len(items) > limit:
+                del items[limit:]
+                start_key = _item_key(items[-1], condition)
             if start_key is None or (limit is not None and len(items) >= limit):
                 return QueryResult(items, start_key)
 
@@ -166,15 +192,27 @@ class Store:
         return from_attributes(response.get("Attributes", {}))
 
     async def transact(self, actions: Sequence[dict[str, Any]]) -> None:
-        """All of `actions` or none of them (TransactWriteItems, at most 100 actions)."""
-        request = {
-            "TransactItems": list(actions),
-            "ReturnConsumedCapacity": "TOTAL",
-            # Botocore resends the same token when it retries, so a transaction that was
-            # applied but whose answer was lost is not applied twice or refused as a conflict.
-            "ClientRequestToken": uuid.uuid4().hex,
-        }
-        await self.write(self.client.transact_write_items, request)
+        """All of `actions` or none of them (TransactWriteItems, at most 100 actions).
+
+        A transaction cancelled only because another one held an item (TransactionConflict)
+        changed nothing, so it is sent again after a short random pause, a few times.
+        """
+        for attempt in range(_CONFLICT_RETRIES + 1):
+            request = {
+                "TransactItems": list(actions),
+                "ReturnConsumedCapacity": "TOTAL",
+                # Botocore resends the same token when it retries, so a transaction that was
+                # applied but whose answer was lost is not applied twice or refused as a
+                # conflict.
+                "ClientRequestToken": uuid.uuid4().hex,
+            }
+            try:
+                await self.write(self.client.transact_write_items, request)
+                return
+            except TransactionCanceled as exc:
+                if attempt == _CONFLICT_RETRIES or not exc.only_conflicts:
+                    raise
+            await asyncio.sleep(random.uniform(0, 0.02 * 2**attempt))
 
     async def write(self, method: _Operation, request: dict[str, Any]) -> dict[str, Any]:
         response = await self._call("write", method, request)
@@ -213,6 +251,16 @@ def _mapped(exc: ClientError, operation: Operation, cost: Cost) -> Exception | N
         logger.error("table missing: %s", error.get("Message"))
         return Unavailable("the table is not available; run `dynagate create-table`")
     return None
+
+
+def _refill_limit(remaining: int, matched: int, scanned: int, last_read: int) -> int:
+    if matched == 0:
+        return min(max(remaining, 2 * last_read), _MAX_REFILL)
+    return min(max(remaining, math.ceil(remaining * scanned / matched)), _MAX_REFILL)
+
+
+def _item_key(item: Item, condition: KeyCondition) -> Key:
+    return {a: str(item[a]) for a in page_key_attributes(condition.index)}
 
 
 def _key(attributes: Mapping[str, Any]) -> Key:

@@ -46,3 +46,9 @@ def past_time(value: datetime, field: str, now: datetime) -> datetime:
     if value.timestamp() < KSUID_EPOCH:
         raise BadUserInput(f"{field}: times before 2014-05-13T16:53:20Z cannot be stored")
     return value
+
+
+def choice(value: str, field: str, choices: frozenset[str]) -> str:
+    if value not in choices:
+        raise BadUserInput(f"{field}: {value!r} is not one of {', '.join(sorted(choices))}")
+    return value

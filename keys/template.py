@@ -53,10 +53,14 @@ class KeyTemplate:
 
     def parse(self, key: str) -> dict[str, Any]:
         """The segment values of a full key rendered by this template."""
-        parts = key.split(DELIMITER)
-        if parts[0] != self.label or len(parts) != len(self.segments) + 1:
+        # A label may itself start with the delimiter (`#TEAM`, which sorts before letters).
+        if key == self.label and not self.segments:
+            return {}
+        head = self.label + DELIMITER
+        parts = key.removeprefix(head).split(DELIMITER)
+        if not key.startswith(head) or len(parts) != len(self.segments):
             raise ValueError(f"{key!r} is not a {self.label} key")
-        return {s.name: s.codec.decode(p) for s, p in zip(self.segments, parts[1:], strict=True)}
+        return {s.name: s.codec.decode(p) for s, p in zip(self.segments, parts, strict=True)}
 
     def matches(self, key: str) -> bool:
         try:

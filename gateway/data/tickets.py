@@ -1,0 +1,122 @@
+"""Ticket queues, ordered by each ticket's `updatedAt` through GSI1."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gateway import validation
+from gateway.clock import new_ksuid, now
+from gateway.cursors import Binding
+from gateway.data.collections import PageRead, Prefetched, load_with_pages
+from gateway.errors import BadUserInput, Conflict, NotFound
+from gateway.loaders import ItemLoader
+from gateway.pagination import PageArgs, Paginator
+from gateway.requests import Item, Key, condition_check, put_request, update_request
+from gateway.store import ConditionFailed, Store, TransactionCanceled
+from keys import tickets as ticket_keys
+from keys.codecs import format_timestamp
+from keys.table import GSI1
+
+
+async def create_queue(store: Store, queue_id: str, name: str) -> Item:
+    item = {
+        **ticket_keys.queue_key(validation.ident(queue_id)),
+        **ticket_keys.queue_index_attributes(queue_id),
+        "type": "QUEUE",
+        "id": queue_id,
+        "name": validation.text(name, "name"),
+        "createdAt": format_timestamp(now()),
+    }
+    try:
+        await store.put(put_request(store.table, item, must_be_new=True))
+    except ConditionFailed as exc:
+        raise Conflict(f"queue {queue_id!r} already exists") from exc
+    return item
+
+
+async def open_ticket(store: Store, queue_id: str, title: str) -> Item:
+    validation.ident(queue_id, "queueId")
+    created = now()
+    ticket_id = new_ksuid(created)
+    ticket = {
+        **ticket_keys.ticket_key(ticket_id),
+        **ticket_keys.ticket_index_attributes(queue_id, ticket_id, created),
+        "type": "TICKET",
+        "id": ticket_id,
+        "queueId": queue_id,
+        "title": validation.text(title, "title"),
+        "status": "OPEN",
+        "createdAt": format_timestamp(created),
+        "updatedAt": format_timestamp(created),
+    }
+    actions = [
+        condition_check(store.table, ticket_keys.queue_key(queue_id), exists=True),
+        {"Put": put_request(store.table, ticket, must_be_new=True)},
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
+            raise NotFound(f"queue {queue_id!r} does not exist") from exc
+        raise exc.as_error("the ticket could not be opened; try again") from exc
+    return ticket
+
+
+async def update_ticket(
+    store: Store, items: ItemLoader, ticket_id: str, title: str | None, status: str | None
+) -> Item:
+    """Change a ticket. The new `updatedAt` and the GSI1 sort key built from it are set by
+    the same UpdateItem, so the ticket moves to the top of its queue with no delete."""
+    validation.ident(ticket_id)
+    if title is None and status is None:
+        raise BadUserInput("give `title`, `status` or both")
+    changes: dict[str, str] = {}
+    if title is not None:
+        changes["title"] = validation.text(title, "title")
+    if status is not None:
+        changes["status"] = validation.choice(status, "status", ticket_keys.TICKET_STATUSES)
+    key = _ticket_key_or_none(ticket_id)
+    if key is None:
+        raise NotFound(f"ticket {ticket_id!r} does not exist")
+    updated = now()
+    moved = ticket_keys.TICKET_BY_UPDATE.render(updated_at=updated, ticket_id=ticket_id)
+    request = update_request(
+        store.table,
+        key,
+        set_values={**changes, "updatedAt": format_timestamp(updated), GSI1.sort_key: moved},
+    )
+    try:
+        ticket = await store.update(request)
+    except ConditionFailed as exc:
+        raise NotFound(f"ticket {ticket_id!r} does not exist") from exc
+    items.refresh(key, ticket)
+    return ticket
+
+
+async def load_ticket(items: ItemLoader, ticket_id: str) -> Item | None:
+    key = _ticket_key_or_none(validation.ident(ticket_id))
+    return None if key is None else await items.load_item(key)
+
+
+def _ticket_key_or_none(ticket_id: str) -> Key | None:
+    # A valid identifier that is not a KSUID names no ticket: a miss, not a client error.
+    try:
+        return ticket_keys.ticket_key(ticket_id)
+    except ValueError:
+        return None
+
+
+def tickets_read(queue_id: str, args: PageArgs) -> PageRead:
+    """Most recently updated first."""
+    condition = ticket_keys.queue_tickets(validation.ident(queue_id))
+    binding = Binding("Queue.tickets", condition.partition, {})
+    return PageRead(condition, binding, args, forward=False)
+
+
+async def load_queue(
+    items: ItemLoader, pages: Paginator, queue_id: str, reads: Mapping[str, PageRead]
+) -> tuple[Item | None, Prefetched]:
+    """The queue, with the first pages of `reads` read in the same Queries (on GSI1)."""
+    key = ticket_keys.queue_key(validation.ident(queue_id))
+    parent = ticket_keys.queue_index_attributes(queue_id)[GSI1.sort_key]
+    return await load_with_pages(items, pages, key, parent, reads)

@@ -1,0 +1,168 @@
+"""Organizations with their members, admins and teams (seeds 000 and 001)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+
+from gateway.context import Context
+from gateway.data import organizations as data
+from gateway.data.collections import PageRead, Prefetched, take
+from gateway.pagination import Page
+from gateway.requests import Item
+from keys.codecs import parse_timestamp
+from resolvers import lookahead
+from resolvers.relay import NOT_GIVEN, Connection, page_args
+
+Info = strawberry.Info[Context, None]
+
+
+@strawberry.enum
+class Role(Enum):
+    ADMIN = "ADMIN"
+    MEMBER = "MEMBER"
+
+
+@strawberry.type
+class Member:
+    username: str
+    name: str
+    role: Role
+    joined_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Member:
+        return cls(
+            username=item["username"],
+            name=item["name"],
+            role=Role(item["role"]),
+            joined_at=parse_timestamp(item["joinedAt"]),
+        )
+
+
+@strawberry.type
+class Team:
+    name: str
+    created_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Team:
+        return cls(name=item["name"], created_at=parse_timestamp(item["createdAt"]))
+
+
+@strawberry.type
+class Organization:
+    name: str
+    created_at: datetime
+    prefetched: strawberry.Private[Prefetched]
+
+    @classmethod
+    def from_item(cls, item: Item, prefetched: Prefetched | None = None) -> Organization:
+        return cls(
+            name=item["name"],
+            created_at=parse_timestamp(item["createdAt"]),
+            prefetched=prefetched or {},
+        )
+
+    @strawberry.field
+    async def members(
+        self,
+        info: Info,
+        first: int | None = NOT_GIVEN,
+        after: str | None = NOT_GIVEN,
+        last: int | None = NOT_GIVEN,
+        before: str | None = NOT_GIVEN,
+    ) -> Connection[Member]:
+        """Usernames A→Z, ignoring case."""
+        read = data.members_read(self.name, page_args(first, after, last, before))
+        return Connection.from_page(await self._page(info, read), Member.from_item)
+
+    @strawberry.field
+    async def admins(
+        self,
+        info: Info,
+        first: int | None = NOT_GIVEN,
+        after: str | None = NOT_GIVEN,
+        last: int | None = NOT_GIVEN,
+        before: str | None = NOT_GIVEN,
+    ) -> Connection[Member]:
+        """Members whose role is ADMIN, usernames A→Z, ignoring case."""
+        read = data.admins_read(self.name, page_args(first, after, last, before))
+        return Connection.from_page(await self._page(info, read), Member.from_item)
+
+    @strawberry.field
+    async def teams(self, info: Info) -> list[Team]:
+        """Every team, names A→Z, ignoring case."""
+        page = await self._page(info, data.teams_read(self.name))
+        # Read backwards from the organization item, so Z→A.
+        return [Team.from_item(edge.item) for edge in reversed(page.edges)]
+
+    async def _page(self, info: Info, read: PageRead) -> Page:
+        page = take(self.prefetched, str(info.path.key), read)
+        return page if page is not None else await read.page(info.context.pages)
+
+
+@strawberry.input
+class CreateOrganizationInput:
+    name: str
+
+
+@strawberry.input
+class AddMemberInput:
+    organization: str
+    username: str
+    name: str
+    role: Role
+
+
+@strawberry.type
+class OrganizationsQuery:
+    @strawberry.field
+    async def organization(self, info: Info, name: str) -> Organization | None:
+        """With `members`, `admins` or `teams` selected, the organization and each first
+        page are one Query: teams sort before the organization item, members after it,
+        and the sparse admins index holds the organization item too."""
+        reads = lookahead.child_reads(
+            info,
+            {
+                "members": lambda a: data.members_read(name, lookahead.page_args(a)),
+                "admins": lambda a: data.admins_read(name, lookahead.page_args(a)),
+                "teams": lambda a: data.teams_read(name),
+            },
+        )
+        item, prefetched = await data.load_organization(
+            info.context.items, info.context.pages, name, reads
+        )
+        return None if item is None else Organization.from_item(item, prefetched)
+
+
+@strawberry.type
+class OrganizationsMutation:
+    @strawberry.mutation
+    async def create_organization(self, info: Info, input: CreateOrganizationInput) -> Organization:
+        return Organization.from_item(
+            await data.create_organization(info.context.store, input.name)
+        )
+
+    @strawberry.mutation
+    async def add_member(self, info: Info, input: AddMemberInput) -> Member:
+        item = await data.add_member(
+            info.context.store, input.organization, input.username, input.name, input.role.value
+        )
+        return Member.from_item(item)
+
+    @strawberry.mutation
+    async def set_member_role(
+        self, info: Info, organization: str, username: str, role: Role
+    ) -> Member:
+        context = info.context
+        item = await data.set_member_role(
+            context.store, context.items, organization, username, role.value
+        )
+        return Member.from_item(item)
+
+    @strawberry.mutation
+    async def create_team(self, info: Info, organization: str, name: str) -> Team:
+        return Team.from_item(await data.create_team(info.context.store, organization, name))

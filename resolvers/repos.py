@@ -1,0 +1,178 @@
+"""Repositories with their issues and stars (seeds 000 and 001)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+
+from gateway.context import Context
+from gateway.data import repos as data
+from gateway.data.collections import PageRead, Prefetched, take
+from gateway.pagination import Page
+from gateway.requests import Item
+from keys.codecs import parse_timestamp
+from resolvers import lookahead
+from resolvers.relay import NOT_GIVEN, Connection, given, page_args
+
+Info = strawberry.Info[Context, None]
+
+
+@strawberry.enum
+class IssueState(Enum):
+    OPEN = "OPEN"
+    CLOSED = "CLOSED"
+
+
+@strawberry.type
+class Issue:
+    number: int
+    title: str
+    state: IssueState
+    created_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Issue:
+        return cls(
+            number=item["number"],
+            title=item["title"],
+            state=IssueState(item["state"]),
+            created_at=parse_timestamp(item["createdAt"]),
+        )
+
+
+@strawberry.type
+class Star:
+    username: str
+    starred_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Star:
+        return cls(username=item["username"], starred_at=parse_timestamp(item["starredAt"]))
+
+
+@strawberry.type
+class Repo:
+    owner: str
+    name: str
+    description: str | None
+    created_at: datetime
+    star_count: int
+    prefetched: strawberry.Private[Prefetched]
+
+    @classmethod
+    def from_item(cls, item: Item, prefetched: Prefetched | None = None) -> Repo:
+        return cls(
+            owner=item["owner"],
+            name=item["name"],
+            description=item.get("description"),
+            created_at=parse_timestamp(item["createdAt"]),
+            star_count=item["starCount"],
+            prefetched=prefetched or {},
+        )
+
+    @strawberry.field
+    async def issues(
+        self,
+        info: Info,
+        state: IssueState | None = NOT_GIVEN,
+        first: int | None = NOT_GIVEN,
+        after: str | None = NOT_GIVEN,
+        last: int | None = NOT_GIVEN,
+        before: str | None = NOT_GIVEN,
+    ) -> Connection[Issue]:
+        """Highest number first."""
+        chosen = given(state)
+        read = data.issues_read(
+            self.owner,
+            self.name,
+            page_args(first, after, last, before),
+            None if chosen is None else chosen.value,
+        )
+        return Connection.from_page(await self._page(info, read), Issue.from_item)
+
+    @strawberry.field
+    async def stars(
+        self,
+        info: Info,
+        first: int | None = NOT_GIVEN,
+        after: str | None = NOT_GIVEN,
+        last: int | None = NOT_GIVEN,
+        before: str | None = NOT_GIVEN,
+    ) -> Connection[Star]:
+        """Usernames A→Z, ignoring case."""
+        read = data.stars_read(self.owner, self.name, page_args(first, after, last, before))
+        return Connection.from_page(await self._page(info, read), Star.from_item)
+
+    async def _page(self, info: Info, read: PageRead) -> Page:
+        page = take(self.prefetched, str(info.path.key), read)
+        return page if page is not None else await read.page(info.context.pages)
+
+
+@strawberry.input
+class CreateRepoInput:
+    owner: str
+    name: str
+    description: str | None = NOT_GIVEN
+
+
+@strawberry.input
+class OpenIssueInput:
+    owner: str
+    name: str
+    title: str
+
+
+@strawberry.type
+class ReposQuery:
+    @strawberry.field
+    async def repo(self, info: Info, owner: str, name: str) -> Repo | None:
+        """With `issues` or `stars` selected, the repository and their first page are one
+        Query each: the repository item sits between its issues and its stars."""
+        reads = lookahead.child_reads(
+            info,
+            {
+                "issues": lambda a: data.issues_read(
+                    owner, name, lookahead.page_args(a), lookahead.enum_value(a.get("state"))
+                ),
+                "stars": lambda a: data.stars_read(owner, name, lookahead.page_args(a)),
+            },
+        )
+        item, prefetched = await data.load_repo(
+            info.context.items, info.context.pages, owner, name, reads
+        )
+        return None if item is None else Repo.from_item(item, prefetched)
+
+
+@strawberry.type
+class ReposMutation:
+    @strawberry.mutation
+    async def create_repo(self, info: Info, input: CreateRepoInput) -> Repo:
+        item = await data.create_repo(
+            info.context.store, input.owner, input.name, given(input.description)
+        )
+        return Repo.from_item(item)
+
+    @strawberry.mutation
+    async def open_issue(self, info: Info, input: OpenIssueInput) -> Issue:
+        item = await data.open_issue(info.context.store, input.owner, input.name, input.title)
+        return Issue.from_item(item)
+
+    @strawberry.mutation
+    async def close_issue(self, info: Info, owner: str, name: str, number: int) -> Issue:
+        context = info.context
+        item = await data.close_issue(context.store, context.items, owner, name, number)
+        return Issue.from_item(item)
+
+    @strawberry.mutation
+    async def star_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
+        context = info.context
+        item = await data.star_repo(context.store, context.items, owner, name, username)
+        return Repo.from_item(item)
+
+    @strawberry.mutation
+    async def unstar_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
+        context = info.context
+        item = await data.unstar_repo(context.store, context.items, owner, name, username)
+        return Repo.from_item(item)
