@@ -51,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     seed.add_argument("--products", type=int, default=6)
     seed.add_argument("--max-comments", type=int, default=25)
     seed.add_argument("--markers-per-place", type=int, default=60)
+    seed.add_argument("--repos", type=int, default=4)
+    seed.add_argument("--organizations", type=int, default=2)
+    seed.add_argument("--queues", type=int, default=2)
     seed.set_defaults(run=_seed)
 
     local = commands.add_parser(
@@ -112,18 +115,22 @@ def _seed(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env(serving=False)
 
-    async def run() -> tuple[int, int, int, int, int]:
+    async def run() -> tuple[int, ...]:
         async with open_client(settings) as client:
             seeder = Seeder(client, settings.table)
             customers, orders = await seeder.run(args.customers, args.max_orders)
             products, comments = await seeder.run_comments(args.products, args.max_comments)
             markers = await seeder.run_markers(args.markers_per_place)
-            return customers, orders, products, comments, markers
+            collections = await seeder.run_collections(args.repos, args.organizations, args.queues)
+            return customers, orders, products, comments, markers, *collections
 
-    customers, orders, products, comments, markers = asyncio.run(run())
+    customers, orders, products, comments, markers, repos, organizations, queues = asyncio.run(
+        run()
+    )
     print(
         f"seeded {customers} customers and {orders} orders, {products} products and"
-        f" {comments} comments, {markers} markers into {settings.table!r}"
+        f" {comments} comments, {markers} markers, {repos} repositories, {organizations}"
+        f" organizations and {queues} queues into {settings.table!r}"
     )
     return 0
 

@@ -26,6 +26,29 @@ POST_COMMENT = """
 mutation ($input: PostCommentInput!) { postComment(input: $input) { id } }"""
 ADD_MARKER = """
 mutation ($input: AddMarkerInput!) { addMarker(input: $input) { id } }"""
+CREATE_REPO = """
+mutation ($input: CreateRepoInput!) { createRepo(input: $input) { name } }"""
+OPEN_ISSUE = """
+mutation ($input: OpenIssueInput!) { openIssue(input: $input) { number } }"""
+CLOSE_ISSUE = """
+mutation ($owner: String!, $name: String!, $number: Int!) {
+  closeIssue(owner: $owner, name: $name, number: $number) { number } }"""
+STAR_REPO = """
+mutation ($owner: String!, $name: String!, $username: String!) {
+  starRepo(owner: $owner, name: $name, username: $username) { starCount } }"""
+CREATE_ORGANIZATION = """
+mutation ($input: CreateOrganizationInput!) { createOrganization(input: $input) { name } }"""
+CREATE_TEAM = """
+mutation ($organization: String!, $name: String!) {
+  createTeam(organization: $organization, name: $name) { name } }"""
+ADD_MEMBER = """
+mutation ($input: AddMemberInput!) { addMember(input: $input) { username } }"""
+CREATE_QUEUE = """
+mutation ($input: CreateQueueInput!) { createQueue(input: $input) { id } }"""
+OPEN_TICKET = """
+mutation ($input: OpenTicketInput!) { openTicket(input: $input) { id } }"""
+UPDATE_TICKET = """
+mutation ($input: UpdateTicketInput!) { updateTicket(input: $input) { id } }"""
 SET_STATUS = """
 mutation ($id: ID!, $status: OrderStatus!) { setOrderStatus(id: $id, status: $status) { id } }"""
 
@@ -44,6 +67,10 @@ _REMARKS = [
 ]
 # Demo map areas: (label, latitude, longitude) of each centre.
 _PLACES = [("London", 51.507, -0.128), ("Paris", 48.857, 2.352), ("Auckland", -36.85, 174.76)]
+_REPOS = ["gateway", "dynamo-notes", "geo-tiles", "ksuid-py", "relay-cursors", "tiny-orm"]
+_ISSUES = ["Crash on empty input", "Docs typo", "Add a flag for", "Slow first request", "Support"]
+_TEAMS = ["Platform", "data", "Design", "mobile", "Security", "web"]
+_TICKETS = ["Cannot log in", "Refund request", "Invoice missing", "App freezes", "Wrong address"]
 # Where orders end up, as (moves after PLACED, weight).
 _FATES = [([], 3), (["SHIPPED"], 2), (["SHIPPED", "DELIVERED"], 6), (["CANCELLED"], 1)]
 
@@ -125,6 +152,87 @@ class Seeder:
                     added += per_place
                 progress.update()
         return added
+
+    async def run_collections(
+        self, repos: int = 4, organizations: int = 2, queues: int = 2
+    ) -> tuple[int, int, int]:
+        """Repositories with issues and stars, organizations with teams and members, and
+        queues with tickets, some updated since. Ones that exist already are skipped."""
+        users = [f"{n}{k}" if k else n for k in range(3) for n in _NAMES]
+        made = [0, 0, 0]
+        total = repos + organizations + queues
+        with tqdm(total=total, desc="seeding repos, organizations, queues") as progress:
+            for number in range(repos):
+                made[0] += await self._repo(number, users)
+                progress.update()
+            for number in range(organizations):
+                made[1] += await self._organization(number, users)
+                progress.update()
+            for number in range(queues):
+                made[2] += await self._queue(number)
+                progress.update()
+        return made[0], made[1], made[2]
+
+    async def _repo(self, number: int, users: list[str]) -> int:
+        owner, name = _NAMES[number % len(_NAMES)], _REPOS[number % len(_REPOS)]
+        where = {"owner": owner, "name": f"{name}-{number}" if number >= len(_REPOS) else name}
+        if await self._execute(CREATE_REPO, {"input": {**where, "description": "Demo"}}) is None:
+            return 0
+        for _ in range(self.random.randint(5, 40)):
+            title = f"{self.random.choice(_ISSUES)} #{self.random.randint(1, 999)}"
+            issue = await self._execute(OPEN_ISSUE, {"input": {**where, "title": title}})
+            assert issue is not None
+            if self.random.random() < 0.3:
+                await self._execute(CLOSE_ISSUE, {**where, **issue["openIssue"]})
+        stars = self.random.sample(users, self.random.randint(3, len(users)))
+        await asyncio.gather(*(self._execute(STAR_REPO, {**where, "username": u}) for u in stars))
+        return 1
+
+    async def _organization(self, number: int, users: list[str]) -> int:
+        organization = f"org-{number}"
+        if await self._execute(CREATE_ORGANIZATION, {"input": {"name": organization}}) is None:
+            return 0
+        for team in self.random.sample(_TEAMS, self.random.randint(2, len(_TEAMS))):
+            await self._execute(CREATE_TEAM, {"organization": organization, "name": team})
+        members = self.random.sample(users, self.random.randint(8, len(users)))
+        await asyncio.gather(
+            *(
+                self._execute(
+                    ADD_MEMBER,
+                    {
+                        "input": {
+                            "organization": organization,
+                            "username": username,
+                            "name": f"{username.title()} Example",
+                            "role": "ADMIN" if self.random.random() < 0.2 else "MEMBER",
+                        }
+                    },
+                )
+                for username in members
+            )
+        )
+        return 1
+
+    async def _queue(self, number: int) -> int:
+        queue_id = f"queue-{number}"
+        created = await self._execute(
+            CREATE_QUEUE, {"input": {"id": queue_id, "name": f"Support line {number + 1}"}}
+        )
+        if created is None:
+            return 0
+        tickets = []
+        for _ in range(self.random.randint(10, 25)):
+            title = f"{self.random.choice(_TICKETS)} ({self.random.randint(100, 999)})"
+            ticket = await self._execute(
+                OPEN_TICKET, {"input": {"queueId": queue_id, "title": title}}
+            )
+            assert ticket is not None
+            tickets.append(ticket["openTicket"]["id"])
+        # Updating some older tickets moves them back to the top of the queue.
+        for ticket_id in self.random.sample(tickets, len(tickets) // 3):
+            status = self.random.choice(["IN_PROGRESS", "CLOSED"])
+            await self._execute(UPDATE_TICKET, {"input": {"id": ticket_id, "status": status}})
+        return 1
 
     async def _has_markers(self, lat: float, lon: float) -> bool:
         view = {"north": lat + 0.2, "south": lat - 0.2, "east": lon + 0.2, "west": lon - 0.2}

@@ -27,11 +27,12 @@ class Index:
 
 
 TABLE = Index(None, "PK", "SK")
-# Orders of a customer by placement time; later areas reuse it for their own collections.
+# Overloaded: orders of a customer by time, comment lists, tickets of a queue by updatedAt.
 GSI1 = Index("GSI1", "GSI1PK", "GSI1SK")
 # Composite sort keys: orders of a customer by status, then placement time.
 GSI2 = Index("GSI2", "GSI2PK", "GSI2SK")
-# Sparse: only items that carry GSI3PK, such as orders while they are PLACED.
+# Sparse: only items that carry GSI3PK: orders while they are PLACED, organizations and
+# their ADMIN members.
 GSI3 = Index("GSI3", "GSI3PK", "GSI3SK")
 
 SECONDARY_INDEXES: tuple[Index, ...] = (GSI1, GSI2, GSI3)

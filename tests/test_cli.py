@@ -31,18 +31,22 @@ def test_create_table_twice_then_seed_twice(endpoint: str) -> None:
 
     small = (
         *("--customers", "3", "--max-orders", "4", "--products", "2", "--max-comments", "3"),
-        *("--markers-per-place", "2"),
+        *("--markers-per-place", "2", "--repos", "2", "--organizations", "1", "--queues", "1"),
     )
     seeded = run("seed", *small, env=env)
     assert seeded.returncode == 0, seeded.stderr
     assert "seeded 3 customers" in seeded.stdout
     assert "2 products" in seeded.stdout
-    assert "6 markers" in seeded.stdout
+    assert "6 markers, 2 repositories, 1 organizations and 1 queues" in seeded.stdout
     assert "seeding customers" in seeded.stderr  # the progress bars
     assert "seeding products" in seeded.stderr
+    assert "seeding repos, organizations, queues" in seeded.stderr
     again = run("seed", *small, env=env)
     assert again.returncode == 0, again.stderr
-    assert "0 customers and 0 orders, 0 products and 0 comments, 0 markers" in again.stdout
+    assert (
+        "0 customers and 0 orders, 0 products and 0 comments, 0 markers, 0 repositories,"
+        " 0 organizations and 0 queues" in again.stdout
+    )
 
 
 def test_aws_endpoint_needs_a_cursor_secret() -> None:
