@@ -180,10 +180,11 @@ def update_request(
         "ConditionExpression": "attribute_exists(#pk)"
         + ("" if condition is None else f" AND ({condition})"),
         "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": to_attributes(values),
         "ReturnValues": "ALL_NEW",
         "ReturnConsumedCapacity": "TOTAL",
     }
+    if values:  # DynamoDB refuses an empty map (an update that only removes)
+        request["ExpressionAttributeValues"] = to_attributes(values)
     return request
 
 

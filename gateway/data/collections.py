@@ -71,7 +71,12 @@ async def load_with_pages(
     return item, {name: (joined[name], page) for name, page in zip(joined, results, strict=True)}
 
 
-def take(prefetched: Prefetched, response_key: str, read: PageRead) -> Page | None:
-    """The page read for `response_key` with the parent, if it answers exactly `read`."""
+async def page_for(
+    prefetched: Prefetched, response_key: str, read: PageRead, pages: Paginator
+) -> Page:
+    """The page read for `response_key` with the parent if it answers exactly `read`,
+    else a page read now."""
     hit = prefetched.get(response_key)
-    return hit[1] if hit is not None and hit[0] == read else None
+    if hit is not None and hit[0] == read:
+        return hit[1]
+    return await read.page(pages)
