@@ -8,6 +8,9 @@ from datetime import UTC, timedelta, timezone
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from keys.codecs import KSUID_EPOCH
+from keys.codecs import ksuid as make_ksuid
+
 FAST = settings(max_examples=100, deadline=None, database=None)
 QUICK = settings(max_examples=30, deadline=None, database=None)  # simple refusals
 
@@ -32,3 +35,10 @@ offsets = st.builds(
     ),
 )
 any_zone = st.one_of(st.just(UTC), offsets)
+
+# Any KSUID: any second of its range, any payload.
+ksuids = st.builds(
+    make_ksuid,
+    st.integers(KSUID_EPOCH, KSUID_EPOCH + (1 << 32) - 1),
+    st.binary(min_size=16, max_size=16),
+)

@@ -17,23 +17,16 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from gateway.pagination import PageArgs, _widened, starts_at
 from keys import organizations as orgs
 from keys import repos, tickets
 from keys.codecs import IDENTIFIER_PATTERN, KSUID_EPOCH, to_millis
 from keys.codecs import ksuid as make_ksuid
-from keys.conditions import KeyCondition
 from keys.errors import InvalidInput
 from keys.table import GSI1, GSI3, TABLE
 from keys.template import DELIMITER, KeyTemplate, Segment
-from tests.codec_helpers import FAST, QUICK, any_zone, identifiers, near_identifiers
+from tests.codec_helpers import FAST, QUICK, any_zone, identifiers, ksuids, near_identifiers
 
 SK, PK = TABLE.sort_key, TABLE.partition_key
-ksuids = st.builds(
-    make_ksuid,
-    st.integers(KSUID_EPOCH, KSUID_EPOCH + (1 << 32) - 1),
-    st.binary(min_size=16, max_size=16),
-)
 instants = st.datetimes(datetime(1000, 1, 2), datetime(9999, 12, 30), timezones=any_zone)
 numbers = st.integers(1, repos.ISSUE_NUMBER.maximum)
 usernames = st.lists(identifiers, min_size=1, max_size=8)
@@ -340,65 +333,3 @@ def test_no_other_text_reaches_a_key(text: str) -> None:
     ):
         with pytest.raises(InvalidInput):
             build()
-
-
-# ---- the parent read with a first page ---------------------------------------------------
-
-
-Found = list[tuple[KeyCondition, str, list[str], list[str]]]
-
-
-def _collections(parent: str, child: str, number: int, at: datetime, ticket_id: str) -> Found:
-    """Each collection: its condition, the parent's sort key, a child's key, and keys on the
-    other side of the parent."""
-    repo = repos.repo_key(parent, child)[SK]
-    issue = repos.issue_key(parent, child, number)[SK]
-    star = repos.star_key(parent, child, child)[SK]
-    org = orgs.organization_key(parent)[SK]
-    team = orgs.team_key(parent, child)[SK]
-    member = orgs.member_key(parent, child)[SK]
-    head = orgs.organization_index_attributes(parent)[GSI3.sort_key]
-    admin = orgs.admin_attributes(parent, child)[GSI3.sort_key]
-    queue = tickets.queue_index_attributes(parent)[GSI1.sort_key]
-    ticket = tickets.ticket_index_attributes(parent, ticket_id, at)[GSI1.sort_key]
-    return [
-        (repos.repo_issues(parent, child), repo, [issue], [star]),
-        (repos.repo_stars(parent, child), repo, [star], [issue]),
-        (orgs.organization_teams(parent), org, [team], [member]),
-        (orgs.organization_members(parent), org, [member], [team]),
-        (orgs.organization_admins(parent), head, [admin], []),
-        (tickets.queue_tickets(parent), queue, [ticket], []),
-    ]
-
-
-collections = st.builds(_collections, identifiers, identifiers, numbers, instants, ksuids)
-page_args = st.builds(
-    PageArgs, st.integers(1, 100), st.booleans(), st.one_of(st.none(), st.just("cursor"))
-)
-
-
-@FAST
-@given(collections, page_args, st.booleans())
-def test_a_page_starts_at_the_parent_only_without_cursor_reading_away_from_it(
-    found: Found, args: PageArgs, forward: bool
-) -> None:
-    for condition, parent, children, _ in found:
-        ascending = forward != args.backward
-        # Away from the parent: in reading order, the parent comes before every child.
-        away = all(parent < c if ascending else c < parent for c in children)
-        assert starts_at(condition, parent, args, forward) == (args.cursor is None and away)
-
-
-@FAST
-@given(collections)
-def test_widened_takes_in_the_parent_and_nothing_beyond_it(found: Found) -> None:
-    for condition, parent, children, others in found:
-        widened = _widened(condition, parent)
-        assert (widened.index, widened.partition) == (condition.index, condition.partition)
-        assert widened.contains(parent) and not condition.contains(parent)
-        assert all(condition.contains(c) and widened.contains(c) for c in children)
-        assert not any(widened.contains(o) for o in others)
-        # The interval only grows: every key the original holds, the widened one holds.
-        low, high = widened.low, widened.high
-        assert low is None or (condition.low is not None and low <= condition.low)
-        assert high is None or (condition.high is not None and high >= condition.high)

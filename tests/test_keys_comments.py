@@ -16,8 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from keys.codecs import ANY, DELIMITERS, KSUID_EPOCH
-from keys.codecs import ksuid as make_ksuid
+from keys.codecs import ANY, DELIMITERS
 from keys.comments import (
     LAYOUTS,
     RATINGS,
@@ -35,7 +34,7 @@ from keys.comments import (
 from keys.errors import InvalidInput
 from keys.table import GSI1, TABLE
 from keys.template import DELIMITER
-from tests.codec_helpers import identifiers
+from tests.codec_helpers import identifiers, ksuids
 
 FAST = settings(max_examples=100)
 QUICK = settings(max_examples=30)
@@ -60,11 +59,6 @@ not_languages = st.one_of(
 styles = st.sampled_from(STYLES)
 rating_sets = st.sampled_from(SUBSETS)
 ratings = st.sampled_from(sorted(RATINGS))
-ksuids = st.builds(
-    make_ksuid,
-    st.integers(KSUID_EPOCH, KSUID_EPOCH + (1 << 32) - 1),
-    st.binary(min_size=16, max_size=16),
-)
 posted_ats = st.builds(
     lambda ms: datetime(2024, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms),
     st.integers(0, 10**11),

@@ -28,6 +28,7 @@ from keys.orders import (
 )
 from keys.table import GSI1, TABLE
 from keys.template import DELIMITER, KeyTemplate, render_all
+from tests.codec_helpers import ksuids
 
 FAST = settings(max_examples=100, deadline=None, database=None)
 FEWER = settings(max_examples=50, deadline=None, database=None)  # costly examples
@@ -43,11 +44,6 @@ TEMPLATES: dict[str, KeyTemplate] = {
 template_names = st.sampled_from(sorted(TEMPLATES))
 
 identifiers = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", fullmatch=True)
-ksuids = st.builds(
-    make_ksuid,
-    st.integers(KSUID_EPOCH, KSUID_EPOCH + (1 << 32) - 1),
-    st.binary(min_size=16, max_size=16),
-)
 zones = st.one_of(
     st.just(UTC),
     st.builds(timezone, st.timedeltas(timedelta(hours=-23), timedelta(hours=23))),
