@@ -13,7 +13,7 @@ from typing import Any
 
 from gateway.cursors import Binding, CursorCodec
 from gateway.errors import BadCursor, BadUserInput
-from gateway.requests import Item, Key
+from gateway.requests import Item, Key, page_key
 from gateway.store import Store
 from keys.conditions import KeyCondition
 from keys.table import page_key_attributes
@@ -63,10 +63,8 @@ class Page:
     edges: list[Edge]
     has_next_page: Check
     has_previous_page: Check
-    # The item the collection hangs off, when the page was read together with it
-    # (`parent_read`); None there means it does not exist.
+    # The item the collection hangs off, when the page was read together with it.
     parent: Item | None = None
-    parent_read: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +74,9 @@ class Filter:
     expression: str
     values: Mapping[str, Any]
     names: Mapping[str, str] = field(default_factory=dict)
+    # Whether the parent item passes too. DynamoDB filters cannot name key attributes, so
+    # only the caller can say; a page whose filter would drop it is read without it.
+    passes_parent: bool = False
 
 
 def _known(value: bool) -> Check:
@@ -104,10 +105,10 @@ class Paginator:
 
         `parent` is the sort key (on the condition's index) of the item the collection
         hangs off, stored right next to it (seed 000's repository and its issues). When
-        the page starts there, that item is read by the same Query: see `starts_at`. A
-        `filter` must then let the parent through (DynamoDB filters cannot name keys).
+        the page starts there, that item is read by the same Query: see `reads_parent`.
         """
-        attributes = page_key_attributes(condition.index)
+        index = condition.index
+        attributes = page_key_attributes(index)
         start = None
         if args.cursor is not None:
             values = self.cursors.decode(binding, args.cursor)
@@ -115,9 +116,7 @@ class Paginator:
                 raise BadCursor("the cursor is malformed; use a cursor returned by this field")
             start = dict(zip(attributes, values, strict=True))
         reading_forward = forward != args.backward
-        with_parent = parent is not None and starts_at(condition, parent, args, forward)
-        if with_parent:
-            assert parent is not None
+        if parent is not None and reads_parent(condition, parent, args, forward, filter):
             widened = _widened(condition, parent)
             result = await self._read(widened, reading_forward, args.size + 2, None, filter)
             head = result[0] if result and result[0][condition.index.sort_key] == parent else None
@@ -130,7 +129,7 @@ class Paginator:
         if args.backward:
             items.reverse()
         edges = [
-            Edge(self.cursors.encode(binding, [str(i[a]) for a in attributes]), i) for i in items
+            Edge(self.cursors.encode(binding, list(page_key(i, index).values())), i) for i in items
         ]
         # Anything on the other side of the page, the cursor's own item included: read
         # backwards from the page's first item, or over the whole range if the page is empty
@@ -141,7 +140,7 @@ class Paginator:
             else self._exists(
                 condition,
                 not reading_forward,
-                {a: str(result[0][a]) for a in attributes} if result else None,
+                page_key(result[0], index) if result else None,
                 filter,
             )
         )
@@ -149,7 +148,7 @@ class Paginator:
             flags = {"has_next_page": behind, "has_previous_page": _known(more)}
         else:
             flags = {"has_next_page": _known(more), "has_previous_page": behind}
-        return Page(edges, **flags, parent=head, parent_read=with_parent)
+        return Page(edges, **flags, parent=head)
 
     def _exists(
         self, condition: KeyCondition, forward: bool, start: Key | None, filter: Filter | None
@@ -177,6 +176,14 @@ class Paginator:
             filter_names=None if filter is None else filter.names,
         )
         return result.items
+
+
+def reads_parent(
+    condition: KeyCondition, parent: str, args: PageArgs, forward: bool, filter: Filter | None
+) -> bool:
+    """Whether the page `args` asks for is read together with its parent."""
+    passes = filter is None or filter.passes_parent
+    return passes and starts_at(condition, parent, args, forward)
 
 
 def starts_at(condition: KeyCondition, parent: str, args: PageArgs, forward: bool) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from keys.conditions import KeyCondition
-from keys.table import TABLE
+from keys.table import TABLE, Index, page_key_attributes
 
 Item = dict[str, Any]
 Key = dict[str, str]
@@ -49,6 +49,11 @@ def _from_wire(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _from_wire(v) for k, v in value.items()}
     return value
+
+
+def page_key(item: Item, index: Index) -> Key:
+    """The key of `item` as a LastEvaluatedKey / ExclusiveStartKey on `index`."""
+    return {a: str(item[a]) for a in page_key_attributes(index)}
 
 
 def query_request(

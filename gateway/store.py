@@ -29,10 +29,10 @@ from gateway.requests import (
     batch_get_requests,
     from_attributes,
     get_request,
+    page_key,
     query_request,
 )
 from keys.conditions import KeyCondition
-from keys.table import page_key_attributes
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -150,7 +150,7 @@ class Store:
             start_key = None if raw_last is None else _key(raw_last)
             if limit is not None and len(items) > limit:
                 del items[limit:]
-                start_key = _item_key(items[-1], condition)
+                start_key = page_key(items[-1], condition.index)
             if start_key is None or (limit is not None and len(items) >= limit):
                 return QueryResult(items, start_key)
 
@@ -257,10 +257,6 @@ def _refill_limit(remaining: int, matched: int, scanned: int, last_read: int) ->
     if matched == 0:
         return min(max(remaining, 2 * last_read), _MAX_REFILL)
     return min(max(remaining, math.ceil(remaining * scanned / matched)), _MAX_REFILL)
-
-
-def _item_key(item: Item, condition: KeyCondition) -> Key:
-    return {a: str(item[a]) for a in page_key_attributes(condition.index)}
 
 
 def _key(attributes: Mapping[str, Any]) -> Key:

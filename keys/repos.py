@@ -26,7 +26,6 @@ ISSUE_NUMBER_WIDTH = 8
 ISSUE_NUMBER = NumberCodec(ISSUE_NUMBER_WIDTH)
 # 30% of the numbers the width can hold: 30,000,000 for eight digits.
 ISSUE_WARNING_LEVEL = (ISSUE_NUMBER.maximum + 1) * 3 // 10
-ISSUE_STATES = frozenset({"OPEN", "CLOSED"})
 
 _FOLDED = IdentifierCodec(case_insensitive=True)
 REPO = KeyTemplate("REPO", (Segment("owner", _FOLDED), Segment("name", _FOLDED)))

@@ -9,7 +9,7 @@ import strawberry
 
 from gateway.context import Context
 from gateway.data import organizations as data
-from gateway.data.collections import PageRead, Prefetched, take
+from gateway.data.collections import PageRead, Prefetched, page_for
 from gateway.pagination import Page
 from gateway.requests import Item
 from keys.codecs import parse_timestamp
@@ -100,8 +100,7 @@ class Organization:
         return [Team.from_item(edge.item) for edge in reversed(page.edges)]
 
     async def _page(self, info: Info, read: PageRead) -> Page:
-        page = take(self.prefetched, str(info.path.key), read)
-        return page if page is not None else await read.page(info.context.pages)
+        return await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
 
 
 @strawberry.input

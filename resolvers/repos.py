@@ -9,7 +9,7 @@ import strawberry
 
 from gateway.context import Context
 from gateway.data import repos as data
-from gateway.data.collections import PageRead, Prefetched, take
+from gateway.data.collections import PageRead, Prefetched, page_for
 from gateway.pagination import Page
 from gateway.requests import Item
 from keys.codecs import parse_timestamp
@@ -106,8 +106,7 @@ class Repo:
         return Connection.from_page(await self._page(info, read), Star.from_item)
 
     async def _page(self, info: Info, read: PageRead) -> Page:
-        page = take(self.prefetched, str(info.path.key), read)
-        return page if page is not None else await read.page(info.context.pages)
+        return await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
 
 
 @strawberry.input

@@ -9,7 +9,7 @@ import strawberry
 
 from gateway.context import Context
 from gateway.data import tickets as data
-from gateway.data.collections import Prefetched, take
+from gateway.data.collections import Prefetched, page_for
 from gateway.requests import Item
 from keys.codecs import parse_timestamp
 from resolvers import lookahead
@@ -65,9 +65,7 @@ class Queue:
     ) -> Connection[Ticket]:
         """Most recently updated first."""
         read = data.tickets_read(str(self.id), page_args(first, after, last, before))
-        page = take(self.prefetched, str(info.path.key), read)
-        if page is None:
-            page = await read.page(info.context.pages)
+        page = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
         return Connection.from_page(page, Ticket.from_item)
 
 

@@ -7,8 +7,12 @@ The expected order is a model built from what the API returned (tests.org_helper
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
+from itertools import pairwise
 from typing import Any
 
+import gateway.data.tickets
+from keys.codecs import parse_timestamp
 from tests.api import Api
 from tests.org_helpers import (
     CREATE_QUEUE,
@@ -249,3 +253,25 @@ async def test_an_update_keeps_the_table_key_and_moves_the_index_key(
         assert (item["GSI1SK"] != before["GSI1SK"]) == (item["id"] in updated)
         assert (item["title"], item["status"]) == (ticket["title"], ticket["status"])
     assert len(await snapshot(client, table)) == 1 + len(opened)
+
+
+async def test_a_clock_behind_or_a_repeat_in_one_millisecond_never_moves_a_ticket_down(
+    api: Api, monkeypatch: Any
+) -> None:
+    await create_queue(api, "support")
+    first = await open_ticket(api, "support", "First")
+    await asyncio.sleep(TICK)
+    second = await open_ticket(api, "support", "Second")
+    # This gateway's clock now stands still, five seconds behind the one that opened them.
+    behind = parse_timestamp(first["createdAt"]) - timedelta(seconds=5)
+    monkeypatch.setattr(gateway.data.tickets, "now", lambda: behind)
+    stamps = [second["updatedAt"]]
+    for title in ("Again", "And again", "Once more"):
+        updated = await update_ticket(api, second["id"], title=title)
+        stamps.append(updated["updatedAt"])
+        assert ticket_ids(await tickets(api, "support"))[0] == second["id"]
+    # Each write is one millisecond past the stored one: strictly later, never earlier.
+    steps = [parse_timestamp(b) - parse_timestamp(a) for a, b in pairwise(stamps)]
+    assert steps == [timedelta(milliseconds=1)] * 3
+    updated = await update_ticket(api, first["id"], status="CLOSED")
+    assert updated["updatedAt"] > first["updatedAt"]

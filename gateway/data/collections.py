@@ -15,32 +15,42 @@ from dataclasses import dataclass
 
 from gateway.cursors import Binding
 from gateway.loaders import ItemLoader, item_key
-from gateway.pagination import Filter, Page, PageArgs, Paginator, starts_at
+from gateway.pagination import Filter, Page, PageArgs, Paginator, reads_parent
 from gateway.requests import Item, Key
 from keys.conditions import KeyCondition
+from keys.table import TABLE
 
 
 @dataclass(frozen=True)
 class PageRead:
-    """Everything that decides one page: two equal reads return the same page."""
+    """Everything that decides one page: two equal reads return the same page.
+
+    `parent` is the sort key, on the condition's index, of the item the collection hangs
+    off, when that item is stored right next to it.
+    """
 
     condition: KeyCondition
     binding: Binding
     args: PageArgs
     forward: bool
     filter: Filter | None = None
+    parent: str | None = None
 
-    def starts_at(self, parent: str) -> bool:
-        return starts_at(self.condition, parent, self.args, self.forward)
+    @property
+    def joins_parent(self) -> bool:
+        """Whether this page is read in the same Query as its parent."""
+        return self.parent is not None and reads_parent(
+            self.condition, self.parent, self.args, self.forward, self.filter
+        )
 
-    async def page(self, pages: Paginator, parent: str | None = None) -> Page:
+    async def page(self, pages: Paginator, *, with_parent: bool = False) -> Page:
         return await pages.page(
             self.condition,
             self.binding,
             self.args,
             forward=self.forward,
             filter=self.filter,
-            parent=parent,
+            parent=self.parent if with_parent else None,
         )
 
 
@@ -49,26 +59,30 @@ Prefetched = Mapping[str, tuple[PageRead, Page]]
 
 
 async def load_with_pages(
-    items: ItemLoader,
-    pages: Paginator,
-    key: Key,
-    parent: str,
-    reads: Mapping[str, PageRead],
+    items: ItemLoader, key: Key, pages: Paginator, reads: Mapping[str, PageRead]
 ) -> tuple[Item | None, Prefetched]:
     """The parent item at `key`, and each page of `reads` that begins at it.
 
-    `parent` is the parent's sort key on the index the reads use. Each page that begins
-    there is one Query that also returns the parent; the others are left to their fields.
-    When no page begins there, the parent comes from the loader.
+    Each page that begins at the parent is one Query that also returns the parent; the
+    others are left to their fields. When no page begins there, the parent comes from the
+    loader.
     """
-    joined = {name: read for name, read in reads.items() if read.starts_at(parent)}
+    joined = {name: read for name, read in reads.items() if read.joins_parent}
     if not joined:
         return await items.load_item(key), {}
-    results = await asyncio.gather(*(read.page(pages, parent) for read in joined.values()))
-    item = results[0].parent
-    if item is not None:
-        items.prime(item_key(key), item)
-    return item, {name: (joined[name], page) for name, page in zip(joined, results, strict=True)}
+    results = await asyncio.gather(*(r.page(pages, with_parent=True) for r in joined.values()))
+    read_pages = list(zip(joined.values(), results, strict=True))
+    prefetched = {name: pair for name, pair in zip(joined, read_pages, strict=True)}
+    from_table = [page for read, page in read_pages if read.condition.index is TABLE]
+    if from_table:
+        item = from_table[0].parent
+        if item is not None:
+            items.prime(item_key(key), item)
+        return item, prefetched
+    # Only secondary indexes were read. They are eventually consistent: an item created a
+    # moment ago may not be there yet, so a miss is confirmed on the table.
+    found = next((page.parent for _, page in read_pages if page.parent is not None), None)
+    return (found if found is not None else await items.load_item(key)), prefetched
 
 
 async def page_for(

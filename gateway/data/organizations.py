@@ -21,7 +21,7 @@ from gateway.requests import (
 from gateway.store import ConditionFailed, Store, TransactionCanceled
 from keys import organizations as org_keys
 from keys.codecs import format_timestamp
-from keys.table import TABLE
+from keys.table import GSI3, TABLE
 
 # Teams are listed whole, in one read of at most this many items.
 TEAMS_PAGE = PageArgs(size=org_keys.MAX_TEAMS, backward=False, cursor=None)
@@ -140,28 +140,35 @@ async def create_team(store: Store, organization: str, name: str) -> Item:
 
 def members_read(organization: str, args: PageArgs) -> PageRead:
     """Usernames A→Z, ignoring case."""
-    condition = org_keys.organization_members(_organization(organization))
+    organization = _organization(organization)
+    condition = org_keys.organization_members(organization)
     binding = Binding("Organization.members", condition.partition, {})
-    return PageRead(condition, binding, args, forward=True)
+    parent = org_keys.organization_key(organization)[TABLE.sort_key]
+    return PageRead(condition, binding, args, forward=True, parent=parent)
 
 
 def admins_read(organization: str, args: PageArgs) -> PageRead:
     """ADMIN members A→Z, from the sparse index that holds no one else."""
-    condition = org_keys.organization_admins(_organization(organization))
+    organization = _organization(organization)
+    condition = org_keys.organization_admins(organization)
     binding = Binding("Organization.admins", condition.partition, {})
-    return PageRead(condition, binding, args, forward=True)
+    parent = org_keys.organization_index_attributes(organization)[GSI3.sort_key]
+    return PageRead(condition, binding, args, forward=True, parent=parent)
 
 
 def teams_read(organization: str) -> PageRead:
     """Every team, read backwards from the organization item (Z→A)."""
-    condition = org_keys.organization_teams(_organization(organization))
+    organization = _organization(organization)
+    condition = org_keys.organization_teams(organization)
     binding = Binding("Organization.teams", condition.partition, {})
-    return PageRead(condition, binding, TEAMS_PAGE, forward=False)
+    parent = org_keys.organization_key(organization)[TABLE.sort_key]
+    return PageRead(condition, binding, TEAMS_PAGE, forward=False, parent=parent)
 
 
 async def load_organization(
     items: ItemLoader, pages: Paginator, name: str, reads: Mapping[str, PageRead]
 ) -> tuple[Item | None, Prefetched]:
     """The organization, with the first pages of `reads` read in the same Queries."""
-    key = org_keys.organization_key(_organization(name))
-    return await load_with_pages(items, pages, key, key[TABLE.sort_key], reads)
+    return await load_with_pages(
+        items, org_keys.organization_key(_organization(name)), pages, reads
+    )

@@ -28,8 +28,8 @@ from keys.table import TABLE
 
 logger = logging.getLogger("dynagate.repos")
 
-# openIssue re-reads the counter and tries again when another call took the number; with
-# random pauses growing to about a second, 50 simultaneous calls all get through.
+# openIssue re-reads the counter and tries again when another call took the number, with
+# random pauses growing to about a second; past the last attempt it answers CONFLICT.
 OPEN_ISSUE_ATTEMPTS = 40
 _PAUSE_STEP = 0.005
 _PAUSE_MAX = 1.0
@@ -192,22 +192,25 @@ def issues_read(owner: str, name: str, args: PageArgs, state: str | None) -> Pag
             "#state = :state OR #type = :repo",
             {":state": state, ":repo": REPO_TYPE},
             {"#state": "state", "#type": "type"},
+            passes_parent=True,
         )
     )
     binding = Binding("Repo.issues", condition.partition, {"state": state})
-    return PageRead(condition, binding, args, forward=False, filter=in_state)
+    parent = repo_keys.repo_key(owner, name)[TABLE.sort_key]
+    return PageRead(condition, binding, args, forward=False, filter=in_state, parent=parent)
 
 
 def stars_read(owner: str, name: str, args: PageArgs) -> PageRead:
     """Usernames A→Z, ignoring case."""
     owner, name = _names(owner, name)
     condition = repo_keys.repo_stars(owner, name)
-    return PageRead(condition, Binding("Repo.stars", condition.partition, {}), args, forward=True)
+    binding = Binding("Repo.stars", condition.partition, {})
+    parent = repo_keys.repo_key(owner, name)[TABLE.sort_key]
+    return PageRead(condition, binding, args, forward=True, parent=parent)
 
 
 async def load_repo(
     items: ItemLoader, pages: Paginator, owner: str, name: str, reads: Mapping[str, PageRead]
 ) -> tuple[Item | None, Prefetched]:
     """The repository, with the first pages of `reads` read in the same Queries."""
-    key = repo_keys.repo_key(*_names(owner, name))
-    return await load_with_pages(items, pages, key, key[TABLE.sort_key], reads)
+    return await load_with_pages(items, repo_keys.repo_key(*_names(owner, name)), pages, reads)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 
 from gateway import validation
 from gateway.clock import new_ksuid, now
@@ -14,8 +15,12 @@ from gateway.pagination import PageArgs, Paginator
 from gateway.requests import Item, Key, condition_check, put_request, update_request
 from gateway.store import ConditionFailed, Store, TransactionCanceled
 from keys import tickets as ticket_keys
-from keys.codecs import format_timestamp
+from keys.codecs import format_timestamp, parse_timestamp
 from keys.table import GSI1
+
+# updatedAt has millisecond precision: the smallest step that still moves a ticket up.
+_TICK = timedelta(milliseconds=1)
+_UPDATE_ATTEMPTS = 5
 
 
 async def create_queue(store: Store, queue_id: str, name: str) -> Item:
@@ -65,8 +70,14 @@ async def open_ticket(store: Store, queue_id: str, title: str) -> Item:
 async def update_ticket(
     store: Store, items: ItemLoader, ticket_id: str, title: str | None, status: str | None
 ) -> Item:
-    """Change a ticket. The new `updatedAt` and the GSI1 sort key built from it are set by
-    the same UpdateItem, so the ticket moves to the top of its queue with no delete."""
+    """Change a ticket and move it to the top of its queue.
+
+    The new `updatedAt` and the GSI1 sort key built from it are set by the same UpdateItem,
+    so DynamoDB moves the ticket within the index with no delete. The write is conditional
+    on the stored `updatedAt` being earlier, so a clock running behind or two updates in
+    one millisecond never move a ticket down: then it is read again and written 1 ms later
+    than what is stored.
+    """
     validation.ident(ticket_id)
     if title is None and status is None:
         raise BadUserInput("give `title`, `status` or both")
@@ -79,18 +90,27 @@ async def update_ticket(
     if key is None:
         raise NotFound(f"ticket {ticket_id!r} does not exist")
     updated = now()
-    moved = ticket_keys.TICKET_BY_UPDATE.render(updated_at=updated, ticket_id=ticket_id)
-    request = update_request(
-        store.table,
-        key,
-        set_values={**changes, "updatedAt": format_timestamp(updated), GSI1.sort_key: moved},
-    )
-    try:
-        ticket = await store.update(request)
-    except ConditionFailed as exc:
-        raise NotFound(f"ticket {ticket_id!r} does not exist") from exc
-    items.refresh(key, ticket)
-    return ticket
+    for _ in range(_UPDATE_ATTEMPTS):
+        stamp = format_timestamp(updated)
+        moved = ticket_keys.TICKET_BY_UPDATE.render(updated_at=updated, ticket_id=ticket_id)
+        request = update_request(
+            store.table,
+            key,
+            set_values={**changes, "updatedAt": stamp, GSI1.sort_key: moved},
+            condition="#updatedAt < :stamp",
+            condition_values={":stamp": stamp},
+        )
+        try:
+            ticket = await store.update(request)
+        except ConditionFailed:
+            current = await store.get(key, consistent=True)
+            if current is None:
+                raise NotFound(f"ticket {ticket_id!r} does not exist") from None
+            updated = max(now(), parse_timestamp(current["updatedAt"]) + _TICK)
+            continue
+        items.refresh(key, ticket)
+        return ticket
+    raise Conflict(f"ticket {ticket_id!r} is being changed by other requests; try again")
 
 
 async def load_ticket(items: ItemLoader, ticket_id: str) -> Item | None:
@@ -110,13 +130,14 @@ def tickets_read(queue_id: str, args: PageArgs) -> PageRead:
     """Most recently updated first."""
     condition = ticket_keys.queue_tickets(validation.ident(queue_id))
     binding = Binding("Queue.tickets", condition.partition, {})
-    return PageRead(condition, binding, args, forward=False)
+    parent = ticket_keys.queue_index_attributes(queue_id)[GSI1.sort_key]
+    return PageRead(condition, binding, args, forward=False, parent=parent)
 
 
 async def load_queue(
     items: ItemLoader, pages: Paginator, queue_id: str, reads: Mapping[str, PageRead]
 ) -> tuple[Item | None, Prefetched]:
     """The queue, with the first pages of `reads` read in the same Queries (on GSI1)."""
-    key = ticket_keys.queue_key(validation.ident(queue_id))
-    parent = ticket_keys.queue_index_attributes(queue_id)[GSI1.sort_key]
-    return await load_with_pages(items, pages, key, parent, reads)
+    return await load_with_pages(
+        items, ticket_keys.queue_key(validation.ident(queue_id)), pages, reads
+    )
