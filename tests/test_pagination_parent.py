@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gateway.pagination import PageArgs, _widened, starts_at
+from gateway.data import organizations as org_data
+from gateway.data import repos as repo_data
+from gateway.data import tickets as ticket_data
+from gateway.data.collections import PageRead
+from gateway.pagination import Filter, PageArgs, _widened, reads_parent, starts_at
 from keys import organizations as orgs
 from keys import repos, tickets
 from keys.conditions import KeyCondition
@@ -80,3 +85,34 @@ def test_widened_takes_in_the_parent_and_nothing_beyond_it(found: Found) -> None
         low, high = widened.low, widened.high
         assert low is None or (condition.low is not None and low <= condition.low)
         assert high is None or (condition.high is not None and high >= condition.high)
+
+
+@pytest.mark.parametrize(
+    ("read", "joins"),
+    [
+        (repo_data.issues_read("alice", "widgets", PageArgs(10, False, None), None), True),
+        (repo_data.issues_read("alice", "widgets", PageArgs(10, True, None), None), False),
+        (repo_data.issues_read("alice", "widgets", PageArgs(10, False, "c"), None), False),
+        (repo_data.issues_read("alice", "widgets", PageArgs(10, False, None), "OPEN"), True),
+        (repo_data.stars_read("alice", "widgets", PageArgs(10, False, None)), True),
+        (repo_data.stars_read("alice", "widgets", PageArgs(10, True, None)), False),
+        (org_data.members_read("acme", PageArgs(10, False, None)), True),
+        (org_data.admins_read("acme", PageArgs(10, False, None)), True),
+        (org_data.teams_read("acme"), True),
+        (ticket_data.tickets_read("q1", PageArgs(10, False, None)), True),
+        (ticket_data.tickets_read("q1", PageArgs(10, True, None)), False),
+    ],
+)
+def test_which_pages_of_each_area_come_with_their_parent(read: PageRead, joins: bool) -> None:
+    """`first` pages without a cursor come with the parent; `last` and cursor pages do not."""
+    assert read.joins_parent is joins
+
+
+def test_a_filter_that_would_drop_the_parent_keeps_the_page_apart() -> None:
+    condition = repos.repo_issues("alice", "widgets")
+    parent = repos.repo_key("alice", "widgets")[SK]
+    args = PageArgs(10, False, None)
+    drops = Filter("#state = :state", {":state": "OPEN"}, {"#state": "state"})
+    assert not reads_parent(condition, parent, args, False, drops)
+    passes = Filter(drops.expression, drops.values, drops.names, passes_parent=True)
+    assert reads_parent(condition, parent, args, False, passes)
