@@ -136,8 +136,7 @@ def put_request(
 ) -> dict[str, Any]:
     request: dict[str, Any] = {"TableName": table, "Item": to_attributes(item)}
     if must_be_new:
-        request["ConditionExpression"] = "attribute_not_exists(#pk)"
-        request["ExpressionAttributeNames"] = {"#pk": TABLE.partition_key}
+        request.update(_existence(exists=False))
     return request
 
 
@@ -202,19 +201,19 @@ def transaction_update(request: Mapping[str, Any]) -> dict[str, Any]:
 def transaction_delete(table: str, key: Key, *, must_exist: bool = False) -> dict[str, Any]:
     delete: dict[str, Any] = {"TableName": table, "Key": to_attributes(key)}
     if must_exist:
-        delete["ConditionExpression"] = "attribute_exists(#pk)"
-        delete["ExpressionAttributeNames"] = {"#pk": TABLE.partition_key}
+        delete.update(_existence(exists=True))
     return {"Delete": delete}
 
 
 def condition_check(table: str, key: Key, *, exists: bool) -> dict[str, Any]:
     """A TransactWriteItems ConditionCheck that `key` exists (or does not)."""
+    return {"ConditionCheck": {"TableName": table, "Key": to_attributes(key), **_existence(exists)}}
+
+
+def _existence(exists: bool) -> dict[str, Any]:
+    """The condition that the item is there (or not): its partition key exists."""
     function = "attribute_exists" if exists else "attribute_not_exists"
     return {
-        "ConditionCheck": {
-            "TableName": table,
-            "Key": to_attributes(key),
-            "ConditionExpression": f"{function}(#pk)",
-            "ExpressionAttributeNames": {"#pk": TABLE.partition_key},
-        }
+        "ConditionExpression": f"{function}(#pk)",
+        "ExpressionAttributeNames": {"#pk": TABLE.partition_key},
     }
