@@ -27,7 +27,7 @@ from typing import Literal
 from keys.codecs import ANY, IdentifierCodec, KsuidCodec, TimestampCodec
 from keys.conditions import KeyCondition
 from keys.errors import InvalidInput
-from keys.table import GSI1, TABLE
+from keys.table import GSI1, TABLE, entity_key
 from keys.template import KeyTemplate, Segment
 
 RATINGS = frozenset({1, 2, 3, 4, 5})
@@ -133,13 +133,11 @@ class CopyFilter:
 
 
 def product_key(product_id: str) -> dict[str, str]:
-    key = PRODUCT.render(product_id=product_id)
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(PRODUCT.render(product_id=product_id))
 
 
 def comment_key(comment_id: str) -> dict[str, str]:
-    key = COMMENT.render(comment_id=comment_id)
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(COMMENT.render(comment_id=comment_id))
 
 
 def copy_filters(comment_language: str, comment_rating: int) -> list[CopyFilter]:

@@ -27,7 +27,7 @@ from keys.geohash import (
     encode,
     grid_span,
 )
-from keys.table import TABLE
+from keys.table import TABLE, entity_key
 
 MARKER_PARTITION_LENGTH = 3
 MARKER_GEOHASH_LENGTH = 12
@@ -95,8 +95,7 @@ def marker_geohash(lat: float, lon: float) -> str:
 
 
 def marker_key(marker_id: str) -> dict[str, str]:
-    key = f"MARKER#{marker_id}"
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(f"MARKER#{marker_id}")
 
 
 def marker_place(geohash: str, marker_id: str) -> dict[str, str]:

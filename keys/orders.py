@@ -20,7 +20,7 @@ from datetime import datetime
 from keys.codecs import KEY_MAX, ChoiceCodec, IdentifierCodec, KsuidCodec, TimestampCodec
 from keys.conditions import KeyCondition
 from keys.errors import InvalidInput
-from keys.table import GSI1, GSI2, GSI3, TABLE, Index
+from keys.table import GSI1, GSI2, GSI3, Index, entity_key
 from keys.template import KeyTemplate, Segment
 
 ORDER_STATUSES = frozenset({"PLACED", "SHIPPED", "DELIVERED", "CANCELLED"})
@@ -59,13 +59,11 @@ class TimeRange:
 
 
 def customer_key(customer_id: str) -> dict[str, str]:
-    key = CUSTOMER.render(customer_id=customer_id)
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(CUSTOMER.render(customer_id=customer_id))
 
 
 def order_key(order_id: str) -> dict[str, str]:
-    key = ORDER.render(order_id=order_id)
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(ORDER.render(order_id=order_id))
 
 
 def order_index_attributes(

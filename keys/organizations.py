@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from keys.codecs import IdentifierCodec
 from keys.conditions import KeyCondition
-from keys.table import GSI3, TABLE
+from keys.table import GSI3, TABLE, entity_key
 from keys.template import DELIMITER, KeyTemplate, Segment
 
 ROLES = frozenset({"ADMIN", "MEMBER"})
@@ -32,8 +32,7 @@ MEMBER = KeyTemplate("USER", (Segment("username", _FOLDED),))
 
 
 def organization_key(organization: str) -> dict[str, str]:
-    key = ORGANIZATION.render(organization=organization)
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(ORGANIZATION.render(organization=organization))
 
 
 def organization_index_attributes(organization: str) -> dict[str, str]:

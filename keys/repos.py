@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from keys.codecs import IdentifierCodec, NumberCodec
 from keys.conditions import KeyCondition
-from keys.table import TABLE
+from keys.table import TABLE, entity_key
 from keys.template import KeyTemplate, Segment
 
 ISSUE_NUMBER_WIDTH = 8
@@ -34,8 +34,7 @@ STAR = KeyTemplate("STAR", (Segment("username", _FOLDED),))
 
 
 def repo_key(owner: str, name: str) -> dict[str, str]:
-    key = REPO.render(owner=owner, name=name)
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(REPO.render(owner=owner, name=name))
 
 
 def issue_key(owner: str, name: str, number: int) -> dict[str, str]:

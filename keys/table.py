@@ -38,6 +38,11 @@ GSI3 = Index("GSI3", "GSI3PK", "GSI3SK")
 SECONDARY_INDEXES: tuple[Index, ...] = (GSI1, GSI2, GSI3)
 
 
+def entity_key(key: str) -> dict[str, str]:
+    """The primary key of an entity that is its own item collection head: PK = SK."""
+    return {TABLE.partition_key: key, TABLE.sort_key: key}
+
+
 def index_named(name: str | None) -> Index:
     for index in (TABLE, *SECONDARY_INDEXES):
         if index.name == name:

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from keys.codecs import IdentifierCodec, KsuidCodec, TimestampCodec
 from keys.conditions import KeyCondition
-from keys.table import GSI1, TABLE
+from keys.table import GSI1, entity_key
 from keys.template import DELIMITER, KeyTemplate, Segment
 
 TICKET_STATUSES = frozenset({"OPEN", "IN_PROGRESS", "CLOSED"})
@@ -30,8 +30,7 @@ TICKET_BY_UPDATE = KeyTemplate(
 
 
 def queue_key(queue_id: str) -> dict[str, str]:
-    key = QUEUE.render(queue_id=queue_id)
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(QUEUE.render(queue_id=queue_id))
 
 
 def queue_index_attributes(queue_id: str) -> dict[str, str]:
@@ -41,8 +40,7 @@ def queue_index_attributes(queue_id: str) -> dict[str, str]:
 
 
 def ticket_key(ticket_id: str) -> dict[str, str]:
-    key = TICKET.render(ticket_id=ticket_id)
-    return {TABLE.partition_key: key, TABLE.sort_key: key}
+    return entity_key(TICKET.render(ticket_id=ticket_id))
 
 
 def ticket_index_attributes(queue_id: str, ticket_id: str, updated_at: datetime) -> dict[str, str]:
