@@ -5,6 +5,8 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY gateway gateway
 COPY resolvers resolvers
+COPY data data
+COPY store store
 COPY keys keys
 RUN pip wheel --no-cache-dir --wheel-dir /wheels .
 

@@ -6,8 +6,8 @@ built by the gateway's own request builders on the same client configuration:
 - BatchGetItem of the customer (what the gateway's ItemLoader sends for one key), then
 - Query on GSI1 for the customer's orders, newest first, Limit 21 (20 + 1 for hasNextPage),
 
-deserialises with `gateway.requests.from_attributes`, signs one cursor per edge with
-`gateway.cursors.CursorCodec` under the binding the gateway uses (so with the same secret
+deserialises with `store.requests.from_attributes`, signs one cursor per edge with
+`store.cursors.CursorCodec` under the binding the gateway uses (so with the same secret
 its cursors are the gateway's, byte for byte), and returns the same `data`.
 
 It does not: parse, validate or execute GraphQL (it serves only `PAGE_QUERY`, whose body
@@ -30,12 +30,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from bench.workload import CUSTOMER_ID, PAGE_QUERY
-from gateway.cursors import Binding, CursorCodec
-from gateway.dynamodb import open_client
-from gateway.requests import Item, batch_get_requests, from_attributes, query_request
 from gateway.settings import Settings
 from keys.orders import customer_key, customer_orders
 from keys.table import GSI1, page_key_attributes
+from store.cursors import Binding, CursorCodec
+from store.requests import Item, batch_get_requests, from_attributes, query_request
+from store.tables import open_client
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

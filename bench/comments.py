@@ -32,10 +32,10 @@ from bench.comments_report import render
 from bench.comments_sizes import RULES
 from bench.orders_page import Progress
 from bench.servers import REPOSITORY
-from gateway.dynamodb import create_table, open_client
 from gateway.dynamodb_local import DynamoDBLocal
-from gateway.requests import put_request
 from gateway.settings import Settings
+from store.requests import put_request
+from store.tables import create_table, open_client
 
 OUTPUT = REPOSITORY / "bench" / "results" / "comments.json"
 READ_PRODUCT = "bench"

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from typing import Any, get_args
 
 from bench.comments_sizes import item_size, key_bytes, post_cost, write_units
-from gateway.data.comments import comment_items, new_comment, product_item
-from gateway.requests import Item
+from data.comments import comment_items, new_comment, product_item
 from keys.comments import RATINGS, RatingStyle
 from keys.table import GSI1, TABLE
+from store.requests import Item
 
 STYLES: tuple[RatingStyle, ...] = get_args(RatingStyle)  # ("bitmask", "dotted")
 LANGUAGES = ("en", "fr")

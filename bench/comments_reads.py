@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 from bench.comments_model import POSTED_AT, body, product
 from bench.comments_sizes import item_size, read_units, write_units
 from bench.comments_writes import reported
-from gateway.data.comments import comment_items, new_comment
-from gateway.requests import Item, from_attributes, put_request, query_request, to_attributes
+from data.comments import comment_items, new_comment
 from keys.comments import product_comments
 from keys.conditions import KeyCondition
 from keys.table import GSI1, TABLE
+from store.requests import Item, from_attributes, put_request, query_request, to_attributes
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

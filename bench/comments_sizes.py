@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.requests import Item, to_attributes
 from keys.table import GSI1, TABLE
+from store.requests import Item, to_attributes
 
 WRITE_UNIT_BYTES = 1024
 READ_UNIT_BYTES = 4096

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from bench.comments_model import BODY_LENGTHS, POST_LANGUAGE, POST_RATING, body, comment
 from bench.comments_sizes import item_size, write_units
-from gateway.data.comments import post_comment
-from gateway.requests import Item, condition_check, put_request
-from gateway.store import Store
+from data.comments import post_comment
 from keys.comments import RatingStyle, product_key
+from store.client import Store
+from store.requests import Item, condition_check, put_request
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -19,7 +19,7 @@ else:
 
 
 def post_actions(table: str, items: list[Item], product_id: str) -> list[dict[str, Any]]:
-    """The actions gateway.data.comments.post_comment sends, for a layout of any style."""
+    """The actions data.comments.post_comment sends, for a layout of any style."""
     primary, *copies = items
     return [
         condition_check(table, product_key(product_id), exists=True),

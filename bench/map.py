@@ -9,7 +9,7 @@
    requests, items scanned, markers returned and items read per marker returned, against
    the target (<= 8 Queries, <= 2x) and the test bound (<= 16, <= 4x).
 2. Trade-off: the same views read with the ranges of other rules, a query budget
-   (1 .. 32, `keys.geo.marker_queries(view, budget)`) and a cover depth (a cell at most
+   (1 .. 32, `keys.map.marker_queries(view, budget)`) and a cover depth (a cell at most
    1/4, 1/8 or 1/16 of the view a side), through `Store.query`; beside the area model over
    many random views (expected items read per marker = area read / view area).
 3. `heatmap` at the default precision: requests per view (<= 4 expected).
@@ -37,10 +37,10 @@ from bench.map_report import render
 from bench.map_results import Options, Setup, median_max, rule_name, summarise
 from bench.orders_page import Progress
 from bench.servers import REPOSITORY
-from gateway.dynamodb import create_table, open_client
 from gateway.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
-from keys import geo
+from keys import map as geo
+from store.tables import create_table, open_client
 
 OUTPUT = REPOSITORY / "bench" / "results" / "map.json"
 TABLE, SHAPE_TABLE = "map", "map-shape"
@@ -141,7 +141,7 @@ def prepare(options: Options, say: Say) -> Setup:
         rules.check_against_geo(view.viewport, plans[view.label])
     say(
         f"{len(all_views)} views, {len(markers.items):,} markers in their fields;"
-        f" bench rules at 1/8 match keys.geo.marker_queries for every view and budget"
+        f" bench rules at 1/8 match keys.map.marker_queries for every view and budget"
     )
     return Setup(all_views, fields, markers, truth, plans)
 

@@ -13,7 +13,7 @@ from typing import Any
 from bench import map_rules as rules
 from bench import map_runs as runs
 from bench import map_views as views
-from gateway.data.markers import MAX_LIMIT
+from data.map import MAX_LIMIT
 
 
 @dataclass(frozen=True)

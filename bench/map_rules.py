@@ -1,6 +1,6 @@
 """Variants of the `markers` range rule: a query budget and a cover depth, on paper.
 
-`keys.geo.marker_queries` covers the view with cells down to the shortest length at which a
+`keys.map.marker_queries` covers the view with cells down to the shortest length at which a
 cell is at most 1/8 of the view a side, then merges the nearest ranges of one partition until
 at most `MARKER_QUERY_BUDGET` remain. `plans` calls geo's own steps (`cover_depth`,
 `cover`, `within_budget`) with other budgets and fractions, so a rule (budget, 1/8) gives
@@ -20,10 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bench.map_views import viewport
-from keys import geo
+from keys import map as geo
 from keys.conditions import KeyCondition
-from keys.geo import MarkerRange, cover, cover_depth, within_budget
 from keys.geohash import ALPHABET, Box, cell_box, cell_size
+from keys.map import MarkerRange, cover, cover_depth, within_budget
 
 BUDGETS = (1, 2, 4, 8, 12, 16, 32)
 FRACTIONS = (4, 8, 16)  # a cover cell is at most 1/N of the view a side
@@ -112,7 +112,7 @@ def check_against_geo(viewport: geo.Viewport, made: Iterable[Plan]) -> None:
         if plan.fraction == 8:
             expected = geo.marker_queries(viewport, plan.budget)
             if plan.conditions() != expected:
-                raise AssertionError(f"bench rule {plan.rule} differs from keys.geo for {viewport}")
+                raise AssertionError(f"bench rule {plan.rule} differs from keys.map for {viewport}")
 
 
 def view_area(viewport: geo.Viewport) -> float:

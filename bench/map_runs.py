@@ -1,6 +1,6 @@
 """bench.map on DynamoDB Local: load the items, then read them the ways being compared.
 
-Every read goes through `gateway.store.Store`, so requests, items scanned and read units
+Every read goes through `store.client.Store`, so requests, items scanned and read units
 are the gateway's own cost report (`Store.cost`).
 """
 
@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench.map_views import marker_item
-from gateway.cost import Cost
-from gateway.data.markers import MAX_LIMIT, add_marker, heatmap, read_markers, search_markers
-from gateway.dynamodb import create_table
-from gateway.requests import Item, to_attributes
-from gateway.store import Store
-from keys import geo
+from data.map import MAX_LIMIT, add_marker, heatmap, read_markers, search_markers
+from keys import map as geo
 from keys.conditions import KeyCondition
+from store.client import Store
+from store.cost import Cost
+from store.requests import Item, to_attributes
+from store.tables import create_table
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

@@ -16,12 +16,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from gateway import validation
-from gateway.clock import new_ksuid
-from gateway.requests import Item
-from keys import geo
+from data import validation
+from data.clock import new_ksuid
+from keys import map as geo
 from keys.codecs import format_timestamp
 from keys.geohash import Box
+from store.requests import Item
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def fields(all_views: Sequence[View], margin: float) -> list[Field]:
 
 
 def marker_item(lat: float, lon: float, label: str, marker_id: str, created_at: str) -> Item:
-    """The place item `gateway.data.markers.add_marker` writes (what `markers` reads)."""
+    """The place item `data.map.add_marker` writes (what `markers` reads)."""
     geohash = geo.marker_geohash(lat, lon)
     fields_ = {
         "id": marker_id,

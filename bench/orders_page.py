@@ -28,9 +28,9 @@ from bench import cpu, load, report
 from bench.servers import BASELINE, GATEWAY, REPOSITORY, Server, serving
 from bench.verify import Mismatch, verify
 from bench.workload import PAGE_BODY, PAGE_QUERY, seed
-from gateway.dynamodb import create_table, open_client
 from gateway.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
+from store.tables import create_table, open_client
 
 TABLE = "bench"
 OUTPUT = REPOSITORY / "bench" / "results" / "orders_page.json"

@@ -18,11 +18,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
-from gateway.context import Context
-from gateway.cursors import CursorCodec
-from gateway.dynamodb import open_client, table_status
 from gateway.schema import build_schema
 from gateway.settings import Settings
+from resolvers.context import Context
+from store.cursors import CursorCodec
+from store.tables import open_client, table_status
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

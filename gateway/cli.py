@@ -97,7 +97,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _create_table(args: argparse.Namespace) -> int:
-    from gateway.dynamodb import create_table, open_client
+    from store.tables import create_table, open_client
 
     settings = Settings.from_env(serving=False)
 
@@ -110,8 +110,8 @@ def _create_table(args: argparse.Namespace) -> int:
 
 
 def _seed(args: argparse.Namespace) -> int:
-    from gateway.dynamodb import open_client
     from gateway.seed import Seeder
+    from store.tables import open_client
 
     settings = Settings.from_env(serving=False)
 
@@ -137,7 +137,7 @@ def _seed(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     from gateway.admin.verify import Report, render, verify
-    from gateway.dynamodb import open_client
+    from store.tables import open_client
 
     settings = Settings.from_env(serving=False)
 

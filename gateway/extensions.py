@@ -10,9 +10,9 @@ from typing import Any
 from graphql import GraphQLError
 from strawberry.extensions import MaskErrors, SchemaExtension
 
-from gateway.context import Context
-from gateway.errors import INTERNAL_SERVER_ERROR, QUERY_TOO_COMPLEX, DynagateError
 from keys.errors import InvalidInput
+from resolvers.context import Context
+from store.errors import INTERNAL_SERVER_ERROR, QUERY_TOO_COMPLEX, DynagateError
 
 logger = logging.getLogger("dynagate.errors")
 

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from gateway.context import Context
-from gateway.cursors import CursorCodec
 from gateway.schema import build_schema
+from resolvers.context import Context
+from store.cursors import CursorCodec
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

@@ -6,11 +6,11 @@ from datetime import datetime
 
 import strawberry
 
-from gateway.context import Context
-from gateway.data import comments as data
-from gateway.requests import Item
+from data import comments as data
 from keys.codecs import parse_timestamp
+from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, Connection, given, page_args
+from store.requests import Item
 
 Info = strawberry.Info[Context, None]
 

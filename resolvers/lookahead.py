@@ -15,10 +15,10 @@ from typing import Any
 import strawberry
 from strawberry.types.nodes import FragmentSpread, InlineFragment, SelectedField, Selection
 
-from gateway.data.collections import PageRead
-from gateway.errors import DynagateError
-from gateway.pagination import PageArgs
+from data.collections import PageRead
 from keys.errors import InvalidInput
+from store.errors import DynagateError
+from store.pagination import PageArgs
 
 Arguments = Mapping[str, Any]
 # Builds the read a child field would make from that field's arguments.

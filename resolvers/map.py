@@ -6,12 +6,12 @@ from datetime import datetime
 
 import strawberry
 
-from gateway.context import Context
-from gateway.data import markers as data
-from gateway.requests import Item
-from keys import geo
+from data import map as data
+from keys import map as geo
 from keys.codecs import parse_timestamp
+from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, given
+from store.requests import Item
 
 Info = strawberry.Info[Context, None]
 DEFAULT_LIMIT = 100

@@ -7,12 +7,12 @@ from enum import Enum
 
 import strawberry
 
-from gateway.context import Context
-from gateway.data import orders as data
-from gateway.requests import Item
+from data import orders as data
 from keys.codecs import parse_timestamp
+from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, Connection, given, page_args
 from resolvers.scalars import DateTimeRange, SortDirection
+from store.requests import Item
 
 Info = strawberry.Info[Context, None]
 

@@ -7,14 +7,14 @@ from enum import Enum
 
 import strawberry
 
-from gateway.context import Context
-from gateway.data import organizations as data
-from gateway.data.collections import PageRead, Prefetched, page_for
-from gateway.pagination import Page
-from gateway.requests import Item
+from data import organizations as data
+from data.collections import PageRead, Prefetched, page_for
 from keys.codecs import parse_timestamp
 from resolvers import lookahead
+from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, Connection, page_args
+from store.pagination import Page
+from store.requests import Item
 
 Info = strawberry.Info[Context, None]
 

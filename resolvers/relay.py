@@ -7,8 +7,8 @@ from typing import Any, Generic, TypeVar
 
 import strawberry
 
-from gateway.pagination import Check, Page, PageArgs
-from gateway.requests import Item
+from store.pagination import Check, Page, PageArgs
+from store.requests import Item
 
 Node = TypeVar("Node")
 T = TypeVar("T")

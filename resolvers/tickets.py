@@ -7,13 +7,13 @@ from enum import Enum
 
 import strawberry
 
-from gateway.context import Context
-from gateway.data import tickets as data
-from gateway.data.collections import Prefetched, page_for
-from gateway.requests import Item
+from data import tickets as data
+from data.collections import Prefetched, page_for
 from keys.codecs import parse_timestamp
 from resolvers import lookahead
+from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, Connection, given, page_args
+from store.requests import Item
 
 Info = strawberry.Info[Context, None]
 

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
-from gateway.dynamodb import create_table, open_client
 from gateway.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
-from tests.api import Api
+from store.tables import create_table, open_client
+from tests.client import Api
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

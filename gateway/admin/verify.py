@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from tqdm import tqdm
 
-from gateway.data.comments import comment_items
-from gateway.errors import DynagateError
-from gateway.requests import Item, condition_check, from_attributes, put_request, to_attributes
-from gateway.store import Store, TransactionCanceled
+from data.comments import comment_items
 from keys.comments import COMMENT, LAYOUTS, RATING_STYLE
 from keys.table import TABLE
+from store.client import Store, TransactionCanceled
+from store.errors import DynagateError
+from store.requests import Item, condition_check, from_attributes, put_request, to_attributes
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

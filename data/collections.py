@@ -1,0 +1,96 @@
+"""A parent item read in the same Query as the first page of its item collection.
+
+Seed 000 keeps a repository's issues just before the repository item and its stars just
+after it, so "the repository and its first issues" is one Query that starts at the
+repository and reads on. A root resolver that sees such pages selected below it asks for
+them here, together with the parent; the child fields then take their page from what was
+read instead of querying again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from keys.conditions import KeyCondition
+from keys.table import TABLE
+from store.cursors import Binding
+from store.loaders import ItemLoader, item_key
+from store.pagination import Filter, Page, PageArgs, Paginator, reads_parent
+from store.requests import Item, Key
+
+
+@dataclass(frozen=True)
+class PageRead:
+    """Everything that decides one page: two equal reads return the same page.
+
+    `parent` is the sort key, on the condition's index, of the item the collection hangs
+    off, when that item is stored right next to it.
+    """
+
+    condition: KeyCondition
+    binding: Binding
+    args: PageArgs
+    forward: bool
+    filter: Filter | None = None
+    parent: str | None = None
+
+    @property
+    def joins_parent(self) -> bool:
+        """Whether this page is read in the same Query as its parent."""
+        return self.parent is not None and reads_parent(
+            self.condition, self.parent, self.args, self.forward, self.filter
+        )
+
+    async def page(self, pages: Paginator, *, with_parent: bool = False) -> Page:
+        return await pages.page(
+            self.condition,
+            self.binding,
+            self.args,
+            forward=self.forward,
+            filter=self.filter,
+            parent=self.parent if with_parent else None,
+        )
+
+
+# Pages read with their parent, by the response key (alias or name) of the field they answer.
+Prefetched = Mapping[str, tuple[PageRead, Page]]
+
+
+async def load_with_pages(
+    items: ItemLoader, key: Key, pages: Paginator, reads: Mapping[str, PageRead]
+) -> tuple[Item | None, Prefetched]:
+    """The parent item at `key`, and each page of `reads` that begins at it.
+
+    Each page that begins at the parent is one Query that also returns the parent; the
+    others are left to their fields. When no page begins there, the parent comes from the
+    loader.
+    """
+    joined = {name: read for name, read in reads.items() if read.joins_parent}
+    if not joined:
+        return await items.load_item(key), {}
+    results = await asyncio.gather(*(r.page(pages, with_parent=True) for r in joined.values()))
+    read_pages = list(zip(joined.values(), results, strict=True))
+    prefetched = {name: pair for name, pair in zip(joined, read_pages, strict=True)}
+    from_table = [page for read, page in read_pages if read.condition.index is TABLE]
+    if from_table:
+        item = from_table[0].parent
+        if item is not None:
+            items.prime(item_key(key), item)
+        return item, prefetched
+    # Only secondary indexes were read. They are eventually consistent: an item created a
+    # moment ago may not be there yet, so a miss is confirmed on the table.
+    found = next((page.parent for _, page in read_pages if page.parent is not None), None)
+    return (found if found is not None else await items.load_item(key)), prefetched
+
+
+async def page_for(
+    prefetched: Prefetched, response_key: str, read: PageRead, pages: Paginator
+) -> Page:
+    """The page read for `response_key` with the parent if it answers exactly `read`,
+    else a page read now."""
+    hit = prefetched.get(response_key)
+    if hit is not None and hit[0] == read:
+        return hit[1]
+    return await read.page(pages)

@@ -1,0 +1,256 @@
+"""Products and their comments: every comment with its 32 copies, written atomically.
+
+A comment's primary item and its copies change together in one TransactWriteItems, and
+the primary item's `version` guards every change, so a failed or concurrent write never
+leaves copies that disagree with the comment.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from data import validation
+from data.clock import new_ksuid, now
+from keys import comments as comment_keys
+from keys.codecs import format_timestamp, parse_timestamp
+from keys.table import TABLE
+from store.client import ConditionFailed, Store, TransactionCanceled
+from store.cursors import Binding
+from store.errors import Conflict, NotFound
+from store.loaders import ItemLoader
+from store.pagination import Page, PageArgs, Paginator
+from store.requests import Item, Key, condition_check, put_request, to_attributes
+
+BODY_MAX = 10_000
+COPY_TYPE = "COMMENT_COPY"
+
+
+def product_item(product_id: str, name: str, created_at: datetime) -> Item:
+    return {
+        **comment_keys.product_key(product_id),
+        "type": "PRODUCT",
+        "id": product_id,
+        "name": name,
+        "createdAt": format_timestamp(created_at),
+    }
+
+
+def comment_items(
+    comment: Item, style: comment_keys.RatingStyle = comment_keys.RATING_STYLE
+) -> list[Item]:
+    """The primary item of `comment` (its fields) followed by its 32 copies."""
+    fields = {k: comment[k] for k in _FIELDS}
+    created_at = parse_timestamp(fields["createdAt"])
+    primary = {**comment_keys.comment_key(fields["id"]), **fields, "type": "COMMENT"}
+    copies = [
+        {
+            **comment_keys.copy_attributes(
+                fields["productId"], fields["id"], created_at, copy, style
+            ),
+            **fields,
+            "type": COPY_TYPE,
+        }
+        for copy in comment_keys.copy_filters(fields["language"], fields["rating"])
+    ]
+    return [primary, *copies]
+
+
+_FIELDS = ("id", "productId", "language", "rating", "body", "createdAt", "updatedAt", "version")
+
+
+def new_comment(
+    product_id: str,
+    language: str,
+    rating: int,
+    body: str,
+    created_at: datetime,
+    updated_at: datetime,
+) -> Item:
+    return {
+        "id": new_ksuid(created_at),
+        "productId": product_id,
+        "language": comment_keys.language(language),
+        "rating": comment_keys.rating(rating),
+        "body": validation.text(body, "body", BODY_MAX),
+        "createdAt": format_timestamp(created_at),
+        "updatedAt": format_timestamp(updated_at),
+        "version": 1,
+    }
+
+
+async def create_product(store: Store, product_id: str, name: str) -> Item:
+    item = product_item(validation.ident(product_id), validation.text(name, "name"), now())
+    try:
+        await store.put(put_request(store.table, item, must_be_new=True))
+    except ConditionFailed as exc:
+        raise Conflict(f"product {product_id!r} already exists") from exc
+    return item
+
+
+async def post_comment(
+    store: Store,
+    product_id: str,
+    language: str,
+    rating: int,
+    body: str,
+    created_at: datetime | None,
+) -> Item:
+    validation.ident(product_id, "productId")
+    current = now()
+    created = (
+        current if created_at is None else validation.past_time(created_at, "createdAt", current)
+    )
+    primary, *copies = comment_items(
+        new_comment(product_id, language, rating, body, created, current)
+    )
+    actions = [
+        condition_check(store.table, comment_keys.product_key(product_id), exists=True),
+        {"Put": put_request(store.table, primary, must_be_new=True)},
+        *({"Put": put_request(store.table, copy)} for copy in copies),
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
+            raise NotFound(f"product {product_id!r} does not exist") from exc
+        raise exc.as_error("the comment could not be posted; try again") from exc
+    return primary
+
+
+async def edit_comment(
+    store: Store,
+    items: ItemLoader,
+    comment_id: str,
+    *,
+    language: str | None,
+    rating: int | None,
+    body: str | None,
+) -> Item:
+    """Change a comment; copies move between lists in the same transaction."""
+    edits = {
+        "language": None if language is None else comment_keys.language(language),
+        "rating": None if rating is None else comment_keys.rating(rating),
+        "body": None if body is None else validation.text(body, "body", BODY_MAX),
+    }
+    key, current = await _read(store, comment_id)
+    changed = {**current, **{k: v for k, v in edits.items() if v is not None}}
+    if all(changed[f] == current[f] for f in ("language", "rating", "body")):
+        return current
+    changed.update(updatedAt=format_timestamp(now()), version=current["version"] + 1)
+    old_copies = comment_items(current)[1:]
+    new_primary, *new_copies = comment_items(changed)
+    kept = {_loader_key(_item_key(c)) for c in new_copies}
+    actions = [
+        _versioned_put(store.table, new_primary, current["version"]),
+        *({"Put": put_request(store.table, copy)} for copy in new_copies),
+        *(
+            _delete(store.table, _item_key(c))
+            for c in old_copies
+            if _loader_key(_item_key(c)) not in kept
+        ),
+    ]
+    await _commit(store, actions, comment_id)
+    items.refresh(key, new_primary)
+    return new_primary
+
+
+async def delete_comment(store: Store, items: ItemLoader, comment_id: str) -> None:
+    """Remove a comment and every copy, from every list, at once."""
+    key, current = await _read(store, comment_id)
+    copies = comment_items(current)[1:]
+    actions = [
+        _versioned_delete(store.table, key, current["version"]),
+        *(_delete(store.table, _item_key(c)) for c in copies),
+    ]
+    await _commit(store, actions, comment_id)
+    items.clear(_loader_key(key))
+
+
+async def load_product(items: ItemLoader, product_id: str) -> Item | None:
+    return await items.load_item(comment_keys.product_key(validation.ident(product_id)))
+
+
+async def load_comment(items: ItemLoader, comment_id: str) -> Item | None:
+    key = _comment_key_or_none(validation.ident(comment_id))
+    return None if key is None else await items.load_item(key)
+
+
+async def product_comments_page(
+    pages: Paginator,
+    product_id: str,
+    args: PageArgs,
+    *,
+    language: str | None,
+    ratings: list[int] | None,
+) -> Page:
+    """Newest first, from the one list that holds exactly the matching comments."""
+    code = None if language is None else comment_keys.language(language)
+    rating_set = None if ratings is None else comment_keys.rating_set(ratings)
+    condition = comment_keys.product_comments(product_id, code, rating_set)
+    binding = Binding(
+        "Product.comments",
+        product_id,
+        {"language": code, "ratings": None if rating_set is None else sorted(rating_set)},
+    )
+    return await pages.page(condition, binding, args, forward=False)
+
+
+async def _read(store: Store, comment_id: str) -> tuple[Key, Item]:
+    validation.ident(comment_id)
+    key = _comment_key_or_none(comment_id)
+    current = None if key is None else await store.get(key, consistent=True)
+    if key is None or current is None:
+        raise NotFound(f"comment {comment_id!r} does not exist")
+    return key, current
+
+
+async def _commit(store: Store, actions: list[dict[str, Any]], comment_id: str) -> None:
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
+            raise Conflict(
+                f"comment {comment_id!r} was changed by another request; reload it"
+            ) from exc
+        raise exc.as_error("the comment could not be changed; try again") from exc
+
+
+def _versioned_put(table: str, item: Item, expected_version: int) -> dict[str, Any]:
+    put = put_request(table, item)
+    put.update(
+        ConditionExpression="#version = :version",
+        ExpressionAttributeNames={"#version": "version"},
+        ExpressionAttributeValues=to_attributes({":version": expected_version}),
+    )
+    return {"Put": put}
+
+
+def _versioned_delete(table: str, key: Key, expected_version: int) -> dict[str, Any]:
+    action = _delete(table, key)
+    action["Delete"].update(
+        ConditionExpression="#version = :version",
+        ExpressionAttributeNames={"#version": "version"},
+        ExpressionAttributeValues=to_attributes({":version": expected_version}),
+    )
+    return action
+
+
+def _delete(table: str, key: Key) -> dict[str, Any]:
+    return {"Delete": {"TableName": table, "Key": to_attributes(key)}}
+
+
+def _item_key(item: Item) -> Key:
+    return {TABLE.partition_key: item[TABLE.partition_key], TABLE.sort_key: item[TABLE.sort_key]}
+
+
+def _loader_key(key: Key) -> tuple[str, str]:
+    return (key[TABLE.partition_key], key[TABLE.sort_key])
+
+
+def _comment_key_or_none(comment_id: str) -> Key | None:
+    # A valid identifier that is not a KSUID names no comment: a miss, not a client error.
+    try:
+        return comment_keys.comment_key(comment_id)
+    except ValueError:
+        return None

@@ -1,0 +1,153 @@
+"""Map markers and the cell counts kept with them (seed 002).
+
+A marker is written with its id item and the six cell counts (lengths 3 to 8) it adds to,
+in one TransactWriteItems, so counts are exact even after a failed write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from data import validation
+from data.clock import new_ksuid, now
+from keys import map as geo
+from keys.codecs import format_timestamp
+from keys.conditions import KeyCondition
+from keys.table import TABLE
+from store.client import Store, TransactionCanceled
+from store.errors import NotFound
+from store.requests import Item, Key, put_request, to_attributes
+
+MAX_LIMIT = 1_000
+
+
+@dataclass(frozen=True)
+class MarkerSearch:
+    markers: list[Item]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    precision: int
+    cells: list[tuple[str, int]]
+
+
+async def add_marker(store: Store, lat: float, lon: float, label: str) -> Item:
+    geohash = geo.marker_geohash(lat, lon)
+    created = now()
+    marker_id = new_ksuid(created)
+    fields = {
+        "id": marker_id,
+        "lat": lat,
+        "lon": lon,
+        "geohash": geohash,
+        "label": validation.text(label, "label"),
+        "createdAt": format_timestamp(created),
+    }
+    marker = {**geo.marker_place(geohash, marker_id), **fields, "type": "MARKER"}
+    actions = [
+        {
+            "Put": put_request(
+                store.table, {**geo.marker_key(marker_id), **fields}, must_be_new=True
+            )
+        },
+        {"Put": put_request(store.table, marker)},
+        *_count_updates(store.table, geohash, +1),
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        raise exc.as_error("the marker could not be added; try again") from exc
+    return marker
+
+
+async def remove_marker(store: Store, marker_id: str) -> None:
+    validation.ident(marker_id)
+    key = geo.marker_key(marker_id)
+    found = await store.get(key, consistent=True)
+    if found is None:
+        raise NotFound(f"marker {marker_id!r} does not exist")
+    geohash = found["geohash"]
+    actions = [
+        {
+            "Delete": {
+                "TableName": store.table,
+                "Key": to_attributes(key),
+                "ConditionExpression": "attribute_exists(#pk)",
+                "ExpressionAttributeNames": {"#pk": TABLE.partition_key},
+            }
+        },
+        {
+            "Delete": {
+                "TableName": store.table,
+                "Key": to_attributes(geo.marker_place(geohash, marker_id)),
+            }
+        },
+        *_count_updates(store.table, geohash, -1),
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
+            raise NotFound(f"marker {marker_id!r} does not exist") from exc
+        raise exc.as_error("the marker could not be removed; try again") from exc
+
+
+def _count_updates(table: str, geohash: str, delta: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "Update": {
+                "TableName": table,
+                "Key": to_attributes(key),
+                "UpdateExpression": "ADD #count :delta",
+                "ExpressionAttributeNames": {"#count": "count"},
+                "ExpressionAttributeValues": to_attributes({":delta": delta}),
+            }
+        }
+        for key in geo.cell_keys(geohash)
+    ]
+
+
+async def search_markers(store: Store, viewport: geo.Viewport, limit: int) -> MarkerSearch:
+    """Markers inside the view (edges included): up to `limit`, and whether there are more."""
+    validation.number(limit, "limit", 1, MAX_LIMIT)
+    geo.checked_marker_view(viewport)
+    return await read_markers(store, viewport, geo.marker_queries(viewport), limit)
+
+
+async def read_markers(
+    store: Store, viewport: geo.Viewport, conditions: Sequence[KeyCondition], limit: int
+) -> MarkerSearch:
+    """Read `conditions` one after another, keeping markers in the view, until `limit + 1`."""
+    found: list[Item] = []
+    for condition in conditions:
+        start: Key | None = None
+        while len(found) <= limit:
+            page = await store.query(
+                condition, forward=True, limit=limit + 1 - len(found), start_key=start
+            )
+            found.extend(m for m in page.items if viewport.contains(m["lat"], m["lon"]))
+            start = page.last_key
+            if start is None:
+                break
+        if len(found) > limit:
+            break
+    return MarkerSearch(found[:limit], truncated=len(found) > limit)
+
+
+async def heatmap(store: Store, viewport: geo.Viewport, precision: int | None) -> Heatmap:
+    """Exact marker counts of the cells of one length that meet the view and hold markers."""
+    length = geo.checked_precision(viewport, precision)
+    queries = geo.heatmap_queries(viewport, length)
+    results = await asyncio.gather(*(store.query(q.condition, forward=True) for q in queries))
+    cells = sorted(
+        (cell, item["count"])
+        for query, result in zip(queries, results, strict=True)
+        for item in result.items
+        if item.get("count", 0) > 0 and query.wants(cell := geo.cell_of(item))
+    )
+    return Heatmap(length, cells)

@@ -1,0 +1,209 @@
+"""Customers and orders: validation, item shapes, and the writes that keep indexes right."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from data import validation
+from data.clock import new_ksuid, now
+from keys import orders as order_keys
+from keys.codecs import format_timestamp, parse_timestamp
+from keys.table import GSI2
+from store.client import ConditionFailed, Store, TransactionCanceled
+from store.cursors import Binding
+from store.errors import BadUserInput, Conflict, NotFound
+from store.loaders import ItemLoader
+from store.pagination import Page, PageArgs, Paginator
+from store.requests import Item, condition_check, put_request, update_request
+
+# Allowed status moves; anything else is a client error.
+TRANSITIONS: dict[str, frozenset[str]] = {
+    "PLACED": frozenset({"SHIPPED", "CANCELLED"}),
+    "SHIPPED": frozenset({"DELIVERED"}),
+}
+MAX_LINES = 50
+# `totalCents` is a GraphQL Int: a signed 32-bit number.
+MAX_TOTAL_CENTS = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class OrderLine:
+    sku: str
+    quantity: int
+    unit_price_cents: int
+
+
+def validate_lines(lines: Sequence[OrderLine]) -> None:
+    validation.number(len(lines), "items (count)", 1, MAX_LINES)
+    for position, line in enumerate(lines, start=1):
+        validation.text(line.sku, f"items[{position}].sku", 64)
+        validation.number(line.quantity, f"items[{position}].quantity", 1, 1_000)
+        validation.number(line.unit_price_cents, f"items[{position}].unitPriceCents", 0, 10**9)
+    total = sum(line.quantity * line.unit_price_cents for line in lines)
+    if total > MAX_TOTAL_CENTS:
+        raise BadUserInput(f"items: the order total {total:,} cents is over {MAX_TOTAL_CENTS:,}")
+
+
+def customer_item(customer_id: str, name: str, email: str, created_at: datetime) -> Item:
+    return {
+        **order_keys.customer_key(customer_id),
+        "type": "CUSTOMER",
+        "id": customer_id,
+        "name": name,
+        "email": email,
+        "createdAt": format_timestamp(created_at),
+    }
+
+
+def order_item(
+    order_id: str,
+    customer_id: str,
+    lines: Sequence[OrderLine],
+    placed_at: datetime,
+    updated_at: datetime,
+) -> Item:
+    return {
+        **order_keys.order_key(order_id),
+        **order_keys.order_index_attributes(customer_id, order_id, "PLACED", placed_at),
+        "type": "ORDER",
+        "id": order_id,
+        "customerId": customer_id,
+        "status": "PLACED",
+        "placedAt": format_timestamp(placed_at),
+        "updatedAt": format_timestamp(updated_at),
+        "totalCents": sum(line.quantity * line.unit_price_cents for line in lines),
+        "items": [
+            {
+                "position": position,
+                "sku": line.sku,
+                "quantity": line.quantity,
+                "unitPriceCents": line.unit_price_cents,
+            }
+            for position, line in enumerate(lines, start=1)
+        ],
+    }
+
+
+async def create_customer(store: Store, customer_id: str, name: str, email: str) -> Item:
+    item = customer_item(
+        validation.ident(customer_id),
+        validation.text(name, "name"),
+        validation.email(email),
+        now(),
+    )
+    try:
+        await store.put(put_request(store.table, item, must_be_new=True))
+    except ConditionFailed as exc:
+        raise Conflict(f"customer {customer_id!r} already exists") from exc
+    return item
+
+
+async def place_order(
+    store: Store, customer_id: str, lines: Sequence[OrderLine], placed_at: datetime | None
+) -> Item:
+    validation.ident(customer_id, "customerId")
+    validate_lines(lines)
+    current = now()
+    placed = current if placed_at is None else validation.past_time(placed_at, "placedAt", current)
+    item = order_item(new_ksuid(placed), customer_id, lines, placed, current)
+    put = put_request(store.table, item, must_be_new=True)
+    actions: list[dict[str, Any]] = [
+        condition_check(store.table, order_keys.customer_key(customer_id), exists=True),
+        {"Put": put},
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
+            raise NotFound(f"customer {customer_id!r} does not exist") from exc
+        raise exc.as_error("the order could not be placed; try again") from exc
+    return item
+
+
+async def set_order_status(store: Store, items: ItemLoader, order_id: str, status: str) -> Item:
+    """Move an order to `status` if the move is allowed and nobody moved it meanwhile.
+
+    The decision rests on a strongly consistent read, not on the request's loader cache,
+    so moves made one after another (even within one request) see each other.
+    """
+    validation.ident(order_id)
+    key = _order_key_or_none(order_id)
+    order = None if key is None else await store.get(key, consistent=True)
+    if key is None or order is None:
+        raise NotFound(f"order {order_id!r} does not exist")
+    current = order["status"]
+    if status not in TRANSITIONS.get(current, frozenset()):
+        raise BadUserInput(f"status: an order cannot move from {current} to {status}")
+    placed_at = parse_timestamp(order["placedAt"])
+    attributes = order_keys.order_index_attributes(order["customerId"], order_id, status, placed_at)
+    request = update_request(
+        store.table,
+        key,
+        set_values={
+            "status": status,
+            "updatedAt": format_timestamp(now()),
+            GSI2.sort_key: attributes[GSI2.sort_key],
+        },
+        # Leaving PLACED drops the order out of the sparse open-orders index.
+        remove=[a for a in order_keys.OPEN_ORDER_ATTRIBUTES if a not in attributes],
+        condition="#status = :current",
+        condition_values={":current": current},
+    )
+    try:
+        updated = await store.update(request)
+    except ConditionFailed as exc:
+        raise Conflict(f"order {order_id!r} was changed by another request; reload it") from exc
+    items.refresh(key, updated)
+    return updated
+
+
+async def load_order(items: ItemLoader, order_id: str) -> Item | None:
+    """The order, or None when there is none."""
+    key = _order_key_or_none(validation.ident(order_id))
+    return None if key is None else await items.load_item(key)
+
+
+def _order_key_or_none(order_id: str) -> dict[str, str] | None:
+    # A valid identifier that is not a KSUID names no order: a miss, not a client error.
+    try:
+        return order_keys.order_key(order_id)
+    except ValueError:
+        return None
+
+
+async def load_customer(items: ItemLoader, customer_id: str) -> Item | None:
+    return await items.load_item(order_keys.customer_key(validation.ident(customer_id)))
+
+
+async def customer_orders_page(
+    pages: Paginator,
+    customer_id: str,
+    args: PageArgs,
+    *,
+    status: str | None,
+    placed_from: datetime | None,
+    placed_to: datetime | None,
+    placed_given: bool,
+    ascending: bool,
+) -> Page:
+    """A page of a customer's orders: by time (GSI1) or by status then time (GSI2)."""
+    placed = order_keys.TimeRange(placed_from, placed_to) if placed_given else None
+    condition = order_keys.customer_orders(customer_id, status, placed)
+    binding = Binding(
+        "Customer.orders",
+        customer_id,
+        {
+            "status": status,
+            "placed": None if placed is None else [placed.start, placed.end],
+            "ascending": ascending,
+        },
+    )
+    return await pages.page(condition, binding, args, forward=ascending)
+
+
+async def open_orders_page(pages: Paginator, args: PageArgs) -> Page:
+    """PLACED orders of every customer, oldest first, from the sparse index."""
+    return await pages.page(order_keys.open_orders(), Binding("Query.openOrders", "", {}), args)

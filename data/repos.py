@@ -1,0 +1,216 @@
+"""Repositories, their issues and stars: gapless issue numbers and exact star counts."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Mapping
+
+from data import validation
+from data.clock import now
+from data.collections import PageRead, Prefetched, load_with_pages
+from keys import repos as repo_keys
+from keys.codecs import format_timestamp
+from keys.table import TABLE
+from store.client import ConditionFailed, Store, TransactionCanceled
+from store.cursors import Binding
+from store.errors import Conflict, NotFound
+from store.loaders import ItemLoader
+from store.pagination import Filter, PageArgs, Paginator
+from store.requests import (
+    Item,
+    put_request,
+    transaction_delete,
+    transaction_update,
+    update_request,
+)
+
+logger = logging.getLogger("dynagate.repos")
+
+# openIssue re-reads the counter and tries again when another call took the number, with
+# random pauses growing to about a second; past the last attempt it answers CONFLICT.
+OPEN_ISSUE_ATTEMPTS = 40
+_PAUSE_STEP = 0.005
+_PAUSE_MAX = 1.0
+REPO_TYPE = "REPO"
+
+
+def _names(owner: str, name: str) -> tuple[str, str]:
+    return validation.ident(owner, "owner"), validation.ident(name, "name")
+
+
+def repo_item(owner: str, name: str, description: str | None) -> Item:
+    item: Item = {
+        **repo_keys.repo_key(owner, name),
+        "type": REPO_TYPE,
+        "owner": owner,
+        "name": name,
+        "createdAt": format_timestamp(now()),
+        "starCount": 0,
+        "issueCount": 0,
+    }
+    if description is not None:
+        item["description"] = validation.text(description, "description")
+    return item
+
+
+async def create_repo(store: Store, owner: str, name: str, description: str | None) -> Item:
+    item = repo_item(*_names(owner, name), description)
+    try:
+        await store.put(put_request(store.table, item, must_be_new=True))
+    except ConditionFailed as exc:
+        raise Conflict(f"repository {owner}/{name} already exists") from exc
+    return item
+
+
+async def open_issue(store: Store, owner: str, name: str, title: str) -> Item:
+    """The next issue of the repository: its counter and the issue change in one transaction.
+
+    The counter update is conditional on the value read, so two calls can never take the
+    same number, and a number is used only if its issue is written: no gaps, no repeats.
+    """
+    owner, name = _names(owner, name)
+    validation.text(title, "title")
+    key = repo_keys.repo_key(owner, name)
+    for attempt in range(OPEN_ISSUE_ATTEMPTS):
+        repo = await store.get(key, consistent=True)
+        if repo is None:
+            raise NotFound(f"repository {owner}/{name} does not exist")
+        previous = int(repo["issueCount"])
+        number = previous + 1
+        if number > repo_keys.ISSUE_NUMBER.maximum:
+            raise Conflict(f"repository {owner}/{name} has used every issue number")
+        created = format_timestamp(now())
+        issue = {
+            **repo_keys.issue_key(owner, name, number),
+            "type": "ISSUE",
+            "number": number,
+            "title": title,
+            "state": "OPEN",
+            "createdAt": created,
+            "updatedAt": created,
+        }
+        counter = update_request(
+            store.table,
+            key,
+            set_values={"issueCount": number},
+            condition="#issueCount = :previous",
+            condition_values={":previous": previous},
+        )
+        actions = [
+            transaction_update(counter),
+            {"Put": put_request(store.table, issue, must_be_new=True)},
+        ]
+        try:
+            await store.transact(actions)
+        except TransactionCanceled as exc:
+            if exc.reasons[:1] not in (["ConditionalCheckFailed"], ["TransactionConflict"]):
+                raise exc.as_error("the issue could not be opened; try again") from exc
+            # Another call took this number first: read the counter again after a pause.
+            await asyncio.sleep(random.uniform(0, min(_PAUSE_STEP * 2**attempt, _PAUSE_MAX)))
+            continue
+        if repo_keys.past_warning_level(number):
+            logger.warning(
+                "repository %s/%s opened issue %d: past 30%% of the %d-digit issue-number key",
+                owner,
+                name,
+                number,
+                repo_keys.ISSUE_NUMBER_WIDTH,
+            )
+        return issue
+    raise Conflict(f"repository {owner}/{name} is taking many issues at once; try again")
+
+
+async def close_issue(store: Store, items: ItemLoader, owner: str, name: str, number: int) -> Item:
+    owner, name = _names(owner, name)
+    validation.number(number, "number", 1, repo_keys.ISSUE_NUMBER.maximum)
+    key = repo_keys.issue_key(owner, name, number)
+    request = update_request(
+        store.table, key, set_values={"state": "CLOSED", "updatedAt": format_timestamp(now())}
+    )
+    try:
+        issue = await store.update(request)
+    except ConditionFailed as exc:
+        raise NotFound(f"repository {owner}/{name} has no issue {number}") from exc
+    items.refresh(key, issue)
+    return issue
+
+
+async def star_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Item:
+    """Star once: the star and the count change together, and a second star changes nothing."""
+    owner, name = _names(owner, name)
+    star = {
+        **repo_keys.star_key(owner, name, validation.ident(user, "username")),
+        "type": "STAR",
+        "username": user,
+        "starredAt": format_timestamp(now()),
+    }
+    count = update_request(store.table, repo_keys.repo_key(owner, name), add={"starCount": 1})
+    actions = [{"Put": put_request(store.table, star, must_be_new=True)}, transaction_update(count)]
+    return await _change_stars(store, items, owner, name, actions)
+
+
+async def unstar_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Item:
+    """Unstar: removing a star that is not there changes nothing."""
+    owner, name = _names(owner, name)
+    key = repo_keys.star_key(owner, name, validation.ident(user, "username"))
+    count = update_request(store.table, repo_keys.repo_key(owner, name), add={"starCount": -1})
+    actions = [transaction_delete(store.table, key, must_exist=True), transaction_update(count)]
+    return await _change_stars(store, items, owner, name, actions)
+
+
+async def _change_stars(
+    store: Store, items: ItemLoader, owner: str, name: str, actions: list[Item]
+) -> Item:
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        # The second action needs the repository; the first failing alone means the star
+        # was already there (or already gone), which is no change at all.
+        if exc.reasons[1:2] == ["ConditionalCheckFailed"]:
+            raise NotFound(f"repository {owner}/{name} does not exist") from exc
+        if exc.reasons[:1] != ["ConditionalCheckFailed"]:
+            raise exc.as_error("the star could not be changed; try again") from exc
+    key = repo_keys.repo_key(owner, name)
+    repo = await store.get(key, consistent=True)
+    if repo is None:
+        raise NotFound(f"repository {owner}/{name} does not exist")
+    items.refresh(key, repo)
+    return repo
+
+
+def issues_read(owner: str, name: str, args: PageArgs, state: str | None) -> PageRead:
+    """Highest number first. A state is a FilterExpression: see the README for why."""
+    owner, name = _names(owner, name)
+    condition = repo_keys.repo_issues(owner, name)
+    # The repository item passes too, for the page read together with it.
+    in_state = (
+        None
+        if state is None
+        else Filter(
+            "#state = :state OR #type = :repo",
+            {":state": state, ":repo": REPO_TYPE},
+            {"#state": "state", "#type": "type"},
+            passes_parent=True,
+        )
+    )
+    binding = Binding("Repo.issues", condition.partition, {"state": state})
+    parent = repo_keys.repo_key(owner, name)[TABLE.sort_key]
+    return PageRead(condition, binding, args, forward=False, filter=in_state, parent=parent)
+
+
+def stars_read(owner: str, name: str, args: PageArgs) -> PageRead:
+    """Usernames A→Z, ignoring case."""
+    owner, name = _names(owner, name)
+    condition = repo_keys.repo_stars(owner, name)
+    binding = Binding("Repo.stars", condition.partition, {})
+    parent = repo_keys.repo_key(owner, name)[TABLE.sort_key]
+    return PageRead(condition, binding, args, forward=True, parent=parent)
+
+
+async def load_repo(
+    items: ItemLoader, pages: Paginator, owner: str, name: str, reads: Mapping[str, PageRead]
+) -> tuple[Item | None, Prefetched]:
+    """The repository, with the first pages of `reads` read in the same Queries."""
+    return await load_with_pages(items, repo_keys.repo_key(*_names(owner, name)), pages, reads)

@@ -1,0 +1,143 @@
+"""Ticket queues, ordered by each ticket's `updatedAt` through GSI1."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+
+from data import validation
+from data.clock import new_ksuid, now
+from data.collections import PageRead, Prefetched, load_with_pages
+from keys import tickets as ticket_keys
+from keys.codecs import format_timestamp, parse_timestamp
+from keys.table import GSI1
+from store.client import ConditionFailed, Store, TransactionCanceled
+from store.cursors import Binding
+from store.errors import BadUserInput, Conflict, NotFound
+from store.loaders import ItemLoader
+from store.pagination import PageArgs, Paginator
+from store.requests import Item, Key, condition_check, put_request, update_request
+
+# updatedAt has millisecond precision: the smallest step that still moves a ticket up.
+_TICK = timedelta(milliseconds=1)
+_UPDATE_ATTEMPTS = 5
+
+
+async def create_queue(store: Store, queue_id: str, name: str) -> Item:
+    item = {
+        **ticket_keys.queue_key(validation.ident(queue_id)),
+        **ticket_keys.queue_index_attributes(queue_id),
+        "type": "QUEUE",
+        "id": queue_id,
+        "name": validation.text(name, "name"),
+        "createdAt": format_timestamp(now()),
+    }
+    try:
+        await store.put(put_request(store.table, item, must_be_new=True))
+    except ConditionFailed as exc:
+        raise Conflict(f"queue {queue_id!r} already exists") from exc
+    return item
+
+
+async def open_ticket(store: Store, queue_id: str, title: str) -> Item:
+    validation.ident(queue_id, "queueId")
+    created = now()
+    ticket_id = new_ksuid(created)
+    ticket = {
+        **ticket_keys.ticket_key(ticket_id),
+        **ticket_keys.ticket_index_attributes(queue_id, ticket_id, created),
+        "type": "TICKET",
+        "id": ticket_id,
+        "queueId": queue_id,
+        "title": validation.text(title, "title"),
+        "status": "OPEN",
+        "createdAt": format_timestamp(created),
+        "updatedAt": format_timestamp(created),
+    }
+    actions = [
+        condition_check(store.table, ticket_keys.queue_key(queue_id), exists=True),
+        {"Put": put_request(store.table, ticket, must_be_new=True)},
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
+            raise NotFound(f"queue {queue_id!r} does not exist") from exc
+        raise exc.as_error("the ticket could not be opened; try again") from exc
+    return ticket
+
+
+async def update_ticket(
+    store: Store, items: ItemLoader, ticket_id: str, title: str | None, status: str | None
+) -> Item:
+    """Change a ticket and move it to the top of its queue.
+
+    The new `updatedAt` and the GSI1 sort key built from it are set by the same UpdateItem,
+    so DynamoDB moves the ticket within the index with no delete. The write is conditional
+    on the stored `updatedAt` being earlier, so a clock running behind or two updates in
+    one millisecond never move a ticket down: then it is read again and written 1 ms later
+    than what is stored.
+    """
+    validation.ident(ticket_id)
+    if title is None and status is None:
+        raise BadUserInput("give `title`, `status` or both")
+    changes: dict[str, str] = {}
+    if title is not None:
+        changes["title"] = validation.text(title, "title")
+    if status is not None:
+        changes["status"] = validation.choice(status, "status", ticket_keys.TICKET_STATUSES)
+    key = _ticket_key_or_none(ticket_id)
+    if key is None:
+        raise NotFound(f"ticket {ticket_id!r} does not exist")
+    updated = now()
+    for _ in range(_UPDATE_ATTEMPTS):
+        stamp = format_timestamp(updated)
+        moved = ticket_keys.TICKET_BY_UPDATE.render(updated_at=updated, ticket_id=ticket_id)
+        request = update_request(
+            store.table,
+            key,
+            set_values={**changes, "updatedAt": stamp, GSI1.sort_key: moved},
+            condition="#updatedAt < :stamp",
+            condition_values={":stamp": stamp},
+        )
+        try:
+            ticket = await store.update(request)
+        except ConditionFailed:
+            current = await store.get(key, consistent=True)
+            if current is None:
+                raise NotFound(f"ticket {ticket_id!r} does not exist") from None
+            updated = max(now(), parse_timestamp(current["updatedAt"]) + _TICK)
+            continue
+        items.refresh(key, ticket)
+        return ticket
+    raise Conflict(f"ticket {ticket_id!r} is being changed by other requests; try again")
+
+
+async def load_ticket(items: ItemLoader, ticket_id: str) -> Item | None:
+    key = _ticket_key_or_none(validation.ident(ticket_id))
+    return None if key is None else await items.load_item(key)
+
+
+def _ticket_key_or_none(ticket_id: str) -> Key | None:
+    # A valid identifier that is not a KSUID names no ticket: a miss, not a client error.
+    try:
+        return ticket_keys.ticket_key(ticket_id)
+    except ValueError:
+        return None
+
+
+def tickets_read(queue_id: str, args: PageArgs) -> PageRead:
+    """Most recently updated first."""
+    condition = ticket_keys.queue_tickets(validation.ident(queue_id))
+    binding = Binding("Queue.tickets", condition.partition, {})
+    parent = ticket_keys.queue_index_attributes(queue_id)[GSI1.sort_key]
+    return PageRead(condition, binding, args, forward=False, parent=parent)
+
+
+async def load_queue(
+    items: ItemLoader, pages: Paginator, queue_id: str, reads: Mapping[str, PageRead]
+) -> tuple[Item | None, Prefetched]:
+    """The queue, with the first pages of `reads` read in the same Queries (on GSI1)."""
+    return await load_with_pages(
+        items, ticket_keys.queue_key(validation.ident(queue_id)), pages, reads
+    )

@@ -1,0 +1,54 @@
+"""Checks on client input that are not about keys (keys/ checks identifiers itself)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from keys.codecs import KSUID_EPOCH, identifier
+from store.errors import BadUserInput
+
+TEXT_MAX = 200
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+# Clocks differ a little between clients and servers; more than this is a mistake.
+_CLOCK_SKEW = timedelta(minutes=5)
+
+
+def text(value: str, field: str, max_length: int = TEXT_MAX) -> str:
+    if not value.strip():
+        raise BadUserInput(f"{field}: must not be empty")
+    if len(value) > max_length:
+        raise BadUserInput(f"{field}: {len(value)} characters is over the limit of {max_length}")
+    return value
+
+
+def email(value: str, field: str = "email") -> str:
+    if len(value) > TEXT_MAX or not _EMAIL.fullmatch(value):
+        raise BadUserInput(f"{field}: {value[:TEXT_MAX]!r} does not look like an e-mail address")
+    return value
+
+
+def number(value: int, field: str, low: int, high: int) -> int:
+    if not low <= value <= high:
+        raise BadUserInput(f"{field}: {value} is outside {low} to {high:,}")
+    return value
+
+
+def ident(value: str, field: str = "id") -> str:
+    """An identifier of API.md section 3 (no delimiter can reach a key)."""
+    return identifier(value, field)
+
+
+def past_time(value: datetime, field: str, now: datetime) -> datetime:
+    """A time given for an import of older data: not in the future, not before 2014-05-13."""
+    if value > now + _CLOCK_SKEW:
+        raise BadUserInput(f"{field}: {value.isoformat()} is in the future")
+    if value.timestamp() < KSUID_EPOCH:
+        raise BadUserInput(f"{field}: times before 2014-05-13T16:53:20Z cannot be stored")
+    return value
+
+
+def choice(value: str, field: str, choices: frozenset[str]) -> str:
+    if value not in choices:
+        raise BadUserInput(f"{field}: {value!r} is not one of {', '.join(sorted(choices))}")
+    return value

@@ -1,0 +1,32 @@
+"""The typed per-request context handed to every resolver."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from store.client import Store
+from store.cost import Cost
+from store.cursors import CursorCodec
+from store.loaders import ItemLoader
+from store.pagination import Paginator
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+
+@dataclass
+class Context:
+    store: Store
+    items: ItemLoader
+    pages: Paginator
+
+    @property
+    def cost(self) -> Cost:
+        return self.store.cost
+
+    @classmethod
+    def create(cls, client: DynamoDBClient, table: str, cursors: CursorCodec) -> Context:
+        """A fresh context: its own cost report and loader cache, a shared client."""
+        store = Store(client, table)
+        return cls(store=store, items=ItemLoader(store), pages=Paginator(store, cursors))

@@ -1,0 +1,263 @@
+"""The only code that talks to DynamoDB.
+
+A `Store` is cheap: it pairs the client opened once in the application lifespan with the
+cost report of one GraphQL request. Botocore retries throttled calls (standard mode);
+the store adds retries for unprocessed BatchGetItem keys and maps botocore's errors to
+the product's own, here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import random
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aiobotocore.config import AioConfig
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
+
+from keys.conditions import KeyCondition
+from store.cost import Cost, Operation
+from store.errors import Conflict, DynagateError, Unavailable
+from store.requests import (
+    Item,
+    Key,
+    batch_get_requests,
+    from_attributes,
+    get_request,
+    page_key,
+    query_request,
+)
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+else:
+    DynamoDBClient = Any
+
+logger = logging.getLogger("dynagate.store")
+
+# Four attempts ride out brief throttling; more would keep a client waiting for tens of
+# seconds before it hears UNAVAILABLE when DynamoDB is down.
+CLIENT_CONFIG = AioConfig(
+    retries={"max_attempts": 4, "mode": "standard"},
+    connect_timeout=2,
+    read_timeout=10,
+    tcp_keepalive=True,
+    max_pool_connections=64,
+)
+_THROTTLING = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "LimitExceededException",
+}
+_THROTTLED_ACTIONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
+_UNPROCESSED_RETRIES = 8
+# Transactions cancelled by a mere conflict are sent again this many times.
+_CONFLICT_RETRIES = 3
+# The most items one filtered refill asks DynamoDB to evaluate.
+_MAX_REFILL = 1_000
+
+# A client method such as `client.query`: keyword arguments in, a response dict out.
+_Operation = Callable[..., Awaitable[Any]]
+
+
+class ConditionFailed(Exception):
+    """A conditional write found the item in another state than it required."""
+
+
+class TransactionCanceled(Exception):
+    """A transaction was cancelled; `reasons` holds one code per action ("None" = fine)."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__(", ".join(reasons))
+        self.reasons = reasons
+
+    @property
+    def only_conflicts(self) -> bool:
+        """Nothing failed its condition; another transaction merely held an item."""
+        return "TransactionConflict" in self.reasons and set(self.reasons) <= {
+            "None",
+            "TransactionConflict",
+        }
+
+    def as_error(self, conflict_message: str) -> DynagateError:
+        """What a client hears when no reason is the caller's to explain."""
+        if any(reason in _THROTTLED_ACTIONS for reason in self.reasons):
+            return Unavailable("the database is busy; try again shortly")
+        return Conflict(conflict_message)
+
+
+@dataclass
+class QueryResult:
+    items: list[Item]
+    last_key: Key | None
+
+
+@dataclass
+class Store:
+    client: DynamoDBClient
+    table: str
+    cost: Cost = field(default_factory=Cost)
+
+    async def query(
+        self,
+        condition: KeyCondition,
+        *,
+        forward: bool,
+        limit: int | None = None,
+        start_key: Key | None = None,
+        filter_expression: str | None = None,
+        filter_values: Mapping[str, Any] | None = None,
+        filter_names: Mapping[str, str] | None = None,
+    ) -> QueryResult:
+        """Items matching `condition`, up to `limit` (all when None).
+
+        DynamoDB stops a page at 1 MB (or at `Limit` before filtering); this goes on from
+        LastEvaluatedKey until `limit` matches are in hand or the range is exhausted.
+        With a filter, each refill reads as far as the hit rate so far says it must (twice
+        as far as the last read while nothing matched), so a sparse stretch costs a few
+        requests rather than one per item; matches past `limit` are dropped.
+        """
+        items: list[Item] = []
+        scanned = read = 0
+        while True:
+            remaining = None if limit is None else limit - len(items)
+            if remaining is not None and filter_expression is not None and scanned:
+                remaining = _refill_limit(remaining, len(items), scanned, read)
+            request = query_request(
+                self.table,
+                condition,
+                forward=forward,
+                limit=remaining,
+                start_key=start_key,
+                filter_expression=filter_expression,
+                filter_values=filter_values,
+                filter_names=filter_names,
+            )
+            response = await self._call("read", self.client.query, request)
+            page = [from_attributes(i) for i in response.get("Items", [])]
+            read = response.get("ScannedCount", 0)
+            scanned += read
+            self.cost.record("read", response, scanned=read, returned=len(page))
+            items.extend(page)
+            raw_last = response.get("LastEvaluatedKey")
+            start_key = None if raw_last is None else _key(raw_last)
+            if limit is not None and len(items) > limit:
+                del items[limit:]
+                start_key = page_key(items[-1], condition.index)
+            if start_key is None or (limit is not None and len(items) >= limit):
+                return QueryResult(items, start_key)
+
+    async def get_many(self, keys: Sequence[Key]) -> list[Item]:
+        """The items that exist among `keys`, in no particular order (BatchGetItem)."""
+        found = await asyncio.gather(
+            *(self._batch_get(r) for r in batch_get_requests(self.table, keys))
+        )
+        return [item for batch in found for item in batch]
+
+    async def _batch_get(self, request: dict[str, Any]) -> list[Item]:
+        items: list[Item] = []
+        for attempt in range(_UNPROCESSED_RETRIES):
+            response = await self._call("read", self.client.batch_get_item, request)
+            page = [from_attributes(i) for i in response.get("Responses", {}).get(self.table, [])]
+            self.cost.record("read", response, returned=len(page))
+            items.extend(page)
+            unprocessed = response.get("UnprocessedKeys") or {}
+            if not unprocessed:
+                return items
+            request = {**request, "RequestItems": unprocessed}
+            await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
+        raise Unavailable("DynamoDB is throttling reads; try again shortly")
+
+    async def get(self, key: Key, *, consistent: bool = False) -> Item | None:
+        """One item by key; `consistent` for a read-before-write decision."""
+        request = get_request(self.table, key, consistent=consistent)
+        response = await self._call("read", self.client.get_item, request)
+        item = response.get("Item")
+        self.cost.record("read", response, returned=0 if item is None else 1)
+        return None if item is None else from_attributes(item)
+
+    async def put(self, request: dict[str, Any]) -> None:
+        # Not in `put_request`: the same Put goes into transactions, which refuse it.
+        await self.write(self.client.put_item, {**request, "ReturnConsumedCapacity": "TOTAL"})
+
+    async def update(self, request: dict[str, Any]) -> Item:
+        response = await self.write(self.client.update_item, request)
+        return from_attributes(response.get("Attributes", {}))
+
+    async def transact(self, actions: Sequence[dict[str, Any]]) -> None:
+        """All of `actions` or none of them (TransactWriteItems, at most 100 actions).
+
+        A transaction cancelled only because another one held an item (TransactionConflict)
+        changed nothing, so it is sent again after a short random pause, a few times.
+        """
+        for attempt in range(_CONFLICT_RETRIES + 1):
+            request = {
+                "TransactItems": list(actions),
+                "ReturnConsumedCapacity": "TOTAL",
+                # Botocore resends the same token when it retries, so a transaction that was
+                # applied but whose answer was lost is not applied twice or refused as a
+                # conflict.
+                "ClientRequestToken": uuid.uuid4().hex,
+            }
+            try:
+                await self.write(self.client.transact_write_items, request)
+                return
+            except TransactionCanceled as exc:
+                if attempt == _CONFLICT_RETRIES or not exc.only_conflicts:
+                    raise
+            await asyncio.sleep(random.uniform(0, 0.02 * 2**attempt))
+
+    async def write(self, method: _Operation, request: dict[str, Any]) -> dict[str, Any]:
+        response = await self._call("write", method, request)
+        self.cost.record("write", response)
+        return response
+
+    async def _call(
+        self, operation: Operation, method: _Operation, request: dict[str, Any]
+    ) -> dict[str, Any]:
+        try:
+            response: dict[str, Any] = await method(**request)
+        except ClientError as exc:
+            mapped = _mapped(exc, operation, self.cost)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        except (BotoConnectionError, HTTPClientError) as exc:
+            logger.warning("DynamoDB unreachable: %s", exc)
+            raise Unavailable("the database is unreachable; try again shortly") from exc
+        return response
+
+
+def _mapped(exc: ClientError, operation: Operation, cost: Cost) -> Exception | None:
+    error = exc.response.get("Error", {})
+    code = error.get("Code", "")
+    # A failed conditional write still used capacity and was a request.
+    cost.record(operation, exc.response)
+    if code == "ConditionalCheckFailedException":
+        return ConditionFailed()
+    if code == "TransactionCanceledException":
+        reasons = exc.response.get("CancellationReasons") or []
+        return TransactionCanceled([r.get("Code", "None") for r in reasons])
+    if code in _THROTTLING:
+        return Unavailable("the database is busy; try again shortly")
+    if code == "ResourceNotFoundException":
+        logger.error("table missing: %s", error.get("Message"))
+        return Unavailable("the table is not available; run `dynagate create-table`")
+    return None
+
+
+def _refill_limit(remaining: int, matched: int, scanned: int, last_read: int) -> int:
+    if matched == 0:
+        return min(max(remaining, 2 * last_read), _MAX_REFILL)
+    return min(max(remaining, math.ceil(remaining * scanned / matched)), _MAX_REFILL)
+
+
+def _key(attributes: Mapping[str, Any]) -> Key:
+    return {name: str(value) for name, value in from_attributes(attributes).items()}

@@ -1,0 +1,199 @@
+"""Relay pages over one key condition, with exact `hasNextPage` / `hasPreviousPage`.
+
+A page reads `size + 1` items: the extra one tells whether more follow. Whether anything
+lies on the other side of a page that started from a cursor (the cursor's own item
+included) is one more `Limit: 1` Query, made only when a client asks for that flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from keys.conditions import KeyCondition
+from keys.table import page_key_attributes
+from store.client import Store
+from store.cursors import Binding, CursorCodec
+from store.errors import BadCursor, BadUserInput
+from store.requests import Item, Key, page_key
+
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class PageArgs:
+    """Validated Relay arguments: `size` items after (or, `backward`, before) `cursor`."""
+
+    size: int
+    backward: bool
+    cursor: str | None
+
+    @classmethod
+    def parse(
+        cls, first: int | None, after: str | None, last: int | None, before: str | None
+    ) -> PageArgs:
+        if first is not None and last is not None:
+            raise BadUserInput("give `first` or `last`, not both")
+        if (first is not None and before is not None) or (last is not None and after is not None):
+            raise BadUserInput("`after` goes with `first`, `before` with `last`")
+        if after is not None and before is not None:
+            raise BadUserInput("give `after` or `before`, not both")
+        backward = last is not None or before is not None
+        size = (last if backward else first) or DEFAULT_PAGE_SIZE
+        requested = last if backward else first
+        if requested is not None and not 1 <= requested <= MAX_PAGE_SIZE:
+            name = "last" if backward else "first"
+            raise BadUserInput(f"`{name}` must be 1 to {MAX_PAGE_SIZE}, not {requested}")
+        return cls(size=size, backward=backward, cursor=before if backward else after)
+
+
+@dataclass(frozen=True)
+class Edge:
+    cursor: str
+    item: Item
+
+
+Check = Callable[[], Awaitable[bool]]
+
+
+@dataclass(frozen=True)
+class Page:
+    edges: list[Edge]
+    has_next_page: Check
+    has_previous_page: Check
+    # The item the collection hangs off, when the page was read together with it.
+    parent: Item | None = None
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A FilterExpression, for the few collections a seed justifies one on."""
+
+    expression: str
+    values: Mapping[str, Any]
+    names: Mapping[str, str] = field(default_factory=dict)
+    # Whether the parent item passes too. DynamoDB filters cannot name key attributes, so
+    # only the caller can say; a page whose filter would drop it is read without it.
+    passes_parent: bool = False
+
+
+def _known(value: bool) -> Check:
+    async def check() -> bool:
+        return value
+
+    return check
+
+
+@dataclass
+class Paginator:
+    store: Store
+    cursors: CursorCodec
+
+    async def page(
+        self,
+        condition: KeyCondition,
+        binding: Binding,
+        args: PageArgs,
+        *,
+        forward: bool = True,
+        filter: Filter | None = None,
+        parent: str | None = None,
+    ) -> Page:
+        """The page of `condition` read in direction `forward` that `args` asks for.
+
+        `parent` is the sort key (on the condition's index) of the item the collection
+        hangs off, stored right next to it (seed 000's repository and its issues). When
+        the page starts there, that item is read by the same Query: see `reads_parent`.
+        """
+        index = condition.index
+        attributes = page_key_attributes(index)
+        start = None
+        if args.cursor is not None:
+            values = self.cursors.decode(binding, args.cursor)
+            if len(values) != len(attributes):
+                raise BadCursor("the cursor is malformed; use a cursor returned by this field")
+            start = dict(zip(attributes, values, strict=True))
+        reading_forward = forward != args.backward
+        if parent is not None and reads_parent(condition, parent, args, forward, filter):
+            widened = _widened(condition, parent)
+            result = await self._read(widened, reading_forward, args.size + 2, None, filter)
+            head = result[0] if result and result[0][condition.index.sort_key] == parent else None
+            result = result[1:] if head is not None else result
+        else:
+            result = await self._read(condition, reading_forward, args.size + 1, start, filter)
+            head = None
+        items = result[: args.size]
+        more = len(result) > args.size
+        if args.backward:
+            items.reverse()
+        edges = [
+            Edge(self.cursors.encode(binding, list(page_key(i, index).values())), i) for i in items
+        ]
+        # Anything on the other side of the page, the cursor's own item included: read
+        # backwards from the page's first item, or over the whole range if the page is empty
+        # (then everything in it lies behind the cursor).
+        behind = (
+            _known(False)
+            if start is None
+            else self._exists(
+                condition,
+                not reading_forward,
+                page_key(result[0], index) if result else None,
+                filter,
+            )
+        )
+        if args.backward:
+            flags = {"has_next_page": behind, "has_previous_page": _known(more)}
+        else:
+            flags = {"has_next_page": _known(more), "has_previous_page": behind}
+        return Page(edges, **flags, parent=head)
+
+    def _exists(
+        self, condition: KeyCondition, forward: bool, start: Key | None, filter: Filter | None
+    ) -> Check:
+        async def check() -> bool:
+            return bool(await self._read(condition, forward, 1, start, filter))
+
+        return check
+
+    async def _read(
+        self,
+        condition: KeyCondition,
+        forward: bool,
+        limit: int,
+        start: Key | None,
+        filter: Filter | None,
+    ) -> list[Item]:
+        result = await self.store.query(
+            condition,
+            forward=forward,
+            limit=limit,
+            start_key=start,
+            filter_expression=None if filter is None else filter.expression,
+            filter_values=None if filter is None else filter.values,
+            filter_names=None if filter is None else filter.names,
+        )
+        return result.items
+
+
+def reads_parent(
+    condition: KeyCondition, parent: str, args: PageArgs, forward: bool, filter: Filter | None
+) -> bool:
+    """Whether the page `args` asks for is read together with its parent."""
+    passes = filter is None or filter.passes_parent
+    return passes and starts_at(condition, parent, args, forward)
+
+
+def starts_at(condition: KeyCondition, parent: str, args: PageArgs, forward: bool) -> bool:
+    """Whether the page `args` asks for begins at `parent`: no cursor, and read away from it."""
+    children_after = condition.low is not None and parent < condition.low
+    return args.cursor is None and (forward != args.backward) == children_after
+
+
+def _widened(condition: KeyCondition, parent: str) -> KeyCondition:
+    """The condition stretched to take in `parent`, which lies right next to it."""
+    if condition.low is not None and parent < condition.low:
+        return KeyCondition(condition.index, condition.partition, parent, condition.high)
+    return KeyCondition(condition.index, condition.partition, condition.low, parent)

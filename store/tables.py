@@ -1,0 +1,105 @@
+"""Opening the aioboto3 client, and the table's life cycle (create, wait, readiness)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import aioboto3
+from botocore.exceptions import BotoCoreError, ClientError
+
+from gateway.settings import Settings
+from keys.table import SECONDARY_INDEXES, create_table_request, global_index_request
+from store.client import CLIENT_CONFIG
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+# DynamoDB Local accepts any credentials; these let it work on a machine with none.
+LOCAL_CREDENTIALS = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
+
+
+def _has_credentials(env: Mapping[str, str]) -> bool:
+    return bool(env.get("AWS_ACCESS_KEY_ID") or env.get("AWS_PROFILE")) or os.path.exists(
+        os.path.expanduser("~/.aws/credentials")
+    )
+
+
+@asynccontextmanager
+async def open_client(
+    settings: Settings, env: Mapping[str, str] | None = None
+) -> AsyncIterator[DynamoDBClient]:
+    env = os.environ if env is None else env
+    extra: dict[str, Any] = {}
+    if settings.is_local and not _has_credentials(env):
+        extra = LOCAL_CREDENTIALS
+    session = aioboto3.Session()
+    async with session.client(
+        "dynamodb",
+        endpoint_url=settings.endpoint,
+        region_name=settings.region,
+        config=CLIENT_CONFIG,
+        **extra,
+    ) as client:
+        yield client
+
+
+async def create_table(client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0) -> str:
+    """Create the table and every declared index; add indexes a table lacks. Idempotent.
+
+    Returns what was done, for the CLI to print.
+    """
+    try:
+        description = (await client.describe_table(TableName=table))["Table"]
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "ResourceNotFoundException":
+            raise
+        request: dict[str, Any] = create_table_request(table)
+        await client.create_table(**request)
+        await wait_until_active(client, table, wait_seconds)
+        return f"created table {table!r} with {len(SECONDARY_INDEXES)} indexes"
+    existing = {i["IndexName"] for i in description.get("GlobalSecondaryIndexes", [])}
+    missing = [i for i in SECONDARY_INDEXES if i.name not in existing]
+    for index in missing:
+        # DynamoDB adds one index per UpdateTable call.
+        await wait_until_active(client, table, wait_seconds)
+        update: dict[str, Any] = {
+            "TableName": table,
+            "AttributeDefinitions": create_table_request(table)["AttributeDefinitions"],
+            "GlobalSecondaryIndexUpdates": [{"Create": global_index_request(index)}],
+        }
+        await client.update_table(**update)
+    await wait_until_active(client, table, wait_seconds)
+    if missing:
+        return f"table {table!r} existed; added indexes {[i.name for i in missing]}"
+    return f"table {table!r} already exists with every index"
+
+
+async def table_status(client: DynamoDBClient, table: str) -> str | None:
+    """None when the table and all its indexes are ACTIVE, else the reason it is not ready."""
+    try:
+        description = (await client.describe_table(TableName=table))["Table"]
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code")
+        if code == "ResourceNotFoundException":
+            return f"table {table!r} does not exist"
+        return f"DynamoDB answered {code}"
+    except BotoCoreError:
+        return "DynamoDB is unreachable"
+    if description.get("TableStatus") != "ACTIVE":
+        return f"table {table!r} is {description.get('TableStatus')}"
+    for index in description.get("GlobalSecondaryIndexes", []):
+        if index.get("IndexStatus") != "ACTIVE":
+            return f"index {index['IndexName']} is {index.get('IndexStatus')}"
+    return None
+
+
+async def wait_until_active(client: DynamoDBClient, table: str, wait_seconds: float) -> None:
+    deadline = asyncio.get_running_loop().time() + wait_seconds
+    while (reason := await table_status(client, table)) is not None:
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"table not ready after {wait_seconds:.0f} s: {reason}")
+        await asyncio.sleep(0.5)
