@@ -1,7 +1,7 @@
 # `make run`: set up, start DynamoDB Local (data kept in .dynamodb/), create the table,
 # seed demo data and serve the gateway on http://127.0.0.1:8000/graphql.
-# `make test`: set up, then lint, type-check and run every test (each test session starts
-# its own DynamoDB Local on a free port).
+# `make test`: set up, then lint (ruff and the import contracts), type-check and run every
+# test (each test session starts its own DynamoDB Local on a free port).
 
 PYTHON ?= python3
 VENV := .venv
@@ -12,7 +12,7 @@ LOCAL_PORT ?= 8001
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install dynamodb-local run test lint typecheck pytest schema bench clean
+.PHONY: install dynamodb-local run test test-offline lint typecheck pytest schema bench clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -42,12 +42,17 @@ test: lint typecheck pytest
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy
 
 pytest: dynamodb-local
 	$(BIN)/python -m pytest
+
+# The tests that need no DynamoDB Local (keys, request builders, cursors, settings): seconds.
+test-offline: install
+	$(BIN)/python -m pytest -m "not dynamodb"
 
 # Rewrites schema.graphql from the code (a test fails while they differ).
 schema: install

@@ -35,7 +35,6 @@ from keys.orders import customer_key, customer_orders
 from keys.table import GSI1, page_key_attributes
 from store.cursors import Binding, CursorCodec
 from store.requests import Item, batch_get_requests, from_attributes, query_request
-from store.tables import open_client
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -94,7 +93,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with open_client(settings) as client:
+        async with settings.open_client() as client:
             clients.append(client)
             yield
             clients.clear()

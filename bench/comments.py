@@ -33,9 +33,9 @@ from bench.comments_sizes import RULES
 from bench.orders_page import Progress
 from bench.servers import REPOSITORY
 from gateway.dynamodb_local import DynamoDBLocal
-from gateway.settings import Settings
+from store.client import open_client
 from store.requests import put_request
-from store.tables import create_table, open_client
+from store.tables import create_table
 
 OUTPUT = REPOSITORY / "bench" / "results" / "comments.json"
 READ_PRODUCT = "bench"
@@ -90,7 +90,7 @@ def on_paper(say: Callable[[str], None]) -> dict[str, Any]:
 
 
 async def on_local(endpoint: str, options: Options, say: Callable[[str], None]) -> dict[str, Any]:
-    async with open_client(Settings(endpoint=endpoint), env={}) as client:
+    async with open_client(endpoint, "us-east-1", local=True, env={}) as client:
         # One table per style: the same key can mean different sets in the two styles.
         tables = {style: f"comments-{style}" for style in model.STYLES}
         for table in tables.values():

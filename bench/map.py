@@ -38,9 +38,9 @@ from bench.map_results import Options, Setup, median_max, rule_name, summarise
 from bench.orders_page import Progress
 from bench.servers import REPOSITORY
 from gateway.dynamodb_local import DynamoDBLocal
-from gateway.settings import Settings
 from keys import map as geo
-from store.tables import create_table, open_client
+from store.client import open_client
+from store.tables import create_table
 
 OUTPUT = REPOSITORY / "bench" / "results" / "map.json"
 TABLE, SHAPE_TABLE = "map", "map-shape"
@@ -147,7 +147,7 @@ def prepare(options: Options, say: Say) -> Setup:
 
 
 async def on_local(endpoint: str, setup: Setup, options: Options, say: Say) -> dict[str, Any]:
-    async with open_client(Settings(endpoint=endpoint), env={}) as client:
+    async with open_client(endpoint, "us-east-1", local=True, env={}) as client:
         shape = await runs.shape_check(client, SHAPE_TABLE)
         say("one real add_marker stored the same place item the bench writes")
         await create_table(client, TABLE)

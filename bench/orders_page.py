@@ -30,7 +30,7 @@ from bench.verify import Mismatch, verify
 from bench.workload import PAGE_BODY, PAGE_QUERY, seed
 from gateway.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
-from store.tables import create_table, open_client
+from store.tables import create_table
 
 TABLE = "bench"
 OUTPUT = REPOSITORY / "bench" / "results" / "orders_page.json"
@@ -139,7 +139,7 @@ async def measure(
 
 
 async def _create_table(settings: Settings) -> str:
-    async with open_client(settings) as client:
+    async with settings.open_client() as client:
         return await create_table(client, settings.table)
 
 

@@ -17,8 +17,8 @@ from keys.conditions import KeyCondition
 from keys.table import TABLE
 from store.cursors import Binding
 from store.loaders import ItemLoader, item_key
-from store.pagination import Filter, Page, PageArgs, Paginator, reads_parent
-from store.requests import Item, Key
+from store.pagination import Page, PageArgs, Paginator, reads_parent
+from store.requests import Filter, Item, Key
 
 
 @dataclass(frozen=True)

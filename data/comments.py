@@ -14,13 +14,20 @@ from data import validation
 from data.clock import new_ksuid, now
 from keys import comments as comment_keys
 from keys.codecs import format_timestamp, parse_timestamp
-from keys.table import TABLE
-from store.client import ConditionFailed, Store, TransactionCanceled
+from store.client import Store
 from store.cursors import Binding
-from store.errors import Conflict, NotFound
-from store.loaders import ItemLoader
+from store.errors import ConditionFailed, Conflict, NotFound, TransactionCanceled
+from store.loaders import ItemLoader, item_key
 from store.pagination import Page, PageArgs, Paginator
-from store.requests import Item, Key, condition_check, put_request, to_attributes
+from store.requests import (
+    Item,
+    Key,
+    condition_check,
+    expecting_version,
+    primary_key,
+    put_request,
+    transaction_delete,
+)
 
 BODY_MAX = 10_000
 COPY_TYPE = "COMMENT_COPY"
@@ -112,9 +119,8 @@ async def post_comment(
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
-            raise NotFound(f"product {product_id!r} does not exist") from exc
-        raise exc.as_error("the comment could not be posted; try again") from exc
+        refusals = {0: NotFound(f"product {product_id!r} does not exist")}
+        raise exc.explained(refusals, "the comment could not be posted; try again") from exc
     return primary
 
 
@@ -140,14 +146,14 @@ async def edit_comment(
     changed.update(updatedAt=format_timestamp(now()), version=current["version"] + 1)
     old_copies = comment_items(current)[1:]
     new_primary, *new_copies = comment_items(changed)
-    kept = {_loader_key(_item_key(c)) for c in new_copies}
+    kept = {item_key(primary_key(c)) for c in new_copies}
     actions = [
-        _versioned_put(store.table, new_primary, current["version"]),
+        expecting_version({"Put": put_request(store.table, new_primary)}, current["version"]),
         *({"Put": put_request(store.table, copy)} for copy in new_copies),
         *(
-            _delete(store.table, _item_key(c))
+            transaction_delete(store.table, primary_key(c))
             for c in old_copies
-            if _loader_key(_item_key(c)) not in kept
+            if item_key(primary_key(c)) not in kept
         ),
     ]
     await _commit(store, actions, comment_id)
@@ -160,11 +166,11 @@ async def delete_comment(store: Store, items: ItemLoader, comment_id: str) -> No
     key, current = await _read(store, comment_id)
     copies = comment_items(current)[1:]
     actions = [
-        _versioned_delete(store.table, key, current["version"]),
-        *(_delete(store.table, _item_key(c)) for c in copies),
+        expecting_version(transaction_delete(store.table, key), current["version"]),
+        *(transaction_delete(store.table, primary_key(c)) for c in copies),
     ]
     await _commit(store, actions, comment_id)
-    items.clear(_loader_key(key))
+    items.clear(item_key(key))
 
 
 async def load_product(items: ItemLoader, product_id: str) -> Item | None:
@@ -172,7 +178,7 @@ async def load_product(items: ItemLoader, product_id: str) -> Item | None:
 
 
 async def load_comment(items: ItemLoader, comment_id: str) -> Item | None:
-    key = _comment_key_or_none(validation.ident(comment_id))
+    key = validation.key_or_none(comment_keys.comment_key, validation.ident(comment_id))
     return None if key is None else await items.load_item(key)
 
 
@@ -198,7 +204,7 @@ async def product_comments_page(
 
 async def _read(store: Store, comment_id: str) -> tuple[Key, Item]:
     validation.ident(comment_id)
-    key = _comment_key_or_none(comment_id)
+    key = validation.key_or_none(comment_keys.comment_key, comment_id)
     current = None if key is None else await store.get(key, consistent=True)
     if key is None or current is None:
         raise NotFound(f"comment {comment_id!r} does not exist")
@@ -209,48 +215,7 @@ async def _commit(store: Store, actions: list[dict[str, Any]], comment_id: str) 
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
-            raise Conflict(
-                f"comment {comment_id!r} was changed by another request; reload it"
-            ) from exc
-        raise exc.as_error("the comment could not be changed; try again") from exc
-
-
-def _versioned_put(table: str, item: Item, expected_version: int) -> dict[str, Any]:
-    put = put_request(table, item)
-    put.update(
-        ConditionExpression="#version = :version",
-        ExpressionAttributeNames={"#version": "version"},
-        ExpressionAttributeValues=to_attributes({":version": expected_version}),
-    )
-    return {"Put": put}
-
-
-def _versioned_delete(table: str, key: Key, expected_version: int) -> dict[str, Any]:
-    action = _delete(table, key)
-    action["Delete"].update(
-        ConditionExpression="#version = :version",
-        ExpressionAttributeNames={"#version": "version"},
-        ExpressionAttributeValues=to_attributes({":version": expected_version}),
-    )
-    return action
-
-
-def _delete(table: str, key: Key) -> dict[str, Any]:
-    return {"Delete": {"TableName": table, "Key": to_attributes(key)}}
-
-
-def _item_key(item: Item) -> Key:
-    return {TABLE.partition_key: item[TABLE.partition_key], TABLE.sort_key: item[TABLE.sort_key]}
-
-
-def _loader_key(key: Key) -> tuple[str, str]:
-    return (key[TABLE.partition_key], key[TABLE.sort_key])
-
-
-def _comment_key_or_none(comment_id: str) -> Key | None:
-    # A valid identifier that is not a KSUID names no comment: a miss, not a client error.
-    try:
-        return comment_keys.comment_key(comment_id)
-    except ValueError:
-        return None
+        refusals = {
+            0: Conflict(f"comment {comment_id!r} was changed by another request; reload it")
+        }
+        raise exc.explained(refusals, "the comment could not be changed; try again") from exc

@@ -16,10 +16,9 @@ from data.clock import new_ksuid, now
 from keys import map as geo
 from keys.codecs import format_timestamp
 from keys.conditions import KeyCondition
-from keys.table import TABLE
-from store.client import Store, TransactionCanceled
-from store.errors import NotFound
-from store.requests import Item, Key, put_request, to_attributes
+from store.client import Store
+from store.errors import NotFound, TransactionCanceled
+from store.requests import Item, Key, counter_update, put_request, transaction_delete
 
 MAX_LIMIT = 1_000
 
@@ -73,43 +72,19 @@ async def remove_marker(store: Store, marker_id: str) -> None:
         raise NotFound(f"marker {marker_id!r} does not exist")
     geohash = found["geohash"]
     actions = [
-        {
-            "Delete": {
-                "TableName": store.table,
-                "Key": to_attributes(key),
-                "ConditionExpression": "attribute_exists(#pk)",
-                "ExpressionAttributeNames": {"#pk": TABLE.partition_key},
-            }
-        },
-        {
-            "Delete": {
-                "TableName": store.table,
-                "Key": to_attributes(geo.marker_place(geohash, marker_id)),
-            }
-        },
+        transaction_delete(store.table, key, must_exist=True),
+        transaction_delete(store.table, geo.marker_place(geohash, marker_id)),
         *_count_updates(store.table, geohash, -1),
     ]
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
-            raise NotFound(f"marker {marker_id!r} does not exist") from exc
-        raise exc.as_error("the marker could not be removed; try again") from exc
+        refusals = {0: NotFound(f"marker {marker_id!r} does not exist")}
+        raise exc.explained(refusals, "the marker could not be removed; try again") from exc
 
 
 def _count_updates(table: str, geohash: str, delta: int) -> list[dict[str, Any]]:
-    return [
-        {
-            "Update": {
-                "TableName": table,
-                "Key": to_attributes(key),
-                "UpdateExpression": "ADD #count :delta",
-                "ExpressionAttributeNames": {"#count": "count"},
-                "ExpressionAttributeValues": to_attributes({":delta": delta}),
-            }
-        }
-        for key in geo.cell_keys(geohash)
-    ]
+    return [counter_update(table, key, "count", delta) for key in geo.cell_keys(geohash)]
 
 
 async def search_markers(store: Store, viewport: geo.Viewport, limit: int) -> MarkerSearch:

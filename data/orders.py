@@ -12,9 +12,9 @@ from data.clock import new_ksuid, now
 from keys import orders as order_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.table import GSI2
-from store.client import ConditionFailed, Store, TransactionCanceled
+from store.client import Store
 from store.cursors import Binding
-from store.errors import BadUserInput, Conflict, NotFound
+from store.errors import BadUserInput, ConditionFailed, Conflict, NotFound, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import Page, PageArgs, Paginator
 from store.requests import Item, condition_check, put_request, update_request
@@ -117,9 +117,8 @@ async def place_order(
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
-            raise NotFound(f"customer {customer_id!r} does not exist") from exc
-        raise exc.as_error("the order could not be placed; try again") from exc
+        refusals = {0: NotFound(f"customer {customer_id!r} does not exist")}
+        raise exc.explained(refusals, "the order could not be placed; try again") from exc
     return item
 
 
@@ -130,7 +129,7 @@ async def set_order_status(store: Store, items: ItemLoader, order_id: str, statu
     so moves made one after another (even within one request) see each other.
     """
     validation.ident(order_id)
-    key = _order_key_or_none(order_id)
+    key = validation.key_or_none(order_keys.order_key, order_id)
     order = None if key is None else await store.get(key, consistent=True)
     if key is None or order is None:
         raise NotFound(f"order {order_id!r} does not exist")
@@ -162,16 +161,8 @@ async def set_order_status(store: Store, items: ItemLoader, order_id: str, statu
 
 async def load_order(items: ItemLoader, order_id: str) -> Item | None:
     """The order, or None when there is none."""
-    key = _order_key_or_none(validation.ident(order_id))
+    key = validation.key_or_none(order_keys.order_key, validation.ident(order_id))
     return None if key is None else await items.load_item(key)
-
-
-def _order_key_or_none(order_id: str) -> dict[str, str] | None:
-    # A valid identifier that is not a KSUID names no order: a miss, not a client error.
-    try:
-        return order_keys.order_key(order_id)
-    except ValueError:
-        return None
 
 
 async def load_customer(items: ItemLoader, customer_id: str) -> Item | None:

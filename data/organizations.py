@@ -10,9 +10,9 @@ from data.collections import PageRead, Prefetched, load_with_pages
 from keys import organizations as org_keys
 from keys.codecs import format_timestamp
 from keys.table import GSI3, TABLE
-from store.client import ConditionFailed, Store, TransactionCanceled
+from store.client import Store
 from store.cursors import Binding
-from store.errors import Conflict, NotFound
+from store.errors import ConditionFailed, Conflict, NotFound, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
 from store.requests import (
@@ -67,11 +67,11 @@ async def add_member(store: Store, organization: str, username: str, name: str, 
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
-            raise NotFound(f"organization {organization!r} does not exist") from exc
-        if exc.reasons[1:2] == ["ConditionalCheckFailed"]:
-            raise Conflict(f"{username!r} is already a member of {organization!r}") from exc
-        raise exc.as_error("the member could not be added; try again") from exc
+        refusals = {
+            0: NotFound(f"organization {organization!r} does not exist"),
+            1: Conflict(f"{username!r} is already a member of {organization!r}"),
+        }
+        raise exc.explained(refusals, "the member could not be added; try again") from exc
     return member
 
 
@@ -125,9 +125,9 @@ async def create_team(store: Store, organization: str, name: str) -> Item:
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.reasons[1:2] == ["ConditionalCheckFailed"]:
+        if exc.failed(1):
             raise Conflict(f"team {name!r} already exists in {organization!r}") from exc
-        if exc.reasons[:1] != ["ConditionalCheckFailed"]:
+        if not exc.failed(0):
             raise exc.as_error("the team could not be created; try again") from exc
         key = org_keys.organization_key(organization)
         if await store.get(key, consistent=True) is None:

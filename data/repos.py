@@ -13,12 +13,13 @@ from data.collections import PageRead, Prefetched, load_with_pages
 from keys import repos as repo_keys
 from keys.codecs import format_timestamp
 from keys.table import TABLE
-from store.client import ConditionFailed, Store, TransactionCanceled
+from store.client import Store
 from store.cursors import Binding
-from store.errors import Conflict, NotFound
+from store.errors import ConditionFailed, Conflict, NotFound, TransactionCanceled
 from store.loaders import ItemLoader
-from store.pagination import Filter, PageArgs, Paginator
+from store.pagination import PageArgs, Paginator
 from store.requests import (
+    Filter,
     Item,
     put_request,
     transaction_delete,
@@ -105,7 +106,7 @@ async def open_issue(store: Store, owner: str, name: str, title: str) -> Item:
         try:
             await store.transact(actions)
         except TransactionCanceled as exc:
-            if exc.reasons[:1] not in (["ConditionalCheckFailed"], ["TransactionConflict"]):
+            if not exc.failed(0) and exc.reasons[:1] != ["TransactionConflict"]:
                 raise exc.as_error("the issue could not be opened; try again") from exc
             # Another call took this number first: read the counter again after a pause.
             await asyncio.sleep(random.uniform(0, min(_PAUSE_STEP * 2**attempt, _PAUSE_MAX)))
@@ -168,9 +169,9 @@ async def _change_stars(
     except TransactionCanceled as exc:
         # The second action needs the repository; the first failing alone means the star
         # was already there (or already gone), which is no change at all.
-        if exc.reasons[1:2] == ["ConditionalCheckFailed"]:
+        if exc.failed(1):
             raise NotFound(f"repository {owner}/{name} does not exist") from exc
-        if exc.reasons[:1] != ["ConditionalCheckFailed"]:
+        if not exc.failed(0):
             raise exc.as_error("the star could not be changed; try again") from exc
     key = repo_keys.repo_key(owner, name)
     repo = await store.get(key, consistent=True)

@@ -11,12 +11,12 @@ from data.collections import PageRead, Prefetched, load_with_pages
 from keys import tickets as ticket_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.table import GSI1
-from store.client import ConditionFailed, Store, TransactionCanceled
+from store.client import Store
 from store.cursors import Binding
-from store.errors import BadUserInput, Conflict, NotFound
+from store.errors import BadUserInput, ConditionFailed, Conflict, NotFound, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
-from store.requests import Item, Key, condition_check, put_request, update_request
+from store.requests import Item, condition_check, put_request, update_request
 
 # updatedAt has millisecond precision: the smallest step that still moves a ticket up.
 _TICK = timedelta(milliseconds=1)
@@ -61,9 +61,8 @@ async def open_ticket(store: Store, queue_id: str, title: str) -> Item:
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.reasons[:1] == ["ConditionalCheckFailed"]:
-            raise NotFound(f"queue {queue_id!r} does not exist") from exc
-        raise exc.as_error("the ticket could not be opened; try again") from exc
+        refusals = {0: NotFound(f"queue {queue_id!r} does not exist")}
+        raise exc.explained(refusals, "the ticket could not be opened; try again") from exc
     return ticket
 
 
@@ -86,7 +85,7 @@ async def update_ticket(
         changes["title"] = validation.text(title, "title")
     if status is not None:
         changes["status"] = validation.choice(status, "status", ticket_keys.TICKET_STATUSES)
-    key = _ticket_key_or_none(ticket_id)
+    key = validation.key_or_none(ticket_keys.ticket_key, ticket_id)
     if key is None:
         raise NotFound(f"ticket {ticket_id!r} does not exist")
     updated = now()
@@ -114,16 +113,8 @@ async def update_ticket(
 
 
 async def load_ticket(items: ItemLoader, ticket_id: str) -> Item | None:
-    key = _ticket_key_or_none(validation.ident(ticket_id))
+    key = validation.key_or_none(ticket_keys.ticket_key, validation.ident(ticket_id))
     return None if key is None else await items.load_item(key)
-
-
-def _ticket_key_or_none(ticket_id: str) -> Key | None:
-    # A valid identifier that is not a KSUID names no ticket: a miss, not a client error.
-    try:
-        return ticket_keys.ticket_key(ticket_id)
-    except ValueError:
-        return None
 
 
 def tickets_read(queue_id: str, args: PageArgs) -> PageRead:

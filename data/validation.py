@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from keys.codecs import KSUID_EPOCH, identifier
 from store.errors import BadUserInput
+from store.requests import Key
 
 TEXT_MAX = 200
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
@@ -52,3 +54,12 @@ def choice(value: str, field: str, choices: frozenset[str]) -> str:
     if value not in choices:
         raise BadUserInput(f"{field}: {value!r} is not one of {', '.join(sorted(choices))}")
     return value
+
+
+def key_or_none(key_of: Callable[[str], Key], value: str) -> Key | None:
+    """The key `value` names, or None when `value` is a valid identifier but cannot name
+    such an entity (one that is not a KSUID, say): a miss, not a client error."""
+    try:
+        return key_of(value)
+    except ValueError:
+        return None

@@ -22,10 +22,10 @@ from gateway.schema import build_schema
 from gateway.settings import Settings
 from resolvers.context import Context
 from store.cursors import CursorCodec
-from store.tables import open_client, table_status
+from store.tables import table_status
 
 if TYPE_CHECKING:
-    from types_aiobotocore_dynamodb import DynamoDBClient
+    from store.client import DynamoDBClient
 
 
 # Orchestrators probe readiness every few seconds; a probe must answer within that time.
@@ -124,7 +124,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with open_client(settings) as client:
+        async with settings.open_client() as client:
             runtime.client = client
             # What start-up allocated lives as long as the process: keep the collector
             # from walking it again on every young-generation collection.

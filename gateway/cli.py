@@ -9,11 +9,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from gateway.dynamodb_local import DynamoDBLocalError
 from gateway.seed import SeedError
 from gateway.settings import Settings, SettingsError
+from store.errors import DynamoDBFailure, admin_failures
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,11 +20,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        result: int = args.run(args)
+        with admin_failures():
+            result: int = args.run(args)
     except SettingsError as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 2
-    except (DynamoDBLocalError, BotoCoreError, ClientError, TimeoutError, SeedError) as exc:
+    except (DynamoDBLocalError, DynamoDBFailure, TimeoutError, SeedError) as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -97,12 +97,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _create_table(args: argparse.Namespace) -> int:
-    from store.tables import create_table, open_client
+    from store.tables import create_table
 
     settings = Settings.from_env(serving=False)
 
     async def run() -> str:
-        async with open_client(settings) as client:
+        async with settings.open_client() as client:
             return await create_table(client, settings.table)
 
     print(asyncio.run(run()))
@@ -111,12 +111,11 @@ def _create_table(args: argparse.Namespace) -> int:
 
 def _seed(args: argparse.Namespace) -> int:
     from gateway.seed import Seeder
-    from store.tables import open_client
 
     settings = Settings.from_env(serving=False)
 
     async def run() -> tuple[int, ...]:
-        async with open_client(settings) as client:
+        async with settings.open_client() as client:
             seeder = Seeder(client, settings.table)
             customers, orders = await seeder.run(args.customers, args.max_orders)
             products, comments = await seeder.run_comments(args.products, args.max_comments)
@@ -137,12 +136,11 @@ def _seed(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     from gateway.admin.verify import Report, render, verify
-    from store.tables import open_client
 
     settings = Settings.from_env(serving=False)
 
     async def run() -> Report:
-        async with open_client(settings) as client:
+        async with settings.open_client() as client:
             return await verify(client, settings.table, repair=args.repair, segments=args.segments)
 
     report = asyncio.run(run())

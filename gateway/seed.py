@@ -14,7 +14,7 @@ from resolvers.context import Context
 from store.cursors import CursorCodec
 
 if TYPE_CHECKING:
-    from types_aiobotocore_dynamodb import DynamoDBClient
+    from store.client import DynamoDBClient
 
 CREATE_CUSTOMER = """
 mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }"""

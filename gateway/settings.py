@@ -7,13 +7,15 @@ import os
 import re
 import secrets
 from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from store.client import DynamoDBClient, open_client
 
 logger = logging.getLogger("dynagate")
 
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
-_AWS_DOMAINS = (".amazonaws.com", ".amazonaws.com.cn")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -41,6 +43,10 @@ class Settings:
         return not (
             host == "amazonaws.com" or host.endswith((".amazonaws.com", ".amazonaws.com.cn"))
         )
+
+    def open_client(self) -> AbstractAsyncContextManager[DynamoDBClient]:
+        """The DynamoDB client these settings name, for the lifetime of the app or command."""
+        return open_client(self.endpoint, self.region, local=self.is_local)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, serving: bool = True) -> Settings:

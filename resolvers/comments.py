@@ -9,7 +9,8 @@ import strawberry
 from data import comments as data
 from keys.codecs import parse_timestamp
 from resolvers.context import Context
-from resolvers.relay import NOT_GIVEN, Connection, given, page_args
+from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
+from store.pagination import PageArgs
 from store.requests import Item
 
 Info = strawberry.Info[Context, None]
@@ -24,26 +25,23 @@ class Product:
     def from_item(cls, item: Item) -> Product:
         return cls(id=strawberry.ID(item["id"]), name=item["name"])
 
-    @strawberry.field
+    @connection_field
     async def comments(
         self,
         info: Info,
+        page: PageArgs,
         language: str | None = NOT_GIVEN,
         ratings: list[int] | None = NOT_GIVEN,
-        first: int | None = NOT_GIVEN,
-        after: str | None = NOT_GIVEN,
-        last: int | None = NOT_GIVEN,
-        before: str | None = NOT_GIVEN,
     ) -> Connection[Comment]:
         """Newest first; `language` null means any, `ratings` null means all of 1 to 5."""
-        page = await data.product_comments_page(
+        found = await data.product_comments_page(
             info.context.pages,
             str(self.id),
-            page_args(first, after, last, before),
+            page,
             language=given(language),
             ratings=given(ratings),
         )
-        return Connection.from_page(page, Comment.from_item)
+        return Connection.from_page(found, Comment.from_item)
 
 
 @strawberry.type

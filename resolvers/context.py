@@ -12,7 +12,7 @@ from store.loaders import ItemLoader
 from store.pagination import Paginator
 
 if TYPE_CHECKING:
-    from types_aiobotocore_dynamodb import DynamoDBClient
+    from store.client import DynamoDBClient
 
 
 @dataclass

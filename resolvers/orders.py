@@ -10,8 +10,9 @@ import strawberry
 from data import orders as data
 from keys.codecs import parse_timestamp
 from resolvers.context import Context
-from resolvers.relay import NOT_GIVEN, Connection, given, page_args
+from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import DateTimeRange, SortDirection
+from store.pagination import PageArgs
 from store.requests import Item
 
 Info = strawberry.Info[Context, None]
@@ -49,30 +50,27 @@ class Customer:
             created_at=parse_timestamp(item["createdAt"]),
         )
 
-    @strawberry.field
+    @connection_field
     async def orders(
         self,
         info: Info,
+        page: PageArgs,
         status: OrderStatus | None = NOT_GIVEN,
         placed: DateTimeRange | None = NOT_GIVEN,
         direction: SortDirection | None = SortDirection.DESC,
-        first: int | None = NOT_GIVEN,
-        after: str | None = NOT_GIVEN,
-        last: int | None = NOT_GIVEN,
-        before: str | None = NOT_GIVEN,
     ) -> Connection[Order]:
         status, placed = given(status), given(placed)
-        page = await data.customer_orders_page(
+        found = await data.customer_orders_page(
             info.context.pages,
             str(self.id),
-            page_args(first, after, last, before),
+            page,
             status=None if status is None else status.value,
             placed_from=None if placed is None else given(placed.from_),
             placed_to=None if placed is None else given(placed.to),
             placed_given=placed is not None,
             ascending=direction is SortDirection.ASC,
         )
-        return Connection.from_page(page, Order.from_item)
+        return Connection.from_page(found, Order.from_item)
 
 
 @strawberry.type
@@ -146,20 +144,12 @@ class OrdersQuery:
         item = await data.load_order(info.context.items, id)
         return None if item is None else Order.from_item(item)
 
-    @strawberry.field
-    async def open_orders(
-        self,
-        info: Info,
-        first: int | None = NOT_GIVEN,
-        after: str | None = NOT_GIVEN,
-        last: int | None = NOT_GIVEN,
-        before: str | None = NOT_GIVEN,
-    ) -> Connection[Order]:
+    @connection_field
+    async def open_orders(self, info: Info, page: PageArgs) -> Connection[Order]:
         """PLACED orders of every customer, oldest first (a sparse index)."""
-        page = await data.open_orders_page(
-            info.context.pages, page_args(first, after, last, before)
+        return Connection.from_page(
+            await data.open_orders_page(info.context.pages, page), Order.from_item
         )
-        return Connection.from_page(page, Order.from_item)
 
 
 @strawberry.type

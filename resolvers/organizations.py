@@ -12,8 +12,8 @@ from data.collections import PageRead, Prefetched, page_for
 from keys.codecs import parse_timestamp
 from resolvers import lookahead
 from resolvers.context import Context
-from resolvers.relay import NOT_GIVEN, Connection, page_args
-from store.pagination import Page
+from resolvers.relay import Connection, connection_field
+from store.pagination import Page, PageArgs
 from store.requests import Item
 
 Info = strawberry.Info[Context, None]
@@ -66,30 +66,24 @@ class Organization:
             prefetched=prefetched or {},
         )
 
-    @strawberry.field
+    @connection_field
     async def members(
         self,
         info: Info,
-        first: int | None = NOT_GIVEN,
-        after: str | None = NOT_GIVEN,
-        last: int | None = NOT_GIVEN,
-        before: str | None = NOT_GIVEN,
+        page: PageArgs,
     ) -> Connection[Member]:
         """Usernames A→Z, ignoring case."""
-        read = data.members_read(self.name, page_args(first, after, last, before))
+        read = data.members_read(self.name, page)
         return Connection.from_page(await self._page(info, read), Member.from_item)
 
-    @strawberry.field
+    @connection_field
     async def admins(
         self,
         info: Info,
-        first: int | None = NOT_GIVEN,
-        after: str | None = NOT_GIVEN,
-        last: int | None = NOT_GIVEN,
-        before: str | None = NOT_GIVEN,
+        page: PageArgs,
     ) -> Connection[Member]:
         """Members whose role is ADMIN, usernames A→Z, ignoring case."""
-        read = data.admins_read(self.name, page_args(first, after, last, before))
+        read = data.admins_read(self.name, page)
         return Connection.from_page(await self._page(info, read), Member.from_item)
 
     @strawberry.field

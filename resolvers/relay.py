@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
 import strawberry
+from strawberry.annotation import StrawberryAnnotation
+from strawberry.extensions import FieldExtension
+from strawberry.types.arguments import StrawberryArgument
+from strawberry.types.field import StrawberryField
 
 from store.pagination import Check, Page, PageArgs
 from store.requests import Item
@@ -27,6 +31,47 @@ def page_args(
 ) -> PageArgs:
     """Validated Relay arguments of a connection field."""
     return PageArgs.parse(given(first), given(after), given(last), given(before))
+
+
+class PageArguments(FieldExtension):
+    """The Relay arguments `first`, `after`, `last`, `before`, declared once for every
+    connection field (as Strawberry's own `ConnectionExtension` does).
+
+    They follow the field's own arguments in the schema; the resolver receives them
+    validated, as its parameter `page: PageArgs`, which the schema does not show.
+    """
+
+    NAMES = ("first", "after", "last", "before")
+
+    def apply(self, field: StrawberryField) -> None:
+        own = [argument for argument in field.arguments if argument.python_name != "page"]
+        field.arguments = [*own, *(_relay_argument(name) for name in self.NAMES)]
+
+    async def resolve_async(
+        self,
+        next_: Callable[..., Awaitable[Any]],
+        source: Any,
+        info: strawberry.Info,
+        **kwargs: Any,
+    ) -> Any:
+        first, after, last, before = (kwargs.pop(name, NOT_GIVEN) for name in self.NAMES)
+        page = page_args(first, after, last, before)
+        return await next_(source, info, page=page, **kwargs)
+
+
+def _relay_argument(name: str) -> StrawberryArgument:
+    kind = int if name in ("first", "last") else str
+    return StrawberryArgument(
+        python_name=name,
+        graphql_name=None,
+        type_annotation=StrawberryAnnotation(kind | None),
+        default=NOT_GIVEN,
+    )
+
+
+def connection_field(resolver: Callable[..., Any]) -> Any:
+    """`@strawberry.field` for a connection: adds the Relay arguments (`PageArguments`)."""
+    return strawberry.field(resolver, extensions=[PageArguments()])
 
 
 @strawberry.type

@@ -12,8 +12,8 @@ from data.collections import PageRead, Prefetched, page_for
 from keys.codecs import parse_timestamp
 from resolvers import lookahead
 from resolvers.context import Context
-from resolvers.relay import NOT_GIVEN, Connection, given, page_args
-from store.pagination import Page
+from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
+from store.pagination import Page, PageArgs
 from store.requests import Item
 
 Info = strawberry.Info[Context, None]
@@ -72,37 +72,31 @@ class Repo:
             prefetched=prefetched or {},
         )
 
-    @strawberry.field
+    @connection_field
     async def issues(
         self,
         info: Info,
+        page: PageArgs,
         state: IssueState | None = NOT_GIVEN,
-        first: int | None = NOT_GIVEN,
-        after: str | None = NOT_GIVEN,
-        last: int | None = NOT_GIVEN,
-        before: str | None = NOT_GIVEN,
     ) -> Connection[Issue]:
         """Highest number first."""
         chosen = given(state)
         read = data.issues_read(
             self.owner,
             self.name,
-            page_args(first, after, last, before),
+            page,
             None if chosen is None else chosen.value,
         )
         return Connection.from_page(await self._page(info, read), Issue.from_item)
 
-    @strawberry.field
+    @connection_field
     async def stars(
         self,
         info: Info,
-        first: int | None = NOT_GIVEN,
-        after: str | None = NOT_GIVEN,
-        last: int | None = NOT_GIVEN,
-        before: str | None = NOT_GIVEN,
+        page: PageArgs,
     ) -> Connection[Star]:
         """Usernames A→Z, ignoring case."""
-        read = data.stars_read(self.owner, self.name, page_args(first, after, last, before))
+        read = data.stars_read(self.owner, self.name, page)
         return Connection.from_page(await self._page(info, read), Star.from_item)
 
     async def _page(self, info: Info, read: PageRead) -> Page:

@@ -12,7 +12,8 @@ from data.collections import Prefetched, page_for
 from keys.codecs import parse_timestamp
 from resolvers import lookahead
 from resolvers.context import Context
-from resolvers.relay import NOT_GIVEN, Connection, given, page_args
+from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
+from store.pagination import PageArgs
 from store.requests import Item
 
 Info = strawberry.Info[Context, None]
@@ -54,19 +55,16 @@ class Queue:
     def from_item(cls, item: Item, prefetched: Prefetched | None = None) -> Queue:
         return cls(id=strawberry.ID(item["id"]), name=item["name"], prefetched=prefetched or {})
 
-    @strawberry.field
+    @connection_field
     async def tickets(
         self,
         info: Info,
-        first: int | None = NOT_GIVEN,
-        after: str | None = NOT_GIVEN,
-        last: int | None = NOT_GIVEN,
-        before: str | None = NOT_GIVEN,
+        page: PageArgs,
     ) -> Connection[Ticket]:
         """Most recently updated first."""
-        read = data.tickets_read(str(self.id), page_args(first, after, last, before))
-        page = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
-        return Connection.from_page(page, Ticket.from_item)
+        read = data.tickets_read(str(self.id), page)
+        found = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
+        return Connection.from_page(found, Ticket.from_item)
 
 
 @strawberry.input

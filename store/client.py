@@ -1,9 +1,9 @@
-"""The only code that talks to DynamoDB.
+"""The client of the table: every read and write of a GraphQL request goes through here.
 
 A `Store` is cheap: it pairs the client opened once in the application lifespan with the
 cost report of one GraphQL request. Botocore retries throttled calls (standard mode);
 the store adds retries for unprocessed BatchGetItem keys and maps botocore's errors to
-the product's own, here and nowhere else.
+the product's own (`store.errors`).
 """
 
 from __future__ import annotations
@@ -11,20 +11,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import os
 import random
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import aioboto3
 from aiobotocore.config import AioConfig
-from botocore.exceptions import ClientError, HTTPClientError
-from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.exceptions import ClientError
 
 from keys.conditions import KeyCondition
 from store.cost import Cost, Operation
-from store.errors import Conflict, DynagateError, Unavailable
+from store.errors import UNREACHABLE, TransactionCanceled, Unavailable, mapped
 from store.requests import (
+    Filter,
     Item,
     Key,
     batch_get_requests,
@@ -35,7 +38,7 @@ from store.requests import (
 )
 
 if TYPE_CHECKING:
-    from types_aiobotocore_dynamodb import DynamoDBClient
+    from types_aiobotocore_dynamodb import DynamoDBClient as DynamoDBClient
 else:
     DynamoDBClient = Any
 
@@ -50,13 +53,6 @@ CLIENT_CONFIG = AioConfig(
     tcp_keepalive=True,
     max_pool_connections=64,
 )
-_THROTTLING = {
-    "ProvisionedThroughputExceededException",
-    "ThrottlingException",
-    "RequestLimitExceeded",
-    "LimitExceededException",
-}
-_THROTTLED_ACTIONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
 _UNPROCESSED_RETRIES = 8
 # Transactions cancelled by a mere conflict are sent again this many times.
 _CONFLICT_RETRIES = 3
@@ -67,30 +63,35 @@ _MAX_REFILL = 1_000
 _Operation = Callable[..., Awaitable[Any]]
 
 
-class ConditionFailed(Exception):
-    """A conditional write found the item in another state than it required."""
+# DynamoDB Local accepts any credentials; these let it work on a machine with none.
+LOCAL_CREDENTIALS = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
 
 
-class TransactionCanceled(Exception):
-    """A transaction was cancelled; `reasons` holds one code per action ("None" = fine)."""
+def _has_credentials(env: Mapping[str, str]) -> bool:
+    return bool(env.get("AWS_ACCESS_KEY_ID") or env.get("AWS_PROFILE")) or os.path.exists(
+        os.path.expanduser("~/.aws/credentials")
+    )
 
-    def __init__(self, reasons: list[str]) -> None:
-        super().__init__(", ".join(reasons))
-        self.reasons = reasons
 
-    @property
-    def only_conflicts(self) -> bool:
-        """Nothing failed its condition; another transaction merely held an item."""
-        return "TransactionConflict" in self.reasons and set(self.reasons) <= {
-            "None",
-            "TransactionConflict",
-        }
-
-    def as_error(self, conflict_message: str) -> DynagateError:
-        """What a client hears when no reason is the caller's to explain."""
-        if any(reason in _THROTTLED_ACTIONS for reason in self.reasons):
-            return Unavailable("the database is busy; try again shortly")
-        return Conflict(conflict_message)
+@asynccontextmanager
+async def open_client(
+    endpoint: str | None, region: str, *, local: bool, env: Mapping[str, str] | None = None
+) -> AsyncIterator[DynamoDBClient]:
+    """The client for the application's lifetime; `local` for DynamoDB Local, which takes
+    made-up credentials on a machine that has none."""
+    env = os.environ if env is None else env
+    extra: dict[str, Any] = {}
+    if local and not _has_credentials(env):
+        extra = LOCAL_CREDENTIALS
+    session = aioboto3.Session()
+    async with session.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name=region,
+        config=CLIENT_CONFIG,
+        **extra,
+    ) as client:
+        yield client
 
 
 @dataclass
@@ -112,9 +113,7 @@ class Store:
         forward: bool,
         limit: int | None = None,
         start_key: Key | None = None,
-        filter_expression: str | None = None,
-        filter_values: Mapping[str, Any] | None = None,
-        filter_names: Mapping[str, str] | None = None,
+        filter: Filter | None = None,
     ) -> QueryResult:
         """Items matching `condition`, up to `limit` (all when None).
 
@@ -128,7 +127,7 @@ class Store:
         scanned = read = 0
         while True:
             remaining = None if limit is None else limit - len(items)
-            if remaining is not None and filter_expression is not None and scanned:
+            if remaining is not None and filter is not None and scanned:
                 remaining = _refill_limit(remaining, len(items), scanned, read)
             request = query_request(
                 self.table,
@@ -136,9 +135,7 @@ class Store:
                 forward=forward,
                 limit=remaining,
                 start_key=start_key,
-                filter_expression=filter_expression,
-                filter_values=filter_values,
-                filter_names=filter_names,
+                filter=filter,
             )
             response = await self._call("read", self.client.query, request)
             page = [from_attributes(i) for i in response.get("Items", [])]
@@ -225,32 +222,16 @@ class Store:
         try:
             response: dict[str, Any] = await method(**request)
         except ClientError as exc:
-            mapped = _mapped(exc, operation, self.cost)
-            if mapped is None:
+            # A failed conditional write still used capacity and was a request.
+            self.cost.record(operation, exc.response)
+            error = mapped(exc)
+            if error is None:
                 raise
-            raise mapped from exc
-        except (BotoConnectionError, HTTPClientError) as exc:
+            raise error from exc
+        except UNREACHABLE as exc:
             logger.warning("DynamoDB unreachable: %s", exc)
             raise Unavailable("the database is unreachable; try again shortly") from exc
         return response
-
-
-def _mapped(exc: ClientError, operation: Operation, cost: Cost) -> Exception | None:
-    error = exc.response.get("Error", {})
-    code = error.get("Code", "")
-    # A failed conditional write still used capacity and was a request.
-    cost.record(operation, exc.response)
-    if code == "ConditionalCheckFailedException":
-        return ConditionFailed()
-    if code == "TransactionCanceledException":
-        reasons = exc.response.get("CancellationReasons") or []
-        return TransactionCanceled([r.get("Code", "None") for r in reasons])
-    if code in _THROTTLING:
-        return Unavailable("the database is busy; try again shortly")
-    if code == "ResourceNotFoundException":
-        logger.error("table missing: %s", error.get("Message"))
-        return Unavailable("the table is not available; run `dynagate create-table`")
-    return None
 
 
 def _refill_limit(remaining: int, matched: int, scanned: int, last_read: int) -> int:

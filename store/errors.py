@@ -1,20 +1,42 @@
-"""The product's errors, each with the `extensions.code` of API.md section 4.
+"""The product's errors, and the one place botocore's errors become them.
 
-    DynagateError
+    DynagateError                          `extensions.code` of API.md section 4
      ├── BadUserInput      BAD_USER_INPUT    an argument is invalid; the message says which
      ├── BadCursor         BAD_CURSOR        a cursor was altered or taken from elsewhere
      ├── NotFound          NOT_FOUND         a mutation names a missing entity
      ├── Conflict          CONFLICT          it exists already, or a concurrent write won
      └── Unavailable       UNAVAILABLE       DynamoDB unreachable or throttling past retries
 
-Anything else raised while resolving is masked as INTERNAL_SERVER_ERROR.
+    ConditionFailed        a conditional write found the item in another state
+    TransactionCanceled    a transaction was cancelled; one reason per action
+    DynamoDBFailure        any other botocore error, for the command line to print
+
+The access patterns turn `ConditionFailed` and `TransactionCanceled` into the product's
+errors, since only they know what a condition meant. Anything else raised while resolving
+is masked as INTERNAL_SERVER_ERROR.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import ClassVar
 
-from keys.errors import InvalidInput
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
+
+logger = logging.getLogger("dynagate.store")
+
+_THROTTLING = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "LimitExceededException",
+}
+_THROTTLED_ACTIONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
+# Botocore's errors for a DynamoDB that cannot be reached (connection refused, timeouts).
+UNREACHABLE = (BotoConnectionError, HTTPClientError)
 
 
 class DynagateError(Exception):
@@ -28,10 +50,6 @@ class DynagateError(Exception):
 
 class BadUserInput(DynagateError):
     code = "BAD_USER_INPUT"
-
-    @classmethod
-    def from_invalid(cls, error: InvalidInput) -> BadUserInput:
-        return cls(str(error))
 
 
 class BadCursor(DynagateError):
@@ -52,3 +70,75 @@ class Unavailable(DynagateError):
 
 QUERY_TOO_COMPLEX = "QUERY_TOO_COMPLEX"
 INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
+
+
+class ConditionFailed(Exception):
+    """A conditional write found the item in another state than it required."""
+
+
+class TransactionCanceled(Exception):
+    """A transaction was cancelled; `reasons` holds one code per action ("None" = fine)."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__(", ".join(reasons))
+        self.reasons = reasons
+
+    @property
+    def only_conflicts(self) -> bool:
+        """Nothing failed its condition; another transaction merely held an item."""
+        return "TransactionConflict" in self.reasons and set(self.reasons) <= {
+            "None",
+            "TransactionConflict",
+        }
+
+    def failed(self, action: int) -> bool:
+        """The action at index `action` failed its condition."""
+        return self.reasons[action : action + 1] == ["ConditionalCheckFailed"]
+
+    def explained(self, refusals: Mapping[int, DynagateError], retry: str) -> DynagateError:
+        """What a client hears: the refusal of the first listed action that failed its
+        condition (in the order listed), else busy or a conflict saying `retry`."""
+        for action, error in refusals.items():
+            if self.failed(action):
+                return error
+        return self.as_error(retry)
+
+    def as_error(self, conflict_message: str) -> DynagateError:
+        """What a client hears when no reason is the caller's to explain."""
+        if any(reason in _THROTTLED_ACTIONS for reason in self.reasons):
+            return Unavailable("the database is busy; try again shortly")
+        return Conflict(conflict_message)
+
+
+class DynamoDBFailure(Exception):
+    """DynamoDB refused a call of an admin command, or could not be reached."""
+
+
+def error_code(exc: ClientError) -> str:
+    code: str = exc.response.get("Error", {}).get("Code", "")
+    return code
+
+
+def mapped(exc: ClientError) -> Exception | None:
+    """The product's error for a refused call, or None when it is a bug of ours."""
+    code = error_code(exc)
+    if code == "ConditionalCheckFailedException":
+        return ConditionFailed()
+    if code == "TransactionCanceledException":
+        reasons = exc.response.get("CancellationReasons") or []
+        return TransactionCanceled([r.get("Code", "None") for r in reasons])
+    if code in _THROTTLING:
+        return Unavailable("the database is busy; try again shortly")
+    if code == "ResourceNotFoundException":
+        logger.error("table missing: %s", exc.response.get("Error", {}).get("Message"))
+        return Unavailable("the table is not available; run `dynagate create-table`")
+    return None
+
+
+@contextmanager
+def admin_failures() -> Iterator[None]:
+    """Botocore's errors raised inside, as `DynamoDBFailure` with botocore's message."""
+    try:
+        yield
+    except (BotoCoreError, ClientError) as exc:
+        raise DynamoDBFailure(str(exc)) from exc

@@ -7,16 +7,15 @@ included) is one more `Limit: 1` Query, made only when a client asks for that fl
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from keys.conditions import KeyCondition
 from keys.table import page_key_attributes
 from store.client import Store
 from store.cursors import Binding, CursorCodec
 from store.errors import BadCursor, BadUserInput
-from store.requests import Item, Key, page_key
+from store.requests import Filter, Item, Key, page_key
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -65,18 +64,6 @@ class Page:
     has_previous_page: Check
     # The item the collection hangs off, when the page was read together with it.
     parent: Item | None = None
-
-
-@dataclass(frozen=True)
-class Filter:
-    """A FilterExpression, for the few collections a seed justifies one on."""
-
-    expression: str
-    values: Mapping[str, Any]
-    names: Mapping[str, str] = field(default_factory=dict)
-    # Whether the parent item passes too. DynamoDB filters cannot name key attributes, so
-    # only the caller can say; a page whose filter would drop it is read without it.
-    passes_parent: bool = False
 
 
 def _known(value: bool) -> Check:
@@ -171,9 +158,7 @@ class Paginator:
             forward=forward,
             limit=limit,
             start_key=start,
-            filter_expression=None if filter is None else filter.expression,
-            filter_values=None if filter is None else filter.values,
-            filter_names=None if filter is None else filter.names,
+            filter=filter,
         )
         return result.items
 

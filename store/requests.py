@@ -7,6 +7,7 @@ convert to and from DynamoDB's typed wire format.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -56,6 +57,18 @@ def page_key(item: Item, index: Index) -> Key:
     return {a: str(item[a]) for a in page_key_attributes(index)}
 
 
+@dataclass(frozen=True)
+class Filter:
+    """A FilterExpression, for the few collections a seed justifies one on."""
+
+    expression: str
+    values: Mapping[str, Any]
+    names: Mapping[str, str] = field(default_factory=dict)
+    # Whether the parent item passes too. DynamoDB filters cannot name key attributes, so
+    # only the caller can say; a page whose filter would drop it is read without it.
+    passes_parent: bool = False
+
+
 def query_request(
     table: str,
     condition: KeyCondition,
@@ -63,9 +76,7 @@ def query_request(
     forward: bool,
     limit: int | None = None,
     start_key: Key | None = None,
-    filter_expression: str | None = None,
-    filter_values: Mapping[str, Any] | None = None,
-    filter_names: Mapping[str, str] | None = None,
+    filter: Filter | None = None,
 ) -> dict[str, Any]:
     """A Query over `condition`; a filter may alias attribute names other than `#pk`/`#sk`."""
     index = condition.index
@@ -86,9 +97,9 @@ def query_request(
         values[":high"] = condition.high
     else:
         del names["#sk"]
-    if filter_expression is not None:
-        values.update(filter_values or {})
-        names.update(filter_names or {})
+    if filter is not None:
+        values.update(filter.values)
+        names.update(filter.names)
     request: dict[str, Any] = {
         "TableName": table,
         "KeyConditionExpression": expression,
@@ -103,8 +114,8 @@ def query_request(
         request["Limit"] = limit
     if start_key is not None:
         request["ExclusiveStartKey"] = to_attributes(start_key)
-    if filter_expression is not None:
-        request["FilterExpression"] = filter_expression
+    if filter is not None:
+        request["FilterExpression"] = filter.expression
     return request
 
 
@@ -203,6 +214,36 @@ def transaction_delete(table: str, key: Key, *, must_exist: bool = False) -> dic
     if must_exist:
         delete.update(_existence(exists=True))
     return {"Delete": delete}
+
+
+def expecting_version(action: Mapping[str, Any], version: int) -> dict[str, Any]:
+    """A transaction's Put or Delete `action` that applies only while the stored item's
+    `version` is `version` (an optimistic lock)."""
+    ((kind, body),) = action.items()
+    condition = {
+        "ConditionExpression": "#version = :version",
+        "ExpressionAttributeNames": {"#version": "version"},
+        "ExpressionAttributeValues": to_attributes({":version": version}),
+    }
+    return {kind: {**body, **condition}}
+
+
+def counter_update(table: str, key: Key, attribute: str, delta: int) -> dict[str, Any]:
+    """A TransactWriteItems action adding `delta` to a counter, creating the item if need be."""
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": to_attributes(key),
+            "UpdateExpression": "ADD #count :delta",
+            "ExpressionAttributeNames": {"#count": attribute},
+            "ExpressionAttributeValues": to_attributes({":delta": delta}),
+        }
+    }
+
+
+def primary_key(item: Mapping[str, Any]) -> Key:
+    """The table key of a stored item."""
+    return {TABLE.partition_key: item[TABLE.partition_key], TABLE.sort_key: item[TABLE.sort_key]}
 
 
 def condition_check(table: str, key: Key, *, exists: bool) -> dict[str, Any]:

@@ -1,50 +1,17 @@
-"""Opening the aioboto3 client, and the table's life cycle (create, wait, readiness)."""
+"""The table's life cycle: create it with every declared index, wait for it, check it."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-import aioboto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from gateway.settings import Settings
 from keys.table import SECONDARY_INDEXES, create_table_request, global_index_request
-from store.client import CLIENT_CONFIG
+from store.errors import error_code
 
 if TYPE_CHECKING:
-    from types_aiobotocore_dynamodb import DynamoDBClient
-
-# DynamoDB Local accepts any credentials; these let it work on a machine with none.
-LOCAL_CREDENTIALS = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
-
-
-def _has_credentials(env: Mapping[str, str]) -> bool:
-    return bool(env.get("AWS_ACCESS_KEY_ID") or env.get("AWS_PROFILE")) or os.path.exists(
-        os.path.expanduser("~/.aws/credentials")
-    )
-
-
-@asynccontextmanager
-async def open_client(
-    settings: Settings, env: Mapping[str, str] | None = None
-) -> AsyncIterator[DynamoDBClient]:
-    env = os.environ if env is None else env
-    extra: dict[str, Any] = {}
-    if settings.is_local and not _has_credentials(env):
-        extra = LOCAL_CREDENTIALS
-    session = aioboto3.Session()
-    async with session.client(
-        "dynamodb",
-        endpoint_url=settings.endpoint,
-        region_name=settings.region,
-        config=CLIENT_CONFIG,
-        **extra,
-    ) as client:
-        yield client
+    from store.client import DynamoDBClient
 
 
 async def create_table(client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0) -> str:
@@ -55,7 +22,7 @@ async def create_table(client: DynamoDBClient, table: str, *, wait_seconds: floa
     try:
         description = (await client.describe_table(TableName=table))["Table"]
     except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") != "ResourceNotFoundException":
+        if error_code(exc) != "ResourceNotFoundException":
             raise
         request: dict[str, Any] = create_table_request(table)
         await client.create_table(**request)
@@ -83,7 +50,7 @@ async def table_status(client: DynamoDBClient, table: str) -> str | None:
     try:
         description = (await client.describe_table(TableName=table))["Table"]
     except ClientError as exc:
-        code = exc.response.get("Error", {}).get("Code")
+        code = error_code(exc)
         if code == "ResourceNotFoundException":
             return f"table {table!r} does not exist"
         return f"DynamoDB answered {code}"

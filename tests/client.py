@@ -19,9 +19,8 @@ from aiobotocore.config import AioConfig
 
 from gateway.app import create_app
 from gateway.settings import Settings
-from store.client import CLIENT_CONFIG, Store
+from store.client import CLIENT_CONFIG, LOCAL_CREDENTIALS, Store
 from store.requests import Item, Key, condition_check, to_attributes
-from store.tables import LOCAL_CREDENTIALS
 
 
 @dataclass

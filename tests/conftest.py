@@ -3,7 +3,8 @@
 Documents that never reach DynamoDB can share one table per module through `app`; tests
 that write get a fresh one through `api`.
 
-Set DYNAGATE_TEST_ENDPOINT to use an already running DynamoDB Local instead.
+Set DYNAGATE_TEST_ENDPOINT to use an already running DynamoDB Local instead. Tests that
+need it (through any fixture) are marked `dynamodb`; `make test-offline` runs the others.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from hypothesis import settings as hypothesis_settings
 
 from gateway.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
-from store.tables import create_table, open_client
+from store.client import open_client
+from store.tables import create_table
 from tests.client import Api
 
 if TYPE_CHECKING:
@@ -38,6 +40,13 @@ hypothesis_settings.register_profile("explore", max_examples=1_000, **_RELAXED)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that reaches DynamoDB Local, so `-m "not dynamodb"` runs the rest."""
+    for item in items:
+        if "endpoint" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.dynamodb)
+
+
 @pytest.fixture(scope="session")
 def endpoint() -> Iterator[str]:
     given = os.environ.get("DYNAGATE_TEST_ENDPOINT")
@@ -50,7 +59,7 @@ def endpoint() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 async def client(endpoint: str) -> AsyncIterator[DynamoDBClient]:
-    async with open_client(Settings(endpoint=endpoint), env={}) as dynamodb:
+    async with open_client(endpoint, "us-east-1", local=True, env={}) as dynamodb:
         yield dynamodb
 
 

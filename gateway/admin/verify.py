@@ -32,12 +32,12 @@ from tqdm import tqdm
 from data.comments import comment_items
 from keys.comments import COMMENT, LAYOUTS, RATING_STYLE
 from keys.table import TABLE
-from store.client import Store, TransactionCanceled
-from store.errors import DynagateError
+from store.client import Store
+from store.errors import DynagateError, TransactionCanceled
 from store.requests import Item, condition_check, from_attributes, put_request, to_attributes
 
 if TYPE_CHECKING:
-    from types_aiobotocore_dynamodb import DynamoDBClient
+    from store.client import DynamoDBClient
 
 COMMENT_PREFIX = COMMENT.prefix()  # "COMMENT#"
 COPY_PREFIX = LAYOUTS[RATING_STYLE].copy.prefix()  # "COPY#"
@@ -242,7 +242,7 @@ async def repair_one(store: Store, difference: Difference) -> Outcome:
         try:
             await store.transact(actions)
         except TransactionCanceled as exc:
-            return "skipped" if exc.reasons[:1] == ["ConditionalCheckFailed"] else "failed"
+            return "skipped" if exc.failed(0) else "failed"
         except DynagateError:
             return "failed"
     return "repaired"

@@ -21,7 +21,8 @@ from keys import organizations as orgs
 from keys import repos, tickets
 from keys.conditions import KeyCondition
 from keys.table import GSI1, GSI3, TABLE
-from store.pagination import Filter, PageArgs, _widened, reads_parent, starts_at
+from store.pagination import PageArgs, _widened, reads_parent, starts_at
+from store.requests import Filter
 from tests.keys.strategies import FAST, any_zone, identifiers, ksuids
 
 SK = TABLE.sort_key

@@ -11,6 +11,7 @@ from keys.conditions import KeyCondition
 from keys.table import GSI1, GSI3, TABLE
 from store.requests import (
     BATCH_GET_LIMIT,
+    Filter,
     batch_get_requests,
     condition_check,
     from_attributes,
@@ -96,8 +97,7 @@ def test_limit_start_key_and_filter() -> None:
         forward=True,
         limit=21,
         start_key={"PK": "x", "SK": "y", "GSI1PK": "P", "GSI1SK": "A#5"},
-        filter_expression="rating IN (:r1, :r2)",
-        filter_values={":r1": 4, ":r2": 5},
+        filter=Filter("rating IN (:r1, :r2)", {":r1": 4, ":r2": 5}),
     )
     assert request["Limit"] == 21
     assert request["ExclusiveStartKey"] == {
@@ -112,10 +112,9 @@ def test_limit_start_key_and_filter() -> None:
 
 
 def test_no_limit_start_key_or_filter_unless_asked() -> None:
-    request = query_request(T, KeyCondition(TABLE, "P"), forward=True, filter_values={":unused": 1})
+    request = query_request(T, KeyCondition(TABLE, "P"), forward=True)
     for absent in ("Limit", "ExclusiveStartKey", "FilterExpression"):
         assert absent not in request
-    # Values of a filter that is not there would be refused as unused.
     assert request["ExpressionAttributeValues"] == {":pk": {"S": "P"}}
 
 

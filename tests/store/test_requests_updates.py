@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 
 from keys.conditions import KeyCondition
 from keys.table import GSI3, TABLE
-from store.client import Store, TransactionCanceled
+from store.client import Store
+from store.errors import TransactionCanceled
 from store.requests import (
+    Filter,
     put_request,
     query_request,
     to_attributes,
@@ -186,9 +188,11 @@ def test_filter_names_join_the_key_names() -> None:
         T,
         condition,
         forward=False,
-        filter_expression="#state = :state OR #type = :repo",
-        filter_values={":state": "OPEN", ":repo": "REPO"},
-        filter_names={"#state": "state", "#type": "type"},
+        filter=Filter(
+            "#state = :state OR #type = :repo",
+            {":state": "OPEN", ":repo": "REPO"},
+            {"#state": "state", "#type": "type"},
+        ),
     )
     assert request["ExpressionAttributeNames"] == {
         "#pk": "PK",
@@ -198,13 +202,14 @@ def test_filter_names_join_the_key_names() -> None:
     }
     assert request["FilterExpression"] == "#state = :state OR #type = :repo"
     assert request["ExpressionAttributeValues"][":repo"] == {"S": "REPO"}
-    # Without a filter its names would be unused, which DynamoDB refuses.
-    unfiltered = query_request(T, condition, forward=True, filter_names={"#state": "state"})
+    unfiltered = query_request(T, condition, forward=True)
     assert unfiltered["ExpressionAttributeNames"] == {"#pk": "PK", "#sk": "SK"}
     bare = query_request(
-        T, KeyCondition(TABLE, "P"), forward=True, filter_expression="#s = :s",
-        filter_values={":s": 1}, filter_names={"#s": "status"},
-    )  # fmt: skip
+        T,
+        KeyCondition(TABLE, "P"),
+        forward=True,
+        filter=Filter("#s = :s", {":s": 1}, {"#s": "status"}),
+    )
     assert bare["ExpressionAttributeNames"] == {"#pk": "PK", "#s": "status"}
 
 
@@ -272,9 +277,7 @@ async def _hits(
         forward=forward,
         limit=2,
         start_key=start,
-        filter_expression="#status = :hit",
-        filter_values={":hit": "HIT"},
-        filter_names=MATCH,
+        filter=Filter("#status = :hit", {":hit": "HIT"}, MATCH),
     )
     return [i["SK"] for i in result.items], result.last_key
 

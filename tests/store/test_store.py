@@ -11,10 +11,10 @@ from botocore.exceptions import ClientError
 from keys.conditions import KeyCondition
 from keys.table import TABLE
 from store import client as store_module
-from store.client import ConditionFailed, Store, TransactionCanceled
+from store.client import Store
 from store.cost import Cost
-from store.errors import Unavailable
-from store.requests import condition_check, put_request, to_attributes
+from store.errors import ConditionFailed, TransactionCanceled, Unavailable
+from store.requests import Filter, condition_check, put_request, to_attributes
 from tests.client import scan_all
 
 if TYPE_CHECKING:
@@ -314,8 +314,7 @@ async def test_a_filter_counts_scanned_and_returned_items_apart(
     result = await store.query(
         KeyCondition(TABLE, "F"),
         forward=True,
-        filter_expression="parity = :p",
-        filter_values={":p": "odd"},
+        filter=Filter("parity = :p", {":p": "odd"}),
     )
     assert [i["SK"] for i in result.items] == [f"S#{n}" for n in range(1, 10, 2)]
     assert store.cost.items_scanned == 10
