@@ -10,8 +10,9 @@ read instead of querying again.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from keys.conditions import KeyCondition
 from keys.table import TABLE
@@ -20,19 +21,23 @@ from store.loaders import ItemLoader, item_key
 from store.pagination import Page, PageArgs, Paginator, reads_parent
 from store.requests import Filter, Item, Key
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
-class PageRead:
+class PageRead(Generic[T]):
     """Everything that decides one page: two equal reads return the same page.
 
-    `parent` is the sort key, on the condition's index, of the item the collection hangs
-    off, when that item is stored right next to it.
+    `record` makes each item of the page a record; `parent` is the sort key, on the
+    condition's index, of the item the collection hangs off, when that item is stored
+    right next to it.
     """
 
     condition: KeyCondition
     binding: Binding
     args: PageArgs
     forward: bool
+    record: Callable[[Item], T]
     filter: Filter | None = None
     parent: str | None = None
 
@@ -43,7 +48,7 @@ class PageRead:
             self.condition, self.parent, self.args, self.forward, self.filter
         )
 
-    async def page(self, pages: Paginator, *, with_parent: bool = False) -> Page:
+    async def page(self, pages: Paginator, *, with_parent: bool = False) -> Page[Item]:
         return await pages.page(
             self.condition,
             self.binding,
@@ -55,11 +60,11 @@ class PageRead:
 
 
 # Pages read with their parent, by the response key (alias or name) of the field they answer.
-Prefetched = Mapping[str, tuple[PageRead, Page]]
+Prefetched = Mapping[str, tuple[PageRead[Any], Page[Item]]]
 
 
 async def load_with_pages(
-    items: ItemLoader, key: Key, pages: Paginator, reads: Mapping[str, PageRead]
+    items: ItemLoader, key: Key, pages: Paginator, reads: Mapping[str, PageRead[Any]]
 ) -> tuple[Item | None, Prefetched]:
     """The parent item at `key`, and each page of `reads` that begins at it.
 
@@ -86,11 +91,10 @@ async def load_with_pages(
 
 
 async def page_for(
-    prefetched: Prefetched, response_key: str, read: PageRead, pages: Paginator
-) -> Page:
+    prefetched: Prefetched, response_key: str, read: PageRead[T], pages: Paginator
+) -> Page[T]:
     """The page read for `response_key` with the parent if it answers exactly `read`,
-    else a page read now."""
+    else a page read now; its items made records."""
     hit = prefetched.get(response_key)
-    if hit is not None and hit[0] == read:
-        return hit[1]
-    return await read.page(pages)
+    page = hit[1] if hit is not None and hit[0] == read else await read.page(pages)
+    return page.map(read.record)

@@ -1,4 +1,5 @@
-"""Customers and orders: validation, item shapes, and the writes that keep indexes right."""
+"""Customers and orders: validation, item shapes, records, and the writes that keep
+indexes right."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from data import validation
 from data.clock import new_ksuid, now
 from keys import orders as order_keys
 from keys.codecs import format_timestamp, parse_timestamp
+from keys.orders import OrderStatus as OrderStatus
+from keys.orders import TimeRange as TimeRange
 from keys.table import GSI2
 from store.client import Store
 from store.cursors import Binding
@@ -20,9 +23,9 @@ from store.pagination import Page, PageArgs, Paginator
 from store.requests import Item, condition_check, put_request, update_request
 
 # Allowed status moves; anything else is a client error.
-TRANSITIONS: dict[str, frozenset[str]] = {
-    "PLACED": frozenset({"SHIPPED", "CANCELLED"}),
-    "SHIPPED": frozenset({"DELIVERED"}),
+TRANSITIONS: dict[OrderStatus, frozenset[OrderStatus]] = {
+    OrderStatus.PLACED: frozenset({OrderStatus.SHIPPED, OrderStatus.CANCELLED}),
+    OrderStatus.SHIPPED: frozenset({OrderStatus.DELIVERED}),
 }
 MAX_LINES = 50
 # `totalCents` is a GraphQL Int: a signed 32-bit number.
@@ -34,6 +37,45 @@ class OrderLine:
     sku: str
     quantity: int
     unit_price_cents: int
+
+
+@dataclass(frozen=True)
+class Customer:
+    id: str
+    name: str
+    email: str
+    created_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Customer:
+        return cls(item["id"], item["name"], item["email"], parse_timestamp(item["createdAt"]))
+
+
+@dataclass(frozen=True)
+class Order:
+    id: str
+    customer_id: str
+    status: OrderStatus
+    placed_at: datetime
+    updated_at: datetime
+    total_cents: int
+    # In the order given, numbered from 1.
+    lines: list[OrderLine]
+
+    @classmethod
+    def from_item(cls, item: Item) -> Order:
+        return cls(
+            id=item["id"],
+            customer_id=item["customerId"],
+            status=OrderStatus(item["status"]),
+            placed_at=parse_timestamp(item["placedAt"]),
+            updated_at=parse_timestamp(item["updatedAt"]),
+            total_cents=item["totalCents"],
+            lines=[
+                OrderLine(line["sku"], line["quantity"], line["unitPriceCents"])
+                for line in item["items"]
+            ],
+        )
 
 
 def validate_lines(lines: Sequence[OrderLine]) -> None:
@@ -87,7 +129,7 @@ def order_item(
     }
 
 
-async def create_customer(store: Store, customer_id: str, name: str, email: str) -> Item:
+async def create_customer(store: Store, customer_id: str, name: str, email: str) -> Customer:
     item = customer_item(
         validation.ident(customer_id),
         validation.text(name, "name"),
@@ -98,12 +140,12 @@ async def create_customer(store: Store, customer_id: str, name: str, email: str)
         await store.put(put_request(store.table, item, must_be_new=True))
     except ConditionFailed as exc:
         raise Conflict(f"customer {customer_id!r} already exists") from exc
-    return item
+    return Customer.from_item(item)
 
 
 async def place_order(
     store: Store, customer_id: str, lines: Sequence[OrderLine], placed_at: datetime | None
-) -> Item:
+) -> Order:
     validation.ident(customer_id, "customerId")
     validate_lines(lines)
     current = now()
@@ -119,10 +161,12 @@ async def place_order(
     except TransactionCanceled as exc:
         refusals = {0: NotFound(f"customer {customer_id!r} does not exist")}
         raise exc.explained(refusals, "the order could not be placed; try again") from exc
-    return item
+    return Order.from_item(item)
 
 
-async def set_order_status(store: Store, items: ItemLoader, order_id: str, status: str) -> Item:
+async def set_order_status(
+    store: Store, items: ItemLoader, order_id: str, status: OrderStatus
+) -> Order:
     """Move an order to `status` if the move is allowed and nobody moved it meanwhile.
 
     The decision rests on a strongly consistent read, not on the request's loader cache,
@@ -133,7 +177,7 @@ async def set_order_status(store: Store, items: ItemLoader, order_id: str, statu
     order = None if key is None else await store.get(key, consistent=True)
     if key is None or order is None:
         raise NotFound(f"order {order_id!r} does not exist")
-    current = order["status"]
+    current = OrderStatus(order["status"])
     if status not in TRANSITIONS.get(current, frozenset()):
         raise BadUserInput(f"status: an order cannot move from {current} to {status}")
     placed_at = parse_timestamp(order["placedAt"])
@@ -156,17 +200,19 @@ async def set_order_status(store: Store, items: ItemLoader, order_id: str, statu
     except ConditionFailed as exc:
         raise Conflict(f"order {order_id!r} was changed by another request; reload it") from exc
     items.refresh(key, updated)
-    return updated
+    return Order.from_item(updated)
 
 
-async def load_order(items: ItemLoader, order_id: str) -> Item | None:
+async def load_order(items: ItemLoader, order_id: str) -> Order | None:
     """The order, or None when there is none."""
     key = validation.key_or_none(order_keys.order_key, validation.ident(order_id))
-    return None if key is None else await items.load_item(key)
+    item = None if key is None else await items.load_item(key)
+    return None if item is None else Order.from_item(item)
 
 
-async def load_customer(items: ItemLoader, customer_id: str) -> Item | None:
-    return await items.load_item(order_keys.customer_key(validation.ident(customer_id)))
+async def load_customer(items: ItemLoader, customer_id: str) -> Customer | None:
+    item = await items.load_item(order_keys.customer_key(validation.ident(customer_id)))
+    return None if item is None else Customer.from_item(item)
 
 
 async def customer_orders_page(
@@ -174,14 +220,11 @@ async def customer_orders_page(
     customer_id: str,
     args: PageArgs,
     *,
-    status: str | None,
-    placed_from: datetime | None,
-    placed_to: datetime | None,
-    placed_given: bool,
+    status: OrderStatus | None,
+    placed: TimeRange | None,
     ascending: bool,
-) -> Page:
+) -> Page[Order]:
     """A page of a customer's orders: by time (GSI1) or by status then time (GSI2)."""
-    placed = order_keys.TimeRange(placed_from, placed_to) if placed_given else None
     condition = order_keys.customer_orders(customer_id, status, placed)
     binding = Binding(
         "Customer.orders",
@@ -192,9 +235,11 @@ async def customer_orders_page(
             "ascending": ascending,
         },
     )
-    return await pages.page(condition, binding, args, forward=ascending)
+    page = await pages.page(condition, binding, args, forward=ascending)
+    return page.map(Order.from_item)
 
 
-async def open_orders_page(pages: Paginator, args: PageArgs) -> Page:
+async def open_orders_page(pages: Paginator, args: PageArgs) -> Page[Order]:
     """PLACED orders of every customer, oldest first, from the sparse index."""
-    return await pages.page(order_keys.open_orders(), Binding("Query.openOrders", "", {}), args)
+    page = await pages.page(order_keys.open_orders(), Binding("Query.openOrders", "", {}), args)
+    return page.map(Order.from_item)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from keys.codecs import KEY_MAX, ChoiceCodec, IdentifierCodec, KsuidCodec, TimestampCodec
 from keys.conditions import KeyCondition
@@ -23,8 +24,18 @@ from keys.errors import InvalidInput
 from keys.table import GSI1, GSI2, GSI3, Index, entity_key
 from keys.template import KeyTemplate, Segment
 
-ORDER_STATUSES = frozenset({"PLACED", "SHIPPED", "DELIVERED", "CANCELLED"})
-OPEN_STATUS = "PLACED"
+
+class OrderStatus(StrEnum):
+    """Every status an order can be in: the one list the keys, rules and schema share."""
+
+    PLACED = "PLACED"
+    SHIPPED = "SHIPPED"
+    DELIVERED = "DELIVERED"
+    CANCELLED = "CANCELLED"
+
+
+ORDER_STATUSES: frozenset[str] = frozenset(OrderStatus)
+OPEN_STATUS = OrderStatus.PLACED
 
 CUSTOMER = KeyTemplate("CUSTOMER", (Segment("customer_id", IdentifierCodec()),))
 ORDER = KeyTemplate("ORDER", (Segment("order_id", KsuidCodec()),))

@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 
 import strawberry
 
 from data import orders as data
-from keys.codecs import parse_timestamp
+from data.orders import OrderStatus
 from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import DateTimeRange, SortDirection
 from store.pagination import PageArgs
-from store.requests import Item
 
 Info = strawberry.Info[Context, None]
 
-
-@strawberry.enum
-class OrderStatus(Enum):
-    PLACED = "PLACED"
-    SHIPPED = "SHIPPED"
-    DELIVERED = "DELIVERED"
-    CANCELLED = "CANCELLED"
+# The stored statuses are the schema's enum.
+strawberry.enum(OrderStatus)
 
 
 @strawberry.type
@@ -42,12 +35,12 @@ class Customer:
     created_at: datetime
 
     @classmethod
-    def from_item(cls, item: Item) -> Customer:
+    def from_record(cls, customer: data.Customer) -> Customer:
         return cls(
-            id=strawberry.ID(item["id"]),
-            name=item["name"],
-            email=item["email"],
-            created_at=parse_timestamp(item["createdAt"]),
+            id=strawberry.ID(customer.id),
+            name=customer.name,
+            email=customer.email,
+            created_at=customer.created_at,
         )
 
     @connection_field
@@ -59,18 +52,18 @@ class Customer:
         placed: DateTimeRange | None = NOT_GIVEN,
         direction: SortDirection | None = SortDirection.DESC,
     ) -> Connection[Order]:
-        status, placed = given(status), given(placed)
+        placed = given(placed)
         found = await data.customer_orders_page(
             info.context.pages,
             str(self.id),
             page,
-            status=None if status is None else status.value,
-            placed_from=None if placed is None else given(placed.from_),
-            placed_to=None if placed is None else given(placed.to),
-            placed_given=placed is not None,
+            status=given(status),
+            placed=None
+            if placed is None
+            else data.TimeRange(given(placed.from_), given(placed.to)),
             ascending=direction is SortDirection.ASC,
         )
-        return Connection.from_page(found, Order.from_item)
+        return Connection.from_page(found, Order.from_record)
 
 
 @strawberry.type
@@ -84,31 +77,31 @@ class Order:
     customer_id: strawberry.Private[str]
 
     @classmethod
-    def from_item(cls, item: Item) -> Order:
+    def from_record(cls, order: data.Order) -> Order:
         return cls(
-            id=strawberry.ID(item["id"]),
-            status=OrderStatus(item["status"]),
-            placed_at=parse_timestamp(item["placedAt"]),
-            updated_at=parse_timestamp(item["updatedAt"]),
-            total_cents=item["totalCents"],
+            id=strawberry.ID(order.id),
+            status=order.status,
+            placed_at=order.placed_at,
+            updated_at=order.updated_at,
+            total_cents=order.total_cents,
             items=[
                 OrderItem(
-                    position=line["position"],
-                    sku=line["sku"],
-                    quantity=line["quantity"],
-                    unit_price_cents=line["unitPriceCents"],
+                    position=position,
+                    sku=line.sku,
+                    quantity=line.quantity,
+                    unit_price_cents=line.unit_price_cents,
                 )
-                for line in item["items"]
+                for position, line in enumerate(order.lines, start=1)
             ],
-            customer_id=item["customerId"],
+            customer_id=order.customer_id,
         )
 
     @strawberry.field
     async def customer(self, info: Info) -> Customer:
-        item = await data.load_customer(info.context.items, self.customer_id)
-        if item is None:
+        customer = await data.load_customer(info.context.items, self.customer_id)
+        if customer is None:
             raise LookupError(f"order {self.id} names missing customer {self.customer_id}")
-        return Customer.from_item(item)
+        return Customer.from_record(customer)
 
 
 @strawberry.input
@@ -136,37 +129,36 @@ class PlaceOrderInput:
 class OrdersQuery:
     @strawberry.field
     async def customer(self, info: Info, id: strawberry.ID) -> Customer | None:
-        item = await data.load_customer(info.context.items, id)
-        return None if item is None else Customer.from_item(item)
+        customer = await data.load_customer(info.context.items, id)
+        return None if customer is None else Customer.from_record(customer)
 
     @strawberry.field
     async def order(self, info: Info, id: strawberry.ID) -> Order | None:
-        item = await data.load_order(info.context.items, id)
-        return None if item is None else Order.from_item(item)
+        order = await data.load_order(info.context.items, id)
+        return None if order is None else Order.from_record(order)
 
     @connection_field
     async def open_orders(self, info: Info, page: PageArgs) -> Connection[Order]:
         """PLACED orders of every customer, oldest first (a sparse index)."""
-        return Connection.from_page(
-            await data.open_orders_page(info.context.pages, page), Order.from_item
-        )
+        found = await data.open_orders_page(info.context.pages, page)
+        return Connection.from_page(found, Order.from_record)
 
 
 @strawberry.type
 class OrdersMutation:
     @strawberry.mutation
     async def create_customer(self, info: Info, input: CreateCustomerInput) -> Customer:
-        item = await data.create_customer(info.context.store, input.id, input.name, input.email)
-        return Customer.from_item(item)
+        customer = await data.create_customer(info.context.store, input.id, input.name, input.email)
+        return Customer.from_record(customer)
 
     @strawberry.mutation
     async def place_order(self, info: Info, input: PlaceOrderInput) -> Order:
         lines = [data.OrderLine(i.sku, i.quantity, i.unit_price_cents) for i in input.items]
         placed_at = given(input.placed_at)
-        item = await data.place_order(info.context.store, input.customer_id, lines, placed_at)
-        return Order.from_item(item)
+        order = await data.place_order(info.context.store, input.customer_id, lines, placed_at)
+        return Order.from_record(order)
 
     @strawberry.mutation
     async def set_order_status(self, info: Info, id: strawberry.ID, status: OrderStatus) -> Order:
-        item = await data.set_order_status(info.context.store, info.context.items, id, status.value)
-        return Order.from_item(item)
+        order = await data.set_order_status(info.context.store, info.context.items, id, status)
+        return Order.from_record(order)

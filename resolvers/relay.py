@@ -12,9 +12,9 @@ from strawberry.types.arguments import StrawberryArgument
 from strawberry.types.field import StrawberryField
 
 from store.pagination import Check, Page, PageArgs
-from store.requests import Item
 
 Node = TypeVar("Node")
+Record = TypeVar("Record")
 T = TypeVar("T")
 
 # Optional arguments default to UNSET rather than None so the schema shows no `= null`
@@ -102,7 +102,7 @@ class Connection(Generic[Node]):
     page_info: PageInfo
 
     @classmethod
-    def from_page(cls, page: Page, node: Callable[[Item], Node]) -> Connection[Node]:
+    def from_page(cls, page: Page[Record], node: Callable[[Record], Node]) -> Connection[Node]:
         edges = [Edge(cursor=e.cursor, node=node(e.item)) for e in page.edges]
         return cls(
             edges=edges,

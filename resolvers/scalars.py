@@ -8,6 +8,7 @@ from enum import Enum
 
 import strawberry
 
+from data.orders import TimeRange
 from keys.codecs import format_timestamp, to_millis
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -54,3 +55,8 @@ class SortDirection(Enum):
 class DateTimeRange:
     from_: datetime | None = strawberry.field(name="from", default=strawberry.UNSET)
     to: datetime | None = strawberry.UNSET
+
+    def time_range(self) -> TimeRange:
+        """The range checked (at least one bound, in order); an omitted bound is open."""
+        given = (None if value is strawberry.UNSET else value for value in (self.from_, self.to))
+        return TimeRange(*given)

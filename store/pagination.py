@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from keys.conditions import KeyCondition
 from keys.table import page_key_attributes
@@ -48,22 +49,32 @@ class PageArgs:
         return cls(size=size, backward=backward, cursor=before if backward else after)
 
 
+# What an edge holds: the stored item, or the record the access patterns made of it.
+T = TypeVar("T")
+U = TypeVar("U")
+
+
 @dataclass(frozen=True)
-class Edge:
+class Edge(Generic[T]):
     cursor: str
-    item: Item
+    item: T
 
 
 Check = Callable[[], Awaitable[bool]]
 
 
 @dataclass(frozen=True)
-class Page:
-    edges: list[Edge]
+class Page(Generic[T]):
+    edges: list[Edge[T]]
     has_next_page: Check
     has_previous_page: Check
     # The item the collection hangs off, when the page was read together with it.
     parent: Item | None = None
+
+    def map(self, convert: Callable[[T], U]) -> Page[U]:
+        """The same page with each edge's item converted (a stored item to a record)."""
+        edges = [Edge(edge.cursor, convert(edge.item)) for edge in self.edges]
+        return Page(edges, self.has_next_page, self.has_previous_page, self.parent)
 
 
 def _known(value: bool) -> Check:
@@ -87,7 +98,7 @@ class Paginator:
         forward: bool = True,
         filter: Filter | None = None,
         parent: str | None = None,
-    ) -> Page:
+    ) -> Page[Item]:
         """The page of `condition` read in direction `forward` that `args` asks for.
 
         `parent` is the sort key (on the condition's index) of the item the collection
