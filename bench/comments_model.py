@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from typing import Any, get_args
 
 from bench.comments_sizes import item_size, key_bytes, post_cost, write_units
-from data.comments import comment_items, new_comment, product_item
+from data.comments import comment_items, new_comment
+from data.products import product_item
 from keys.comments import RATINGS, RatingStyle
 from keys.table import GSI1, TABLE
 from store.requests import Item

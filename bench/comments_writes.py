@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from bench.comments_model import BODY_LENGTHS, POST_LANGUAGE, POST_RATING, body, comment
 from bench.comments_sizes import item_size, write_units
 from data.comments import post_comment
-from keys.comments import RatingStyle, product_key
+from keys.comments import RatingStyle
+from keys.products import product_key
 from store.client import Store
 from store.requests import Item, condition_check, put_request
 

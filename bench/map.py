@@ -38,7 +38,7 @@ from bench.map_results import Options, Setup, median_max, rule_name, summarise
 from bench.orders_page import Progress
 from bench.servers import REPOSITORY
 from gateway.dynamodb_local import DynamoDBLocal
-from keys import map as geo
+from keys import map as map_keys
 from store.client import open_client
 from store.tables import create_table
 
@@ -151,7 +151,7 @@ async def on_local(endpoint: str, setup: Setup, options: Options, say: Say) -> d
         shape = await runs.shape_check(client, SHAPE_TABLE)
         say("one real add_marker stored the same place item the bench writes")
         await create_table(client, TABLE)
-        precision = {v.label: geo.default_precision(v.viewport) for v in setup.all_views}
+        precision = {v.label: map_keys.default_precision(v.viewport) for v in setup.all_views}
         counts = views.count_items(setup.markers, precision)
         loaded = await runs.load(client, TABLE, setup.markers.items + counts)
         say(

@@ -20,14 +20,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bench.map_views import viewport
-from keys import map as geo
+from keys import map as map_keys
 from keys.conditions import KeyCondition
 from keys.geohash import ALPHABET, Box, cell_box, cell_size
 from keys.map import MarkerRange, cover, cover_depth, within_budget
 
 BUDGETS = (1, 2, 4, 8, 12, 16, 32)
 FRACTIONS = (4, 8, 16)  # a cover cell is at most 1/N of the view a side
-CURRENT = (geo.MARKER_QUERY_BUDGET, 8)
+CURRENT = (map_keys.MARKER_QUERY_BUDGET, 8)
 TARGET_QUERIES, TARGET_RATIO = 8, 2.0
 BOUND_QUERIES, BOUND_RATIO = 16, 4.0
 
@@ -56,7 +56,7 @@ class Plan:
 
     def blocks(self) -> list[str]:
         """The ranges as the fewest whole geohash cells (for geometry)."""
-        digits = self.depth - geo.MARKER_PARTITION_LENGTH
+        digits = self.depth - map_keys.MARKER_PARTITION_LENGTH
         return [c for r in self.ranges for c in _blocks(r, digits)]
 
 
@@ -84,7 +84,7 @@ def _suffix(index: int, digits: int) -> str:
 
 
 def plans(
-    viewport: geo.Viewport,
+    viewport: map_keys.Viewport,
     budgets: Sequence[int] = BUDGETS,
     fractions: Sequence[int] = FRACTIONS,
 ) -> list[Plan]:
@@ -106,20 +106,20 @@ def plans(
     return out
 
 
-def check_against_geo(viewport: geo.Viewport, made: Iterable[Plan]) -> None:
-    """AssertionError unless every 1/8 plan is exactly `geo.marker_queries(view, budget)`."""
+def check_against_geo(viewport: map_keys.Viewport, made: Iterable[Plan]) -> None:
+    """AssertionError unless every 1/8 plan is exactly `map_keys.marker_queries(view, budget)`."""
     for plan in made:
         if plan.fraction == 8:
-            expected = geo.marker_queries(viewport, plan.budget)
+            expected = map_keys.marker_queries(viewport, plan.budget)
             if plan.conditions() != expected:
                 raise AssertionError(f"bench rule {plan.rule} differs from keys.map for {viewport}")
 
 
-def view_area(viewport: geo.Viewport) -> float:
+def view_area(viewport: map_keys.Viewport) -> float:
     return viewport.width * viewport.height
 
 
-def model_ratio(plan: Plan, viewport: geo.Viewport) -> float:
+def model_ratio(plan: Plan, viewport: map_keys.Viewport) -> float:
     """Expected items read per marker returned under a uniform density everywhere."""
     return plan.read_area() / view_area(viewport)
 
@@ -140,7 +140,7 @@ def _overlap(a: Box, b: Box) -> float:
 # ---- the model over many random views ---------------------------------------------------
 
 
-def random_views(side: float, count: int, rng: random.Random) -> list[geo.Viewport]:
+def random_views(side: float, count: int, rng: random.Random) -> list[map_keys.Viewport]:
     """`count` views of `side` degrees placed uniformly (latitude within 70 of the equator)."""
     return [
         viewport(rng.uniform(-70.0, 70.0), rng.uniform(-180.0, 180.0), side) for _ in range(count)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench.map_views import marker_item
-from data.map import MAX_LIMIT, add_marker, heatmap, read_markers, search_markers
-from keys import map as geo
+from data.map import MAX_LIMIT, Marker, add_marker, heatmap, read_markers, search_markers
+from keys import map as map_keys
+from keys.codecs import format_timestamp
 from keys.conditions import KeyCondition
 from store.client import Store
 from store.cost import Cost
@@ -62,13 +63,13 @@ class Run:
     ids: frozenset[str]
 
     @classmethod
-    def of(cls, cost: Cost, markers: Sequence[Item]) -> Run:
+    def of(cls, cost: Cost, markers: Sequence[Marker]) -> Run:
         return cls(
             cost.requests,
             cost.items_scanned,
             len(markers),
             cost.read_capacity_units,
-            frozenset(m["id"] for m in markers),
+            frozenset(m.id for m in markers),
         )
 
     @property
@@ -86,7 +87,7 @@ class Run:
         }
 
 
-async def served(client: DynamoDBClient, table: str, viewport: geo.Viewport) -> Run:
+async def served(client: DynamoDBClient, table: str, viewport: map_keys.Viewport) -> Run:
     """The gateway's own `search_markers`, limit 1000."""
     store = Store(client, table)
     found = await search_markers(store, viewport, limit=MAX_LIMIT)
@@ -96,7 +97,7 @@ async def served(client: DynamoDBClient, table: str, viewport: geo.Viewport) -> 
 async def ranged(
     client: DynamoDBClient,
     table: str,
-    viewport: geo.Viewport,
+    viewport: map_keys.Viewport,
     conditions: Sequence[KeyCondition],
     limit: int = MAX_LIMIT,
 ) -> Run:
@@ -126,33 +127,33 @@ class HeatRun:
         }
 
 
-async def heat(client: DynamoDBClient, table: str, viewport: geo.Viewport) -> HeatRun:
+async def heat(client: DynamoDBClient, table: str, viewport: map_keys.Viewport) -> HeatRun:
     """The gateway's `heatmap` at the default precision."""
     store = Store(client, table)
     result = await heatmap(store, viewport, None)
     return HeatRun(
         result.precision,
-        geo.partitions_needed(viewport, result.precision),
+        map_keys.partitions_needed(viewport, result.precision),
         store.cost.requests,
         store.cost.items_scanned,
         len(result.cells),
-        sum(count for _, count in result.cells),
+        sum(cell.count for cell in result.cells),
     )
 
 
 async def shape_check(client: DynamoDBClient, table: str) -> dict[str, Any]:
     """Does bench write what add_marker writes? One real add_marker in a scratch table.
 
-    The place item add_marker returns (and stores) must equal the bench's `marker_item`
-    for the same point, label, id and time.
+    The place item add_marker stores must equal the bench's `marker_item` for the same
+    point, label, id and time, and be the marker add_marker returns.
     """
     await create_table(client, table)
     store = Store(client, table)
     lat, lon, label = 48.8566, 2.3522, "shape check"
     real = await add_marker(store, lat, lon, label)
-    ours = marker_item(lat, lon, label, real["id"], real["createdAt"])
-    stored = await store.get(geo.marker_place(real["geohash"], real["id"]))
-    same = real == ours and stored == ours
+    ours = marker_item(lat, lon, label, real.id, format_timestamp(real.created_at))
+    stored = await store.get(map_keys.marker_place(real.geohash, real.id))
+    same = stored == ours and Marker.from_item(ours) == real
     if not same:
-        raise AssertionError(f"bench marker item {ours} differs from add_marker's {real}")
+        raise AssertionError(f"bench marker item {ours} differs from add_marker's {stored}")
     return {"same_as_add_marker": same, "attributes": sorted(ours)}

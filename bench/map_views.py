@@ -18,7 +18,7 @@ from datetime import datetime
 
 from data import validation
 from data.clock import new_ksuid
-from keys import map as geo
+from keys import map as map_keys
 from keys.codecs import format_timestamp
 from keys.geohash import Box
 from store.requests import Item
@@ -56,7 +56,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind(
         "max",
-        geo.MAX_MARKER_SPAN,
+        map_keys.MAX_MARKER_SPAN,
         (
             ("Berlin", 52.52, 13.405),
             ("Nairobi", -1.2921, 36.8219),
@@ -80,7 +80,7 @@ WIDE_HEATMAP_VIEWS: tuple[tuple[str, float, float, float], ...] = (
 class View:
     kind: str
     place: str
-    viewport: geo.Viewport
+    viewport: map_keys.Viewport
     lat: float  # centre
     lon: float
     side: float
@@ -101,7 +101,7 @@ def wrap(lon: float) -> float:
     return (lon + 180.0) % 360.0 - 180.0
 
 
-def viewport(lat: float, lon: float, side: float) -> geo.Viewport:
+def viewport(lat: float, lon: float, side: float) -> map_keys.Viewport:
     """The `side` by `side` view centred on (lat, lon), never a hair over `side` wide/tall."""
     south = round(lat - side / 2, 9)
     north = south + side
@@ -109,10 +109,10 @@ def viewport(lat: float, lon: float, side: float) -> geo.Viewport:
         north = math.nextafter(north, -math.inf)
     west = round(wrap(lon - side / 2), 9)
     east = wrap(west + side)
-    view = geo.Viewport(north=north, south=south, east=east, west=west)
+    view = map_keys.Viewport(north=north, south=south, east=east, west=west)
     while view.width > side:
         east = math.nextafter(east, -math.inf)
-        view = geo.Viewport(north=north, south=south, east=east, west=west)
+        view = map_keys.Viewport(north=north, south=south, east=east, west=west)
     return view
 
 
@@ -165,7 +165,7 @@ def fields(all_views: Sequence[View], margin: float) -> list[Field]:
 
 def marker_item(lat: float, lon: float, label: str, marker_id: str, created_at: str) -> Item:
     """The place item `data.map.add_marker` writes (what `markers` reads)."""
-    geohash = geo.marker_geohash(lat, lon)
+    geohash = map_keys.marker_geohash(lat, lon)
     fields_ = {
         "id": marker_id,
         "lat": lat,
@@ -174,7 +174,7 @@ def marker_item(lat: float, lon: float, label: str, marker_id: str, created_at: 
         "label": validation.text(label, "label"),
         "createdAt": created_at,
     }
-    return {**geo.marker_place(geohash, marker_id), **fields_, "type": "MARKER"}
+    return {**map_keys.marker_place(geohash, marker_id), **fields_, "type": "MARKER"}
 
 
 @dataclass(frozen=True)
@@ -227,5 +227,7 @@ def count_items(markers: Markers, precision: Mapping[str, int]) -> list[Item]:
             for m in items
         }
         counts = Counter(m["geohash"][:length] for m in everything)
-        out += [{**geo.cell_key(c), "count": n} for c, n in sorted(counts.items()) if c in wanted]
+        out += [
+            {**map_keys.cell_key(c), "count": n} for c, n in sorted(counts.items()) if c in wanted
+        ]
     return out

@@ -1,4 +1,4 @@
-"""Products and their comments: every comment with its 32 copies, written atomically.
+"""Comments of products: every comment with its 32 copies, written atomically.
 
 A comment's primary item and its copies change together in one TransactWriteItems, and
 the primary item's `version` guards every change, so a failed or concurrent write never
@@ -7,16 +7,18 @@ leaves copies that disagree with the comment.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from data import validation
 from data.clock import new_ksuid, now
 from keys import comments as comment_keys
+from keys import products as product_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from store.client import Store
 from store.cursors import Binding
-from store.errors import ConditionFailed, Conflict, NotFound, TransactionCanceled
+from store.errors import Conflict, NotFound, TransactionCanceled
 from store.loaders import ItemLoader, item_key
 from store.pagination import Page, PageArgs, Paginator
 from store.requests import (
@@ -25,22 +27,34 @@ from store.requests import (
     condition_check,
     expecting_version,
     primary_key,
-    put_request,
     transaction_delete,
+    transaction_put,
 )
 
 BODY_MAX = 10_000
 COPY_TYPE = "COMMENT_COPY"
 
 
-def product_item(product_id: str, name: str, created_at: datetime) -> Item:
-    return {
-        **comment_keys.product_key(product_id),
-        "type": "PRODUCT",
-        "id": product_id,
-        "name": name,
-        "createdAt": format_timestamp(created_at),
-    }
+@dataclass(frozen=True)
+class Comment:
+    id: str
+    product_id: str
+    language: str
+    rating: int
+    body: str
+    created_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Comment:
+        """From the primary item or any of its copies (they hold the same fields)."""
+        return cls(
+            id=item["id"],
+            product_id=item["productId"],
+            language=item["language"],
+            rating=item["rating"],
+            body=item["body"],
+            created_at=parse_timestamp(item["createdAt"]),
+        )
 
 
 def comment_items(
@@ -86,15 +100,6 @@ def new_comment(
     }
 
 
-async def create_product(store: Store, product_id: str, name: str) -> Item:
-    item = product_item(validation.ident(product_id), validation.text(name, "name"), now())
-    try:
-        await store.put(put_request(store.table, item, must_be_new=True))
-    except ConditionFailed as exc:
-        raise Conflict(f"product {product_id!r} already exists") from exc
-    return item
-
-
 async def post_comment(
     store: Store,
     product_id: str,
@@ -102,7 +107,7 @@ async def post_comment(
     rating: int,
     body: str,
     created_at: datetime | None,
-) -> Item:
+) -> Comment:
     validation.ident(product_id, "productId")
     current = now()
     created = (
@@ -112,16 +117,16 @@ async def post_comment(
         new_comment(product_id, language, rating, body, created, current)
     )
     actions = [
-        condition_check(store.table, comment_keys.product_key(product_id), exists=True),
-        {"Put": put_request(store.table, primary, must_be_new=True)},
-        *({"Put": put_request(store.table, copy)} for copy in copies),
+        condition_check(store.table, product_keys.product_key(product_id), exists=True),
+        transaction_put(store.table, primary, must_be_new=True),
+        *(transaction_put(store.table, copy) for copy in copies),
     ]
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
         refusals = {0: NotFound(f"product {product_id!r} does not exist")}
         raise exc.explained(refusals, "the comment could not be posted; try again") from exc
-    return primary
+    return Comment.from_item(primary)
 
 
 async def edit_comment(
@@ -132,7 +137,7 @@ async def edit_comment(
     language: str | None,
     rating: int | None,
     body: str | None,
-) -> Item:
+) -> Comment:
     """Change a comment; copies move between lists in the same transaction."""
     edits = {
         "language": None if language is None else comment_keys.language(language),
@@ -142,14 +147,14 @@ async def edit_comment(
     key, current = await _read(store, comment_id)
     changed = {**current, **{k: v for k, v in edits.items() if v is not None}}
     if all(changed[f] == current[f] for f in ("language", "rating", "body")):
-        return current
+        return Comment.from_item(current)
     changed.update(updatedAt=format_timestamp(now()), version=current["version"] + 1)
     old_copies = comment_items(current)[1:]
     new_primary, *new_copies = comment_items(changed)
     kept = {item_key(primary_key(c)) for c in new_copies}
     actions = [
-        expecting_version({"Put": put_request(store.table, new_primary)}, current["version"]),
-        *({"Put": put_request(store.table, copy)} for copy in new_copies),
+        expecting_version(transaction_put(store.table, new_primary), current["version"]),
+        *(transaction_put(store.table, copy) for copy in new_copies),
         *(
             transaction_delete(store.table, primary_key(c))
             for c in old_copies
@@ -158,7 +163,7 @@ async def edit_comment(
     ]
     await _commit(store, actions, comment_id)
     items.refresh(key, new_primary)
-    return new_primary
+    return Comment.from_item(new_primary)
 
 
 async def delete_comment(store: Store, items: ItemLoader, comment_id: str) -> None:
@@ -173,13 +178,10 @@ async def delete_comment(store: Store, items: ItemLoader, comment_id: str) -> No
     items.clear(item_key(key))
 
 
-async def load_product(items: ItemLoader, product_id: str) -> Item | None:
-    return await items.load_item(comment_keys.product_key(validation.ident(product_id)))
-
-
-async def load_comment(items: ItemLoader, comment_id: str) -> Item | None:
+async def load_comment(items: ItemLoader, comment_id: str) -> Comment | None:
     key = validation.key_or_none(comment_keys.comment_key, validation.ident(comment_id))
-    return None if key is None else await items.load_item(key)
+    item = None if key is None else await items.load_item(key)
+    return None if item is None else Comment.from_item(item)
 
 
 async def product_comments_page(
@@ -189,7 +191,7 @@ async def product_comments_page(
     *,
     language: str | None,
     ratings: list[int] | None,
-) -> Page:
+) -> Page[Comment]:
     """Newest first, from the one list that holds exactly the matching comments."""
     code = None if language is None else comment_keys.language(language)
     rating_set = None if ratings is None else comment_keys.rating_set(ratings)
@@ -199,7 +201,8 @@ async def product_comments_page(
         product_id,
         {"language": code, "ratings": None if rating_set is None else sorted(rating_set)},
     )
-    return await pages.page(condition, binding, args, forward=False)
+    page = await pages.page(condition, binding, args, forward=False)
+    return page.map(Comment.from_item)
 
 
 async def _read(store: Store, comment_id: str) -> tuple[Key, Item]:

@@ -1,4 +1,4 @@
-"""Map markers and the cell counts kept with them (seed 002).
+"""Map markers and the cell counts kept with them (seed 002): writes, reads and records.
 
 A marker is written with its id item and the six cell counts (lengths 3 to 8) it adds to,
 in one TransactWriteItems, so counts are exact even after a failed write.
@@ -9,34 +9,72 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from data import validation
 from data.clock import new_ksuid, now
-from keys import map as geo
-from keys.codecs import format_timestamp
+from keys import map as map_keys
+from keys.codecs import format_timestamp, parse_timestamp
 from keys.conditions import KeyCondition
+from keys.map import Viewport as Viewport
 from store.client import Store
 from store.errors import NotFound, TransactionCanceled
-from store.requests import Item, Key, counter_update, put_request, transaction_delete
+from store.requests import (
+    Item,
+    Key,
+    counter_update,
+    transaction_delete,
+    transaction_put,
+)
 
 MAX_LIMIT = 1_000
 
 
 @dataclass(frozen=True)
+class Marker:
+    id: str
+    lat: float
+    lon: float
+    geohash: str
+    label: str
+    created_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Marker:
+        return cls(
+            id=item["id"],
+            # A whole-degree coordinate comes back from the table as an int.
+            lat=float(item["lat"]),
+            lon=float(item["lon"]),
+            geohash=item["geohash"],
+            label=item["label"],
+            created_at=parse_timestamp(item["createdAt"]),
+        )
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A geohash cell and how many markers it holds."""
+
+    geohash: str
+    count: int
+
+
+@dataclass(frozen=True)
 class MarkerSearch:
-    markers: list[Item]
+    markers: list[Marker]
     truncated: bool
 
 
 @dataclass(frozen=True)
 class Heatmap:
     precision: int
-    cells: list[tuple[str, int]]
+    cells: list[Cell]
 
 
-async def add_marker(store: Store, lat: float, lon: float, label: str) -> Item:
-    geohash = geo.marker_geohash(lat, lon)
+async def add_marker(store: Store, lat: float, lon: float, label: str) -> Marker:
+    geohash = map_keys.marker_geohash(lat, lon)
     created = now()
     marker_id = new_ksuid(created)
     fields = {
@@ -47,33 +85,31 @@ async def add_marker(store: Store, lat: float, lon: float, label: str) -> Item:
         "label": validation.text(label, "label"),
         "createdAt": format_timestamp(created),
     }
-    marker = {**geo.marker_place(geohash, marker_id), **fields, "type": "MARKER"}
+    marker = {**map_keys.marker_place(geohash, marker_id), **fields, "type": "MARKER"}
     actions = [
-        {
-            "Put": put_request(
-                store.table, {**geo.marker_key(marker_id), **fields}, must_be_new=True
-            )
-        },
-        {"Put": put_request(store.table, marker)},
+        transaction_put(
+            store.table, {**map_keys.marker_key(marker_id), **fields}, must_be_new=True
+        ),
+        transaction_put(store.table, marker),
         *_count_updates(store.table, geohash, +1),
     ]
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
         raise exc.as_error("the marker could not be added; try again") from exc
-    return marker
+    return Marker.from_item(marker)
 
 
 async def remove_marker(store: Store, marker_id: str) -> None:
     validation.ident(marker_id)
-    key = geo.marker_key(marker_id)
+    key = map_keys.marker_key(marker_id)
     found = await store.get(key, consistent=True)
     if found is None:
         raise NotFound(f"marker {marker_id!r} does not exist")
     geohash = found["geohash"]
     actions = [
         transaction_delete(store.table, key, must_exist=True),
-        transaction_delete(store.table, geo.marker_place(geohash, marker_id)),
+        transaction_delete(store.table, map_keys.marker_place(geohash, marker_id)),
         *_count_updates(store.table, geohash, -1),
     ]
     try:
@@ -84,18 +120,18 @@ async def remove_marker(store: Store, marker_id: str) -> None:
 
 
 def _count_updates(table: str, geohash: str, delta: int) -> list[dict[str, Any]]:
-    return [counter_update(table, key, "count", delta) for key in geo.cell_keys(geohash)]
+    return [counter_update(table, key, "count", delta) for key in map_keys.cell_keys(geohash)]
 
 
-async def search_markers(store: Store, viewport: geo.Viewport, limit: int) -> MarkerSearch:
+async def search_markers(store: Store, viewport: Viewport, limit: int) -> MarkerSearch:
     """Markers inside the view (edges included): up to `limit`, and whether there are more."""
     validation.number(limit, "limit", 1, MAX_LIMIT)
-    geo.checked_marker_view(viewport)
-    return await read_markers(store, viewport, geo.marker_queries(viewport), limit)
+    map_keys.checked_marker_view(viewport)
+    return await read_markers(store, viewport, map_keys.marker_queries(viewport), limit)
 
 
 async def read_markers(
-    store: Store, viewport: geo.Viewport, conditions: Sequence[KeyCondition], limit: int
+    store: Store, viewport: Viewport, conditions: Sequence[KeyCondition], limit: int
 ) -> MarkerSearch:
     """Read `conditions` one after another, keeping markers in the view, until `limit + 1`."""
     found: list[Item] = []
@@ -111,18 +147,19 @@ async def read_markers(
                 break
         if len(found) > limit:
             break
-    return MarkerSearch(found[:limit], truncated=len(found) > limit)
+    markers = [Marker.from_item(item) for item in found[:limit]]
+    return MarkerSearch(markers, truncated=len(found) > limit)
 
 
-async def heatmap(store: Store, viewport: geo.Viewport, precision: int | None) -> Heatmap:
+async def heatmap(store: Store, viewport: Viewport, precision: int | None) -> Heatmap:
     """Exact marker counts of the cells of one length that meet the view and hold markers."""
-    length = geo.checked_precision(viewport, precision)
-    queries = geo.heatmap_queries(viewport, length)
+    length = map_keys.checked_precision(viewport, precision)
+    queries = map_keys.heatmap_queries(viewport, length)
     results = await asyncio.gather(*(store.query(q.condition, forward=True) for q in queries))
-    cells = sorted(
-        (cell, item["count"])
+    cells = [
+        Cell(geohash, item["count"])
         for query, result in zip(queries, results, strict=True)
         for item in result.items
-        if item.get("count", 0) > 0 and query.wants(cell := geo.cell_of(item))
-    )
-    return Heatmap(length, cells)
+        if item.get("count", 0) > 0 and query.wants(geohash := map_keys.cell_of(item))
+    ]
+    return Heatmap(length, sorted(cells, key=lambda cell: cell.geohash))

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from data import validation
 from data.clock import new_ksuid, now
@@ -20,7 +19,13 @@ from store.cursors import Binding
 from store.errors import BadUserInput, ConditionFailed, Conflict, NotFound, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import Page, PageArgs, Paginator
-from store.requests import Item, condition_check, put_request, update_request
+from store.requests import (
+    Item,
+    condition_check,
+    put_request,
+    transaction_put,
+    update_request,
+)
 
 # Allowed status moves; anything else is a client error.
 TRANSITIONS: dict[OrderStatus, frozenset[OrderStatus]] = {
@@ -151,10 +156,9 @@ async def place_order(
     current = now()
     placed = current if placed_at is None else validation.past_time(placed_at, "placedAt", current)
     item = order_item(new_ksuid(placed), customer_id, lines, placed, current)
-    put = put_request(store.table, item, must_be_new=True)
-    actions: list[dict[str, Any]] = [
+    actions = [
         condition_check(store.table, order_keys.customer_key(customer_id), exists=True),
-        {"Put": put},
+        transaction_put(store.table, item, must_be_new=True),
     ]
     try:
         await store.transact(actions)

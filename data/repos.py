@@ -1,4 +1,5 @@
-"""Repositories, their issues and stars: gapless issue numbers and exact star counts."""
+"""Repositories, their issues and stars: records, gapless issue numbers and exact star
+counts."""
 
 from __future__ import annotations
 
@@ -6,12 +7,16 @@ import asyncio
 import logging
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from data import validation
 from data.clock import now
 from data.collections import PageRead, Prefetched, load_with_pages
 from keys import repos as repo_keys
-from keys.codecs import format_timestamp
+from keys.codecs import format_timestamp, parse_timestamp
+from keys.repos import IssueState as IssueState
 from keys.table import TABLE
 from store.client import Store
 from store.cursors import Binding
@@ -23,6 +28,7 @@ from store.requests import (
     Item,
     put_request,
     transaction_delete,
+    transaction_put,
     transaction_update,
     update_request,
 )
@@ -35,6 +41,52 @@ OPEN_ISSUE_ATTEMPTS = 40
 _PAUSE_STEP = 0.005
 _PAUSE_MAX = 1.0
 REPO_TYPE = "REPO"
+
+
+@dataclass(frozen=True)
+class Repo:
+    owner: str
+    name: str
+    description: str | None
+    created_at: datetime
+    star_count: int
+
+    @classmethod
+    def from_item(cls, item: Item) -> Repo:
+        return cls(
+            owner=item["owner"],
+            name=item["name"],
+            description=item.get("description"),
+            created_at=parse_timestamp(item["createdAt"]),
+            star_count=item["starCount"],
+        )
+
+
+@dataclass(frozen=True)
+class Issue:
+    number: int
+    title: str
+    state: IssueState
+    created_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Issue:
+        return cls(
+            number=item["number"],
+            title=item["title"],
+            state=IssueState(item["state"]),
+            created_at=parse_timestamp(item["createdAt"]),
+        )
+
+
+@dataclass(frozen=True)
+class Star:
+    username: str
+    starred_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Star:
+        return cls(item["username"], parse_timestamp(item["starredAt"]))
 
 
 def _names(owner: str, name: str) -> tuple[str, str]:
@@ -56,16 +108,16 @@ def repo_item(owner: str, name: str, description: str | None) -> Item:
     return item
 
 
-async def create_repo(store: Store, owner: str, name: str, description: str | None) -> Item:
+async def create_repo(store: Store, owner: str, name: str, description: str | None) -> Repo:
     item = repo_item(*_names(owner, name), description)
     try:
         await store.put(put_request(store.table, item, must_be_new=True))
     except ConditionFailed as exc:
         raise Conflict(f"repository {owner}/{name} already exists") from exc
-    return item
+    return Repo.from_item(item)
 
 
-async def open_issue(store: Store, owner: str, name: str, title: str) -> Item:
+async def open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
     """The next issue of the repository: its counter and the issue change in one transaction.
 
     The counter update is conditional on the value read, so two calls can never take the
@@ -88,7 +140,7 @@ async def open_issue(store: Store, owner: str, name: str, title: str) -> Item:
             "type": "ISSUE",
             "number": number,
             "title": title,
-            "state": "OPEN",
+            "state": IssueState.OPEN,
             "createdAt": created,
             "updatedAt": created,
         }
@@ -101,7 +153,7 @@ async def open_issue(store: Store, owner: str, name: str, title: str) -> Item:
         )
         actions = [
             transaction_update(counter),
-            {"Put": put_request(store.table, issue, must_be_new=True)},
+            transaction_put(store.table, issue, must_be_new=True),
         ]
         try:
             await store.transact(actions)
@@ -119,26 +171,28 @@ async def open_issue(store: Store, owner: str, name: str, title: str) -> Item:
                 number,
                 repo_keys.ISSUE_NUMBER_WIDTH,
             )
-        return issue
+        return Issue.from_item(issue)
     raise Conflict(f"repository {owner}/{name} is taking many issues at once; try again")
 
 
-async def close_issue(store: Store, items: ItemLoader, owner: str, name: str, number: int) -> Item:
+async def close_issue(store: Store, items: ItemLoader, owner: str, name: str, number: int) -> Issue:
     owner, name = _names(owner, name)
     validation.number(number, "number", 1, repo_keys.ISSUE_NUMBER.maximum)
     key = repo_keys.issue_key(owner, name, number)
     request = update_request(
-        store.table, key, set_values={"state": "CLOSED", "updatedAt": format_timestamp(now())}
+        store.table,
+        key,
+        set_values={"state": IssueState.CLOSED, "updatedAt": format_timestamp(now())},
     )
     try:
         issue = await store.update(request)
     except ConditionFailed as exc:
         raise NotFound(f"repository {owner}/{name} has no issue {number}") from exc
     items.refresh(key, issue)
-    return issue
+    return Issue.from_item(issue)
 
 
-async def star_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Item:
+async def star_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Repo:
     """Star once: the star and the count change together, and a second star changes nothing."""
     owner, name = _names(owner, name)
     star = {
@@ -148,11 +202,11 @@ async def star_repo(store: Store, items: ItemLoader, owner: str, name: str, user
         "starredAt": format_timestamp(now()),
     }
     count = update_request(store.table, repo_keys.repo_key(owner, name), add={"starCount": 1})
-    actions = [{"Put": put_request(store.table, star, must_be_new=True)}, transaction_update(count)]
+    actions = [transaction_put(store.table, star, must_be_new=True), transaction_update(count)]
     return await _change_stars(store, items, owner, name, actions)
 
 
-async def unstar_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Item:
+async def unstar_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Repo:
     """Unstar: removing a star that is not there changes nothing."""
     owner, name = _names(owner, name)
     key = repo_keys.star_key(owner, name, validation.ident(user, "username"))
@@ -163,7 +217,7 @@ async def unstar_repo(store: Store, items: ItemLoader, owner: str, name: str, us
 
 async def _change_stars(
     store: Store, items: ItemLoader, owner: str, name: str, actions: list[Item]
-) -> Item:
+) -> Repo:
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
@@ -178,10 +232,10 @@ async def _change_stars(
     if repo is None:
         raise NotFound(f"repository {owner}/{name} does not exist")
     items.refresh(key, repo)
-    return repo
+    return Repo.from_item(repo)
 
 
-def issues_read(owner: str, name: str, args: PageArgs, state: str | None) -> PageRead:
+def issues_read(owner: str, name: str, args: PageArgs, state: IssueState | None) -> PageRead[Issue]:
     """Highest number first. A state is a FilterExpression: see the README for why."""
     owner, name = _names(owner, name)
     condition = repo_keys.repo_issues(owner, name)
@@ -198,20 +252,34 @@ def issues_read(owner: str, name: str, args: PageArgs, state: str | None) -> Pag
     )
     binding = Binding("Repo.issues", condition.partition, {"state": state})
     parent = repo_keys.repo_key(owner, name)[TABLE.sort_key]
-    return PageRead(condition, binding, args, forward=False, filter=in_state, parent=parent)
+    return PageRead(
+        condition,
+        binding,
+        args,
+        forward=False,
+        record=Issue.from_item,
+        filter=in_state,
+        parent=parent,
+    )
 
 
-def stars_read(owner: str, name: str, args: PageArgs) -> PageRead:
+def stars_read(owner: str, name: str, args: PageArgs) -> PageRead[Star]:
     """Usernames A→Z, ignoring case."""
     owner, name = _names(owner, name)
     condition = repo_keys.repo_stars(owner, name)
     binding = Binding("Repo.stars", condition.partition, {})
     parent = repo_keys.repo_key(owner, name)[TABLE.sort_key]
-    return PageRead(condition, binding, args, forward=True, parent=parent)
+    return PageRead(condition, binding, args, forward=True, record=Star.from_item, parent=parent)
 
 
 async def load_repo(
-    items: ItemLoader, pages: Paginator, owner: str, name: str, reads: Mapping[str, PageRead]
-) -> tuple[Item | None, Prefetched]:
+    items: ItemLoader,
+    pages: Paginator,
+    owner: str,
+    name: str,
+    reads: Mapping[str, PageRead[Any]],
+) -> tuple[Repo | None, Prefetched]:
     """The repository, with the first pages of `reads` read in the same Queries."""
-    return await load_with_pages(items, repo_keys.repo_key(*_names(owner, name)), pages, reads)
+    key = repo_keys.repo_key(*_names(owner, name))
+    item, prefetched = await load_with_pages(items, key, pages, reads)
+    return (None if item is None else Repo.from_item(item)), prefetched

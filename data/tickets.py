@@ -1,9 +1,11 @@
-"""Ticket queues, ordered by each ticket's `updatedAt` through GSI1."""
+"""Ticket queues and tickets as records, ordered by each ticket's `updatedAt` through GSI1."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
 
 from data import validation
 from data.clock import new_ksuid, now
@@ -11,19 +13,49 @@ from data.collections import PageRead, Prefetched, load_with_pages
 from keys import tickets as ticket_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.table import GSI1
+from keys.tickets import TicketStatus as TicketStatus
 from store.client import Store
 from store.cursors import Binding
 from store.errors import BadUserInput, ConditionFailed, Conflict, NotFound, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
-from store.requests import Item, condition_check, put_request, update_request
+from store.requests import Item, condition_check, put_request, transaction_put, update_request
 
 # updatedAt has millisecond precision: the smallest step that still moves a ticket up.
 _TICK = timedelta(milliseconds=1)
 _UPDATE_ATTEMPTS = 5
 
 
-async def create_queue(store: Store, queue_id: str, name: str) -> Item:
+@dataclass(frozen=True)
+class Queue:
+    id: str
+    name: str
+
+    @classmethod
+    def from_item(cls, item: Item) -> Queue:
+        return cls(item["id"], item["name"])
+
+
+@dataclass(frozen=True)
+class Ticket:
+    id: str
+    title: str
+    status: TicketStatus
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_item(cls, item: Item) -> Ticket:
+        return cls(
+            id=item["id"],
+            title=item["title"],
+            status=TicketStatus(item["status"]),
+            created_at=parse_timestamp(item["createdAt"]),
+            updated_at=parse_timestamp(item["updatedAt"]),
+        )
+
+
+async def create_queue(store: Store, queue_id: str, name: str) -> Queue:
     item = {
         **ticket_keys.queue_key(validation.ident(queue_id)),
         **ticket_keys.queue_index_attributes(queue_id),
@@ -36,10 +68,10 @@ async def create_queue(store: Store, queue_id: str, name: str) -> Item:
         await store.put(put_request(store.table, item, must_be_new=True))
     except ConditionFailed as exc:
         raise Conflict(f"queue {queue_id!r} already exists") from exc
-    return item
+    return Queue.from_item(item)
 
 
-async def open_ticket(store: Store, queue_id: str, title: str) -> Item:
+async def open_ticket(store: Store, queue_id: str, title: str) -> Ticket:
     validation.ident(queue_id, "queueId")
     created = now()
     ticket_id = new_ksuid(created)
@@ -50,25 +82,29 @@ async def open_ticket(store: Store, queue_id: str, title: str) -> Item:
         "id": ticket_id,
         "queueId": queue_id,
         "title": validation.text(title, "title"),
-        "status": "OPEN",
+        "status": TicketStatus.OPEN,
         "createdAt": format_timestamp(created),
         "updatedAt": format_timestamp(created),
     }
     actions = [
         condition_check(store.table, ticket_keys.queue_key(queue_id), exists=True),
-        {"Put": put_request(store.table, ticket, must_be_new=True)},
+        transaction_put(store.table, ticket, must_be_new=True),
     ]
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
         refusals = {0: NotFound(f"queue {queue_id!r} does not exist")}
         raise exc.explained(refusals, "the ticket could not be opened; try again") from exc
-    return ticket
+    return Ticket.from_item(ticket)
 
 
 async def update_ticket(
-    store: Store, items: ItemLoader, ticket_id: str, title: str | None, status: str | None
-) -> Item:
+    store: Store,
+    items: ItemLoader,
+    ticket_id: str,
+    title: str | None,
+    status: TicketStatus | None,
+) -> Ticket:
     """Change a ticket and move it to the top of its queue.
 
     The new `updatedAt` and the GSI1 sort key built from it are set by the same UpdateItem,
@@ -84,7 +120,7 @@ async def update_ticket(
     if title is not None:
         changes["title"] = validation.text(title, "title")
     if status is not None:
-        changes["status"] = validation.choice(status, "status", ticket_keys.TICKET_STATUSES)
+        changes["status"] = status
     key = validation.key_or_none(ticket_keys.ticket_key, ticket_id)
     if key is None:
         raise NotFound(f"ticket {ticket_id!r} does not exist")
@@ -108,27 +144,28 @@ async def update_ticket(
             updated = max(now(), parse_timestamp(current["updatedAt"]) + _TICK)
             continue
         items.refresh(key, ticket)
-        return ticket
+        return Ticket.from_item(ticket)
     raise Conflict(f"ticket {ticket_id!r} is being changed by other requests; try again")
 
 
-async def load_ticket(items: ItemLoader, ticket_id: str) -> Item | None:
+async def load_ticket(items: ItemLoader, ticket_id: str) -> Ticket | None:
     key = validation.key_or_none(ticket_keys.ticket_key, validation.ident(ticket_id))
-    return None if key is None else await items.load_item(key)
+    item = None if key is None else await items.load_item(key)
+    return None if item is None else Ticket.from_item(item)
 
 
-def tickets_read(queue_id: str, args: PageArgs) -> PageRead:
+def tickets_read(queue_id: str, args: PageArgs) -> PageRead[Ticket]:
     """Most recently updated first."""
     condition = ticket_keys.queue_tickets(validation.ident(queue_id))
     binding = Binding("Queue.tickets", condition.partition, {})
     parent = ticket_keys.queue_index_attributes(queue_id)[GSI1.sort_key]
-    return PageRead(condition, binding, args, forward=False, parent=parent)
+    return PageRead(condition, binding, args, forward=False, record=Ticket.from_item, parent=parent)
 
 
 async def load_queue(
-    items: ItemLoader, pages: Paginator, queue_id: str, reads: Mapping[str, PageRead]
-) -> tuple[Item | None, Prefetched]:
+    items: ItemLoader, pages: Paginator, queue_id: str, reads: Mapping[str, PageRead[Any]]
+) -> tuple[Queue | None, Prefetched]:
     """The queue, with the first pages of `reads` read in the same Queries (on GSI1)."""
-    return await load_with_pages(
-        items, ticket_keys.queue_key(validation.ident(queue_id)), pages, reads
-    )
+    key = ticket_keys.queue_key(validation.ident(queue_id))
+    item, prefetched = await load_with_pages(items, key, pages, reads)
+    return (None if item is None else Queue.from_item(item)), prefetched

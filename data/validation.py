@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from keys.codecs import KSUID_EPOCH, identifier
+from keys.errors import InvalidInput as InvalidInput  # for the layers above keys to catch
 from store.errors import BadUserInput
 from store.requests import Key
 
@@ -47,12 +48,6 @@ def past_time(value: datetime, field: str, now: datetime) -> datetime:
         raise BadUserInput(f"{field}: {value.isoformat()} is in the future")
     if value.timestamp() < KSUID_EPOCH:
         raise BadUserInput(f"{field}: times before 2014-05-13T16:53:20Z cannot be stored")
-    return value
-
-
-def choice(value: str, field: str, choices: frozenset[str]) -> str:
-    if value not in choices:
-        raise BadUserInput(f"{field}: {value!r} is not one of {', '.join(sorted(choices))}")
     return value
 
 

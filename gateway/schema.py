@@ -26,6 +26,7 @@ from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
 from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
+from resolvers.products import ProductsMutation, ProductsQuery
 from resolvers.repos import ReposMutation, ReposQuery
 from resolvers.scalars import DATETIME_SCALAR
 from resolvers.tickets import TicketsMutation, TicketsQuery
@@ -41,12 +42,22 @@ _LIMIT_RULES: list[type[ASTValidationRule]] = [
 ]
 
 Query = merge_types(
-    "Query", (OrdersQuery, CommentsQuery, ReposQuery, OrganizationsQuery, TicketsQuery, MapQuery)
+    "Query",
+    (
+        OrdersQuery,
+        ProductsQuery,
+        CommentsQuery,
+        ReposQuery,
+        OrganizationsQuery,
+        TicketsQuery,
+        MapQuery,
+    ),
 )
 Mutation = merge_types(
     "Mutation",
     (
         OrdersMutation,
+        ProductsMutation,
         CommentsMutation,
         ReposMutation,
         OrganizationsMutation,

@@ -1,6 +1,5 @@
 """Product comments filtered by language and any set of ratings (seed 003).
 
-    product   PK = SK = PRODUCT#<id>
     comment   PK = SK = COMMENT#<ksuid>                      the primary item
     copy      PK = COMMENT#<ksuid>  SK = COPY#<lang|~>#<set>  32 per comment
               GSI1  PRODUCT#<id>#<lang|~>#<set>  COMMENT#<t>#<ksuid>   newest first
@@ -10,7 +9,7 @@ under `~` (any language) and under its own language: 32 copies. Asking for langu
 ratings S is then one Query on the list `PRODUCT#<id>#L#S`. No ratings filter is the set
 {1..5}; no language filter is `~`. The copies share the comment's partition, so one Query
 (or the rules below) reaches all of them, and they are written in the same transaction as
-the primary item.
+the primary item. A list's key extends its product's key (`keys/products.py`).
 
 A rating set is a bitmask (`{1, 2, 5}` -> `19`) rather than the seed's readable `1.2.5`:
 `bench/comments.py` measures both, and the docs give the figures.
@@ -24,9 +23,10 @@ from datetime import datetime
 from itertools import combinations
 from typing import Literal
 
-from keys.codecs import ANY, IdentifierCodec, KsuidCodec, TimestampCodec
+from keys.codecs import ANY, KsuidCodec, TimestampCodec
 from keys.conditions import KeyCondition
 from keys.errors import InvalidInput
+from keys.products import PRODUCT
 from keys.table import GSI1, TABLE, entity_key
 from keys.template import KeyTemplate, Segment
 
@@ -94,7 +94,6 @@ class RatingSetCodec:
         return values
 
 
-PRODUCT = KeyTemplate("PRODUCT", (Segment("product_id", IdentifierCodec()),))
 COMMENT = KeyTemplate("COMMENT", (Segment("comment_id", KsuidCodec()),))
 COMMENT_BY_TIME = KeyTemplate(
     "COMMENT", (Segment("created_at", TimestampCodec()), Segment("comment_id", KsuidCodec()))
@@ -115,8 +114,7 @@ class Layout:
         return cls(
             copy=KeyTemplate("COPY", (language_segment, ratings_segment)),
             listing=KeyTemplate(
-                "PRODUCT",
-                (Segment("product_id", IdentifierCodec()), language_segment, ratings_segment),
+                PRODUCT.label, (*PRODUCT.segments, language_segment, ratings_segment)
             ),
         )
 
@@ -130,10 +128,6 @@ class CopyFilter:
 
     language: str | None
     ratings: frozenset[int]
-
-
-def product_key(product_id: str) -> dict[str, str]:
-    return entity_key(PRODUCT.render(product_id=product_id))
 
 
 def comment_key(comment_id: str) -> dict[str, str]:

@@ -15,13 +15,21 @@ Names are folded to lower case in keys; items keep the case first given.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from keys.codecs import IdentifierCodec
 from keys.conditions import KeyCondition
 from keys.table import GSI3, TABLE, entity_key
 from keys.template import DELIMITER, KeyTemplate, Segment
 
-ROLES = frozenset({"ADMIN", "MEMBER"})
-ADMIN = "ADMIN"
+
+class Role(StrEnum):
+    """Every role a member can have: the one list the data and the schema share."""
+
+    ADMIN = "ADMIN"
+    MEMBER = "MEMBER"
+
+
 # An organization lists all its teams in one read, so their number is bounded.
 MAX_TEAMS = 100
 

@@ -17,10 +17,20 @@ it passes 30% of the width (seed 001's alert condition).
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from keys.codecs import IdentifierCodec, NumberCodec
 from keys.conditions import KeyCondition
 from keys.table import TABLE, entity_key
 from keys.template import KeyTemplate, Segment
+
+
+class IssueState(StrEnum):
+    """Every state an issue can be in: the one list the data and the schema share."""
+
+    OPEN = "OPEN"
+    CLOSED = "CLOSED"
+
 
 ISSUE_NUMBER_WIDTH = 8
 ISSUE_NUMBER = NumberCodec(ISSUE_NUMBER_WIDTH)

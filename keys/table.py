@@ -7,7 +7,7 @@ and an item without them stays out of that index (a sparse index).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 Projection = Literal["ALL", "KEYS_ONLY"]
 
@@ -53,30 +53,3 @@ def index_named(name: str | None) -> Index:
 def page_key_attributes(index: Index) -> tuple[str, ...]:
     """The attributes of a LastEvaluatedKey / ExclusiveStartKey on `index`."""
     return TABLE.attributes if index is TABLE else (*TABLE.attributes, *index.attributes)
-
-
-def create_table_request(table_name: str) -> dict[str, Any]:
-    """The CreateTable parameters for this declaration (on-demand capacity)."""
-    attributes = sorted({a for i in (TABLE, *SECONDARY_INDEXES) for a in i.attributes})
-    return {
-        "TableName": table_name,
-        "BillingMode": "PAY_PER_REQUEST",
-        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
-        "KeySchema": _key_schema(TABLE),
-        "GlobalSecondaryIndexes": [global_index_request(i) for i in SECONDARY_INDEXES],
-    }
-
-
-def global_index_request(index: Index) -> dict[str, Any]:
-    return {
-        "IndexName": index.name,
-        "KeySchema": _key_schema(index),
-        "Projection": {"ProjectionType": index.projection},
-    }
-
-
-def _key_schema(index: Index) -> list[dict[str, str]]:
-    return [
-        {"AttributeName": index.partition_key, "KeyType": "HASH"},
-        {"AttributeName": index.sort_key, "KeyType": "RANGE"},
-    ]

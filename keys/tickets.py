@@ -13,13 +13,21 @@ tickets, most recently updated first, in one Query.
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from keys.codecs import IdentifierCodec, KsuidCodec, TimestampCodec
 from keys.conditions import KeyCondition
 from keys.table import GSI1, entity_key
 from keys.template import DELIMITER, KeyTemplate, Segment
 
-TICKET_STATUSES = frozenset({"OPEN", "IN_PROGRESS", "CLOSED"})
+
+class TicketStatus(StrEnum):
+    """Every status a ticket can be in: the one list the data and the schema share."""
+
+    OPEN = "OPEN"
+    IN_PROGRESS = "IN_PROGRESS"
+    CLOSED = "CLOSED"
+
 
 QUEUE = KeyTemplate("QUEUE", (Segment("queue_id", IdentifierCodec()),))
 TICKET = KeyTemplate("TICKET", (Segment("ticket_id", KsuidCodec()),))

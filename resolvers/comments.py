@@ -1,47 +1,21 @@
-"""Products and their comments, filtered by language and any set of ratings (seed 003)."""
+"""Comments of products, filtered by language and any set of ratings (seed 003)."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
 from data import comments as data
-from keys.codecs import parse_timestamp
+from data import products as products_data
 from resolvers.context import Context
-from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
-from store.pagination import PageArgs
-from store.requests import Item
+from resolvers.relay import NOT_GIVEN, given
+
+if TYPE_CHECKING:
+    from resolvers.products import Product
 
 Info = strawberry.Info[Context, None]
-
-
-@strawberry.type
-class Product:
-    id: strawberry.ID
-    name: str
-
-    @classmethod
-    def from_item(cls, item: Item) -> Product:
-        return cls(id=strawberry.ID(item["id"]), name=item["name"])
-
-    @connection_field
-    async def comments(
-        self,
-        info: Info,
-        page: PageArgs,
-        language: str | None = NOT_GIVEN,
-        ratings: list[int] | None = NOT_GIVEN,
-    ) -> Connection[Comment]:
-        """Newest first; `language` null means any, `ratings` null means all of 1 to 5."""
-        found = await data.product_comments_page(
-            info.context.pages,
-            str(self.id),
-            page,
-            language=given(language),
-            ratings=given(ratings),
-        )
-        return Connection.from_page(found, Comment.from_item)
 
 
 @strawberry.type
@@ -54,28 +28,27 @@ class Comment:
     product_id: strawberry.Private[str]
 
     @classmethod
-    def from_item(cls, item: Item) -> Comment:
+    def from_record(cls, comment: data.Comment) -> Comment:
         return cls(
-            id=strawberry.ID(item["id"]),
-            language=item["language"],
-            rating=item["rating"],
-            body=item["body"],
-            created_at=parse_timestamp(item["createdAt"]),
-            product_id=item["productId"],
+            id=strawberry.ID(comment.id),
+            language=comment.language,
+            rating=comment.rating,
+            body=comment.body,
+            created_at=comment.created_at,
+            product_id=comment.product_id,
         )
 
     @strawberry.field
-    async def product(self, info: Info) -> Product:
-        item = await data.load_product(info.context.items, self.product_id)
-        if item is None:
+    async def product(
+        self, info: Info
+    ) -> Annotated[Product, strawberry.lazy("resolvers.products")]:
+        # Product lists its comments, so its module imports this one.
+        from resolvers.products import Product
+
+        product = await products_data.load_product(info.context.items, self.product_id)
+        if product is None:
             raise LookupError(f"comment {self.id} names missing product {self.product_id}")
-        return Product.from_item(item)
-
-
-@strawberry.input
-class CreateProductInput:
-    id: strawberry.ID
-    name: str
+        return Product.from_record(product)
 
 
 @strawberry.input(description="`createdAt` is optional, for imports of older data.")
@@ -98,27 +71,16 @@ class EditCommentInput:
 @strawberry.type
 class CommentsQuery:
     @strawberry.field
-    async def product(self, info: Info, id: strawberry.ID) -> Product | None:
-        item = await data.load_product(info.context.items, id)
-        return None if item is None else Product.from_item(item)
-
-    @strawberry.field
     async def comment(self, info: Info, id: strawberry.ID) -> Comment | None:
-        item = await data.load_comment(info.context.items, id)
-        return None if item is None else Comment.from_item(item)
+        comment = await data.load_comment(info.context.items, id)
+        return None if comment is None else Comment.from_record(comment)
 
 
 @strawberry.type
 class CommentsMutation:
     @strawberry.mutation
-    async def create_product(self, info: Info, input: CreateProductInput) -> Product:
-        return Product.from_item(
-            await data.create_product(info.context.store, input.id, input.name)
-        )
-
-    @strawberry.mutation
     async def post_comment(self, info: Info, input: PostCommentInput) -> Comment:
-        item = await data.post_comment(
+        comment = await data.post_comment(
             info.context.store,
             input.product_id,
             input.language,
@@ -126,11 +88,11 @@ class CommentsMutation:
             input.body,
             given(input.created_at),
         )
-        return Comment.from_item(item)
+        return Comment.from_record(comment)
 
     @strawberry.mutation
     async def edit_comment(self, info: Info, input: EditCommentInput) -> Comment:
-        item = await data.edit_comment(
+        comment = await data.edit_comment(
             info.context.store,
             info.context.items,
             input.id,
@@ -138,7 +100,7 @@ class CommentsMutation:
             rating=given(input.rating),
             body=given(input.body),
         )
-        return Comment.from_item(item)
+        return Comment.from_record(comment)
 
     @strawberry.mutation
     async def delete_comment(self, info: Info, id: strawberry.ID) -> bool:

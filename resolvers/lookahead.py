@@ -10,26 +10,28 @@ then validates its arguments and reports errors at its own path.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 import strawberry
 from strawberry.types.nodes import FragmentSpread, InlineFragment, SelectedField, Selection
 
 from data.collections import PageRead
-from keys.errors import InvalidInput
+from data.validation import InvalidInput
 from store.errors import DynagateError
 from store.pagination import PageArgs
 
 Arguments = Mapping[str, Any]
 # Builds the read a child field would make from that field's arguments.
-ReadBuilder = Callable[[Arguments], PageRead]
+ReadBuilder = Callable[[Arguments], PageRead[Any]]
+E = TypeVar("E", bound=Enum)
 
 
 def child_reads(
     info: strawberry.Info[Any, Any], builders: Mapping[str, ReadBuilder]
-) -> dict[str, PageRead]:
+) -> dict[str, PageRead[Any]]:
     """The reads of the selected children named in `builders`, by response key."""
-    reads: dict[str, PageRead] = {}
+    reads: dict[str, PageRead[Any]] = {}
     for field in _children(info.selected_fields):
         builder = builders.get(field.name)
         if builder is None:
@@ -51,11 +53,11 @@ def page_args(arguments: Arguments) -> PageArgs:
     )
 
 
-def enum_value(value: Any) -> str | None:
-    """An enum argument's value, from a literal (its name) or a variable (coerced)."""
+def enum_value(kind: type[E], value: Any) -> E | None:
+    """An enum argument's member, from a literal (its name) or a variable (coerced)."""
     if value is None:
         return None
-    return str(getattr(value, "value", value))
+    return kind(getattr(value, "value", value))
 
 
 def _integer(value: Any) -> int | None:

@@ -7,11 +7,8 @@ from datetime import datetime
 import strawberry
 
 from data import map as data
-from keys import map as geo
-from keys.codecs import parse_timestamp
 from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, given
-from store.requests import Item
 
 Info = strawberry.Info[Context, None]
 DEFAULT_LIMIT = 100
@@ -24,8 +21,8 @@ class ViewportInput:
     east: float
     west: float
 
-    def to_viewport(self) -> geo.Viewport:
-        return geo.Viewport(north=self.north, south=self.south, east=self.east, west=self.west)
+    def to_viewport(self) -> data.Viewport:
+        return data.Viewport(north=self.north, south=self.south, east=self.east, west=self.west)
 
 
 @strawberry.type
@@ -38,14 +35,14 @@ class Marker:
     created_at: datetime
 
     @classmethod
-    def from_item(cls, item: Item) -> Marker:
+    def from_record(cls, marker: data.Marker) -> Marker:
         return cls(
-            id=strawberry.ID(item["id"]),
-            lat=float(item["lat"]),
-            lon=float(item["lon"]),
-            geohash=item["geohash"],
-            label=item["label"],
-            created_at=parse_timestamp(item["createdAt"]),
+            id=strawberry.ID(marker.id),
+            lat=marker.lat,
+            lon=marker.lon,
+            geohash=marker.geohash,
+            label=marker.label,
+            created_at=marker.created_at,
         )
 
 
@@ -54,17 +51,31 @@ class MarkerSearch:
     markers: list[Marker]
     truncated: bool
 
+    @classmethod
+    def from_record(cls, search: data.MarkerSearch) -> MarkerSearch:
+        return cls(
+            markers=[Marker.from_record(m) for m in search.markers], truncated=search.truncated
+        )
+
 
 @strawberry.type
 class Cell:
     geohash: str
     count: int
 
+    @classmethod
+    def from_record(cls, cell: data.Cell) -> Cell:
+        return cls(geohash=cell.geohash, count=cell.count)
+
 
 @strawberry.type
 class Heatmap:
     precision: int
     cells: list[Cell]
+
+    @classmethod
+    def from_record(cls, heatmap: data.Heatmap) -> Heatmap:
+        return cls(precision=heatmap.precision, cells=[Cell.from_record(c) for c in heatmap.cells])
 
 
 @strawberry.input
@@ -85,9 +96,7 @@ class MapQuery:
         # `limit: null` is the default; 0 is out of range, not "the default".
         limit = DEFAULT_LIMIT if limit is None else limit
         found = await data.search_markers(info.context.store, view, limit)
-        return MarkerSearch(
-            markers=[Marker.from_item(m) for m in found.markers], truncated=found.truncated
-        )
+        return MarkerSearch.from_record(found)
 
     @strawberry.field
     async def heatmap(
@@ -95,18 +104,15 @@ class MapQuery:
     ) -> Heatmap:
         """Exact marker counts of the geohash cells of one length that meet the viewport."""
         result = await data.heatmap(info.context.store, viewport.to_viewport(), given(precision))
-        return Heatmap(
-            precision=result.precision,
-            cells=[Cell(geohash=cell, count=count) for cell, count in result.cells],
-        )
+        return Heatmap.from_record(result)
 
 
 @strawberry.type
 class MapMutation:
     @strawberry.mutation
     async def add_marker(self, info: Info, input: AddMarkerInput) -> Marker:
-        item = await data.add_marker(info.context.store, input.lat, input.lon, input.label)
-        return Marker.from_item(item)
+        marker = await data.add_marker(info.context.store, input.lat, input.lon, input.label)
+        return Marker.from_record(marker)
 
     @strawberry.mutation
     async def remove_marker(self, info: Info, id: strawberry.ID) -> bool:

@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
+from typing import TypeVar
 
 import strawberry
 
 from data import organizations as data
 from data.collections import PageRead, Prefetched, page_for
-from keys.codecs import parse_timestamp
+from data.organizations import Role
 from resolvers import lookahead
 from resolvers.context import Context
 from resolvers.relay import Connection, connection_field
 from store.pagination import Page, PageArgs
-from store.requests import Item
 
 Info = strawberry.Info[Context, None]
+T = TypeVar("T")
 
-
-@strawberry.enum
-class Role(Enum):
-    ADMIN = "ADMIN"
-    MEMBER = "MEMBER"
+# The stored roles are the schema's enum.
+strawberry.enum(Role)
 
 
 @strawberry.type
@@ -33,12 +30,12 @@ class Member:
     joined_at: datetime
 
     @classmethod
-    def from_item(cls, item: Item) -> Member:
+    def from_record(cls, member: data.Member) -> Member:
         return cls(
-            username=item["username"],
-            name=item["name"],
-            role=Role(item["role"]),
-            joined_at=parse_timestamp(item["joinedAt"]),
+            username=member.username,
+            name=member.name,
+            role=member.role,
+            joined_at=member.joined_at,
         )
 
 
@@ -48,8 +45,8 @@ class Team:
     created_at: datetime
 
     @classmethod
-    def from_item(cls, item: Item) -> Team:
-        return cls(name=item["name"], created_at=parse_timestamp(item["createdAt"]))
+    def from_record(cls, team: data.Team) -> Team:
+        return cls(name=team.name, created_at=team.created_at)
 
 
 @strawberry.type
@@ -59,10 +56,12 @@ class Organization:
     prefetched: strawberry.Private[Prefetched]
 
     @classmethod
-    def from_item(cls, item: Item, prefetched: Prefetched | None = None) -> Organization:
+    def from_record(
+        cls, organization: data.Organization, prefetched: Prefetched | None = None
+    ) -> Organization:
         return cls(
-            name=item["name"],
-            created_at=parse_timestamp(item["createdAt"]),
+            name=organization.name,
+            created_at=organization.created_at,
             prefetched=prefetched or {},
         )
 
@@ -74,7 +73,7 @@ class Organization:
     ) -> Connection[Member]:
         """Usernames A→Z, ignoring case."""
         read = data.members_read(self.name, page)
-        return Connection.from_page(await self._page(info, read), Member.from_item)
+        return Connection.from_page(await self._page(info, read), Member.from_record)
 
     @connection_field
     async def admins(
@@ -84,16 +83,16 @@ class Organization:
     ) -> Connection[Member]:
         """Members whose role is ADMIN, usernames A→Z, ignoring case."""
         read = data.admins_read(self.name, page)
-        return Connection.from_page(await self._page(info, read), Member.from_item)
+        return Connection.from_page(await self._page(info, read), Member.from_record)
 
     @strawberry.field
     async def teams(self, info: Info) -> list[Team]:
         """Every team, names A→Z, ignoring case."""
         page = await self._page(info, data.teams_read(self.name))
         # Read backwards from the organization item, so Z→A.
-        return [Team.from_item(edge.item) for edge in reversed(page.edges)]
+        return [Team.from_record(edge.item) for edge in reversed(page.edges)]
 
-    async def _page(self, info: Info, read: PageRead) -> Page:
+    async def _page(self, info: Info, read: PageRead[T]) -> Page[T]:
         return await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
 
 
@@ -125,37 +124,39 @@ class OrganizationsQuery:
                 "teams": lambda a: data.teams_read(name),
             },
         )
-        item, prefetched = await data.load_organization(
+        organization, prefetched = await data.load_organization(
             info.context.items, info.context.pages, name, reads
         )
-        return None if item is None else Organization.from_item(item, prefetched)
+        if organization is None:
+            return None
+        return Organization.from_record(organization, prefetched)
 
 
 @strawberry.type
 class OrganizationsMutation:
     @strawberry.mutation
     async def create_organization(self, info: Info, input: CreateOrganizationInput) -> Organization:
-        return Organization.from_item(
-            await data.create_organization(info.context.store, input.name)
-        )
+        organization = await data.create_organization(info.context.store, input.name)
+        return Organization.from_record(organization)
 
     @strawberry.mutation
     async def add_member(self, info: Info, input: AddMemberInput) -> Member:
-        item = await data.add_member(
-            info.context.store, input.organization, input.username, input.name, input.role.value
+        member = await data.add_member(
+            info.context.store, input.organization, input.username, input.name, input.role
         )
-        return Member.from_item(item)
+        return Member.from_record(member)
 
     @strawberry.mutation
     async def set_member_role(
         self, info: Info, organization: str, username: str, role: Role
     ) -> Member:
         context = info.context
-        item = await data.set_member_role(
-            context.store, context.items, organization, username, role.value
+        member = await data.set_member_role(
+            context.store, context.items, organization, username, role
         )
-        return Member.from_item(item)
+        return Member.from_record(member)
 
     @strawberry.mutation
     async def create_team(self, info: Info, organization: str, name: str) -> Team:
-        return Team.from_item(await data.create_team(info.context.store, organization, name))
+        team = await data.create_team(info.context.store, organization, name)
+        return Team.from_record(team)

@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
+from typing import TypeVar
 
 import strawberry
 
 from data import repos as data
 from data.collections import PageRead, Prefetched, page_for
-from keys.codecs import parse_timestamp
+from data.repos import IssueState
 from resolvers import lookahead
 from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import Page, PageArgs
-from store.requests import Item
 
 Info = strawberry.Info[Context, None]
+T = TypeVar("T")
 
-
-@strawberry.enum
-class IssueState(Enum):
-    OPEN = "OPEN"
-    CLOSED = "CLOSED"
+# The stored states are the schema's enum.
+strawberry.enum(IssueState)
 
 
 @strawberry.type
@@ -33,12 +30,12 @@ class Issue:
     created_at: datetime
 
     @classmethod
-    def from_item(cls, item: Item) -> Issue:
+    def from_record(cls, issue: data.Issue) -> Issue:
         return cls(
-            number=item["number"],
-            title=item["title"],
-            state=IssueState(item["state"]),
-            created_at=parse_timestamp(item["createdAt"]),
+            number=issue.number,
+            title=issue.title,
+            state=issue.state,
+            created_at=issue.created_at,
         )
 
 
@@ -48,8 +45,8 @@ class Star:
     starred_at: datetime
 
     @classmethod
-    def from_item(cls, item: Item) -> Star:
-        return cls(username=item["username"], starred_at=parse_timestamp(item["starredAt"]))
+    def from_record(cls, star: data.Star) -> Star:
+        return cls(username=star.username, starred_at=star.starred_at)
 
 
 @strawberry.type
@@ -62,13 +59,13 @@ class Repo:
     prefetched: strawberry.Private[Prefetched]
 
     @classmethod
-    def from_item(cls, item: Item, prefetched: Prefetched | None = None) -> Repo:
+    def from_record(cls, repo: data.Repo, prefetched: Prefetched | None = None) -> Repo:
         return cls(
-            owner=item["owner"],
-            name=item["name"],
-            description=item.get("description"),
-            created_at=parse_timestamp(item["createdAt"]),
-            star_count=item["starCount"],
+            owner=repo.owner,
+            name=repo.name,
+            description=repo.description,
+            created_at=repo.created_at,
+            star_count=repo.star_count,
             prefetched=prefetched or {},
         )
 
@@ -80,14 +77,8 @@ class Repo:
         state: IssueState | None = NOT_GIVEN,
     ) -> Connection[Issue]:
         """Highest number first."""
-        chosen = given(state)
-        read = data.issues_read(
-            self.owner,
-            self.name,
-            page,
-            None if chosen is None else chosen.value,
-        )
-        return Connection.from_page(await self._page(info, read), Issue.from_item)
+        read = data.issues_read(self.owner, self.name, page, given(state))
+        return Connection.from_page(await self._page(info, read), Issue.from_record)
 
     @connection_field
     async def stars(
@@ -97,9 +88,9 @@ class Repo:
     ) -> Connection[Star]:
         """Usernames A→Z, ignoring case."""
         read = data.stars_read(self.owner, self.name, page)
-        return Connection.from_page(await self._page(info, read), Star.from_item)
+        return Connection.from_page(await self._page(info, read), Star.from_record)
 
-    async def _page(self, info: Info, read: PageRead) -> Page:
+    async def _page(self, info: Info, read: PageRead[T]) -> Page[T]:
         return await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
 
 
@@ -127,45 +118,48 @@ class ReposQuery:
             info,
             {
                 "issues": lambda a: data.issues_read(
-                    owner, name, lookahead.page_args(a), lookahead.enum_value(a.get("state"))
+                    owner,
+                    name,
+                    lookahead.page_args(a),
+                    lookahead.enum_value(IssueState, a.get("state")),
                 ),
                 "stars": lambda a: data.stars_read(owner, name, lookahead.page_args(a)),
             },
         )
-        item, prefetched = await data.load_repo(
+        repo, prefetched = await data.load_repo(
             info.context.items, info.context.pages, owner, name, reads
         )
-        return None if item is None else Repo.from_item(item, prefetched)
+        return None if repo is None else Repo.from_record(repo, prefetched)
 
 
 @strawberry.type
 class ReposMutation:
     @strawberry.mutation
     async def create_repo(self, info: Info, input: CreateRepoInput) -> Repo:
-        item = await data.create_repo(
+        repo = await data.create_repo(
             info.context.store, input.owner, input.name, given(input.description)
         )
-        return Repo.from_item(item)
+        return Repo.from_record(repo)
 
     @strawberry.mutation
     async def open_issue(self, info: Info, input: OpenIssueInput) -> Issue:
-        item = await data.open_issue(info.context.store, input.owner, input.name, input.title)
-        return Issue.from_item(item)
+        issue = await data.open_issue(info.context.store, input.owner, input.name, input.title)
+        return Issue.from_record(issue)
 
     @strawberry.mutation
     async def close_issue(self, info: Info, owner: str, name: str, number: int) -> Issue:
         context = info.context
-        item = await data.close_issue(context.store, context.items, owner, name, number)
-        return Issue.from_item(item)
+        issue = await data.close_issue(context.store, context.items, owner, name, number)
+        return Issue.from_record(issue)
 
     @strawberry.mutation
     async def star_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
-        item = await data.star_repo(context.store, context.items, owner, name, username)
-        return Repo.from_item(item)
+        repo = await data.star_repo(context.store, context.items, owner, name, username)
+        return Repo.from_record(repo)
 
     @strawberry.mutation
     async def unstar_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
-        item = await data.unstar_repo(context.store, context.items, owner, name, username)
-        return Repo.from_item(item)
+        repo = await data.unstar_repo(context.store, context.items, owner, name, username)
+        return Repo.from_record(repo)

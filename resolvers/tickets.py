@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 
 import strawberry
 
 from data import tickets as data
 from data.collections import Prefetched, page_for
-from keys.codecs import parse_timestamp
+from data.tickets import TicketStatus
 from resolvers import lookahead
 from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import PageArgs
-from store.requests import Item
 
 Info = strawberry.Info[Context, None]
 
-
-@strawberry.enum
-class TicketStatus(Enum):
-    OPEN = "OPEN"
-    IN_PROGRESS = "IN_PROGRESS"
-    CLOSED = "CLOSED"
+# The stored statuses are the schema's enum.
+strawberry.enum(TicketStatus)
 
 
 @strawberry.type
@@ -35,13 +29,13 @@ class Ticket:
     updated_at: datetime
 
     @classmethod
-    def from_item(cls, item: Item) -> Ticket:
+    def from_record(cls, ticket: data.Ticket) -> Ticket:
         return cls(
-            id=strawberry.ID(item["id"]),
-            title=item["title"],
-            status=TicketStatus(item["status"]),
-            created_at=parse_timestamp(item["createdAt"]),
-            updated_at=parse_timestamp(item["updatedAt"]),
+            id=strawberry.ID(ticket.id),
+            title=ticket.title,
+            status=ticket.status,
+            created_at=ticket.created_at,
+            updated_at=ticket.updated_at,
         )
 
 
@@ -52,8 +46,8 @@ class Queue:
     prefetched: strawberry.Private[Prefetched]
 
     @classmethod
-    def from_item(cls, item: Item, prefetched: Prefetched | None = None) -> Queue:
-        return cls(id=strawberry.ID(item["id"]), name=item["name"], prefetched=prefetched or {})
+    def from_record(cls, queue: data.Queue, prefetched: Prefetched | None = None) -> Queue:
+        return cls(id=strawberry.ID(queue.id), name=queue.name, prefetched=prefetched or {})
 
     @connection_field
     async def tickets(
@@ -64,7 +58,7 @@ class Queue:
         """Most recently updated first."""
         read = data.tickets_read(str(self.id), page)
         found = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
-        return Connection.from_page(found, Ticket.from_item)
+        return Connection.from_page(found, Ticket.from_record)
 
 
 @strawberry.input
@@ -94,34 +88,34 @@ class TicketsQuery:
         reads = lookahead.child_reads(
             info, {"tickets": lambda a: data.tickets_read(id, lookahead.page_args(a))}
         )
-        item, prefetched = await data.load_queue(info.context.items, info.context.pages, id, reads)
-        return None if item is None else Queue.from_item(item, prefetched)
+        queue, prefetched = await data.load_queue(info.context.items, info.context.pages, id, reads)
+        return None if queue is None else Queue.from_record(queue, prefetched)
 
     @strawberry.field
     async def ticket(self, info: Info, id: strawberry.ID) -> Ticket | None:
-        item = await data.load_ticket(info.context.items, id)
-        return None if item is None else Ticket.from_item(item)
+        ticket = await data.load_ticket(info.context.items, id)
+        return None if ticket is None else Ticket.from_record(ticket)
 
 
 @strawberry.type
 class TicketsMutation:
     @strawberry.mutation
     async def create_queue(self, info: Info, input: CreateQueueInput) -> Queue:
-        return Queue.from_item(await data.create_queue(info.context.store, input.id, input.name))
+        queue = await data.create_queue(info.context.store, input.id, input.name)
+        return Queue.from_record(queue)
 
     @strawberry.mutation
     async def open_ticket(self, info: Info, input: OpenTicketInput) -> Ticket:
-        item = await data.open_ticket(info.context.store, input.queue_id, input.title)
-        return Ticket.from_item(item)
+        ticket = await data.open_ticket(info.context.store, input.queue_id, input.title)
+        return Ticket.from_record(ticket)
 
     @strawberry.mutation
     async def update_ticket(self, info: Info, input: UpdateTicketInput) -> Ticket:
-        status = given(input.status)
-        item = await data.update_ticket(
+        ticket = await data.update_ticket(
             info.context.store,
             info.context.items,
             input.id,
             given(input.title),
-            None if status is None else status.value,
+            given(input.status),
         )
-        return Ticket.from_item(item)
+        return Ticket.from_record(ticket)

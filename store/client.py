@@ -101,6 +101,14 @@ class QueryResult:
 
 
 @dataclass
+class ScanPage:
+    items: list[Item]
+    scanned: int
+    # As DynamoDB returned it, to be passed back as the next page's start.
+    last_key: dict[str, Any] | None
+
+
+@dataclass
 class Store:
     client: DynamoDBClient
     table: str
@@ -179,6 +187,14 @@ class Store:
         item = response.get("Item")
         self.cost.record("read", response, returned=0 if item is None else 1)
         return None if item is None else from_attributes(item)
+
+    async def scan(self, request: dict[str, Any]) -> ScanPage:
+        """One page of a Scan (`scan_request`): admin tools only."""
+        response = await self._call("read", self.client.scan, request)
+        items = [from_attributes(i) for i in response.get("Items", [])]
+        scanned = response.get("ScannedCount", 0)
+        self.cost.record("read", response, scanned=scanned, returned=len(items))
+        return ScanPage(items, scanned, response.get("LastEvaluatedKey"))
 
     async def put(self, request: dict[str, Any]) -> None:
         # Not in `put_request`: the same Put goes into transactions, which refuse it.

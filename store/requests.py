@@ -151,6 +151,38 @@ def put_request(
     return request
 
 
+def transaction_put(
+    table: str, item: Mapping[str, Any], *, must_be_new: bool = False
+) -> dict[str, Any]:
+    """A `put_request` as a TransactWriteItems action."""
+    return {"Put": put_request(table, item, must_be_new=must_be_new)}
+
+
+def scan_request(
+    table: str,
+    segment: int,
+    segments: int,
+    *,
+    partition_prefix: str,
+    start: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One page of one segment of a parallel, consistent Scan, keeping the partitions that
+    start with `partition_prefix` (admin tools only: a Scan is never on the request path).
+    `start` is the previous page's LastEvaluatedKey as DynamoDB returned it."""
+    request: dict[str, Any] = {
+        "TableName": table,
+        "Segment": segment,
+        "TotalSegments": segments,
+        "ConsistentRead": True,
+        "FilterExpression": "begins_with(#pk, :prefix)",
+        "ExpressionAttributeNames": {"#pk": TABLE.partition_key},
+        "ExpressionAttributeValues": to_attributes({":prefix": partition_prefix}),
+    }
+    if start is not None:
+        request["ExclusiveStartKey"] = dict(start)
+    return request
+
+
 def update_request(
     table: str,
     key: Key,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from keys.table import SECONDARY_INDEXES, create_table_request, global_index_request
+from keys.table import SECONDARY_INDEXES, TABLE, Index
 from store.errors import error_code
 
 if TYPE_CHECKING:
@@ -70,3 +70,30 @@ async def wait_until_active(client: DynamoDBClient, table: str, wait_seconds: fl
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError(f"table not ready after {wait_seconds:.0f} s: {reason}")
         await asyncio.sleep(0.5)
+
+
+def create_table_request(table_name: str) -> dict[str, Any]:
+    """The CreateTable parameters for this declaration (on-demand capacity)."""
+    attributes = sorted({a for i in (TABLE, *SECONDARY_INDEXES) for a in i.attributes})
+    return {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
+        "KeySchema": _key_schema(TABLE),
+        "GlobalSecondaryIndexes": [global_index_request(i) for i in SECONDARY_INDEXES],
+    }
+
+
+def global_index_request(index: Index) -> dict[str, Any]:
+    return {
+        "IndexName": index.name,
+        "KeySchema": _key_schema(index),
+        "Projection": {"ProjectionType": index.projection},
+    }
+
+
+def _key_schema(index: Index) -> list[dict[str, str]]:
+    return [
+        {"AttributeName": index.partition_key, "KeyType": "HASH"},
+        {"AttributeName": index.sort_key, "KeyType": "RANGE"},
+    ]

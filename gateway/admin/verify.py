@@ -32,9 +32,16 @@ from tqdm import tqdm
 from data.comments import comment_items
 from keys.comments import COMMENT, LAYOUTS, RATING_STYLE
 from keys.table import TABLE
+from store import requests
 from store.client import Store
 from store.errors import DynagateError, TransactionCanceled
-from store.requests import Item, condition_check, from_attributes, put_request, to_attributes
+from store.requests import (
+    Item,
+    condition_check,
+    expecting_version,
+    transaction_delete,
+    transaction_put,
+)
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -142,18 +149,14 @@ def repair_transactions(table: str, difference: Difference) -> list[list[dict[st
         return []
     keys = [{PK: difference.partition, SK: sk} for sk in (*difference.extra, *difference.orphan)]
     writes = [
-        *({"Put": put_request(table, item)} for item in difference.puts),
-        *({"Delete": {"TableName": table, "Key": to_attributes(key)}} for key in keys),
+        *(transaction_put(table, item) for item in difference.puts),
+        *(transaction_delete(table, key) for key in keys),
     ]
     guard = condition_check(
         table, {PK: difference.partition, SK: difference.partition}, exists=False
     )
     if difference.version is not None:
-        guard["ConditionCheck"].update(
-            ConditionExpression="#version = :version",
-            ExpressionAttributeNames={"#version": "version"},
-            ExpressionAttributeValues=to_attributes({":version": difference.version}),
-        )
+        guard = expecting_version(guard, difference.version)
     size = TRANSACTION_LIMIT - 1
     return [[guard, *writes[i : i + size]] for i in range(0, len(writes), size)]
 
@@ -162,18 +165,9 @@ def scan_request(
     table: str, segment: int, segments: int, start: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """One page of one segment, comment partitions only (ScannedCount still counts all)."""
-    request: dict[str, Any] = {
-        "TableName": table,
-        "Segment": segment,
-        "TotalSegments": segments,
-        "ConsistentRead": True,
-        "FilterExpression": "begins_with(#pk, :comment)",
-        "ExpressionAttributeNames": {"#pk": PK},
-        "ExpressionAttributeValues": to_attributes({":comment": COMMENT_PREFIX}),
-    }
-    if start is not None:
-        request["ExclusiveStartKey"] = start
-    return request
+    return requests.scan_request(
+        table, segment, segments, partition_prefix=COMMENT_PREFIX, start=start
+    )
 
 
 def render(report: Report, limit: int = 50) -> list[str]:
@@ -211,9 +205,7 @@ def _line(difference: Difference, outcome: Outcome | None, shown: int = 5) -> st
 # ---- I/O: scanning and repairing ------------------------------------------------------
 
 
-async def scan_comments(
-    client: DynamoDBClient, table: str, segments: int, progress: tqdm
-) -> tuple[list[Item], int]:
+async def scan_comments(store: Store, segments: int, progress: tqdm) -> tuple[list[Item], int]:
     """Every item of the comment partitions (a parallel Scan), and how many were scanned."""
     items: list[Item] = []
     scanned = 0
@@ -222,11 +214,11 @@ async def scan_comments(
         nonlocal scanned
         start: dict[str, Any] | None = None
         while True:
-            page = await client.scan(**scan_request(table, segment, segments, start))
-            items.extend(from_attributes(i) for i in page.get("Items", []))
-            scanned += page.get("ScannedCount", 0)
-            progress.update(page.get("ScannedCount", 0))
-            start = page.get("LastEvaluatedKey")
+            page = await store.scan(scan_request(store.table, segment, segments, start))
+            items.extend(page.items)
+            scanned += page.scanned
+            progress.update(page.scanned)
+            start = page.last_key
             if start is None:
                 return
 
@@ -257,8 +249,9 @@ async def verify(
     progress: bool = True,
 ) -> Report:
     """Scan, compare and (with `repair`) fix; the progress bars go to stderr."""
+    store = Store(client, table)
     with tqdm(desc="scanning", unit="item", disable=not progress) as bar:
-        items, scanned = await scan_comments(client, table, segments, bar)
+        items, scanned = await scan_comments(store, segments, bar)
     partitions = group(items)
     differences = [diff(p.primary, p.copies) for p in partitions.values()]
     report = Report(
@@ -268,7 +261,7 @@ async def verify(
         repair=repair,
     )
     if repair and report.differences:
-        store, limit = Store(client, table), asyncio.Semaphore(REPAIR_CONCURRENCY)
+        limit = asyncio.Semaphore(REPAIR_CONCURRENCY)
         with tqdm(
             total=len(report.differences), desc="repairing", unit="comment", disable=not progress
         ) as bar:

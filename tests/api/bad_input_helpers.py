@@ -10,7 +10,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.client import Api, Result, assert_well_formed, scan_all
+from tests.client import Api, Result, assert_well_formed
+from tests.table import scan_all
 
 # Table keys look like `REPO#alice#widgets`; no response may hold one (cursors are base64url,
 # which has no `#`).

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from tests.client import Api, scan_all
+from tests.client import Api
+from tests.table import scan_all
 
 CREATE_PRODUCT = """mutation ($input: CreateProductInput!) {
   createProduct(input: $input) { id name } }"""

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from keys import map as geo
+from keys import map as map_keys
 from keys.codecs import format_timestamp, ksuid
 from keys.geohash import ALPHABET, Box, cell_box, encode
 from store.requests import Item
-from tests.client import Api, bulk_client, bulk_write, scan_all
+from tests.client import Api
+from tests.table import bulk_client, bulk_write, scan_all
 
 ADD = """mutation ($input: AddMarkerInput!) {
   addMarker(input: $input) { id lat lon geohash label createdAt } }"""
@@ -160,7 +161,7 @@ async def snapshot(client: Any, table: str) -> list[tuple[str, str, str]]:
 async def stored_counts(client: Any, table: str) -> dict[str, int]:
     """The count of every cell item, read straight from the table."""
     return {
-        geo.cell_of(i): i["count"]
+        map_keys.cell_of(i): i["count"]
         for i in await scan_all(client, table)
         if i["PK"].startswith("DgCe#")
     }
@@ -176,8 +177,8 @@ def new_marker_id(n: int, at: datetime | None = None) -> str:
 
 
 def marker_items(marker_id: str, lat: float, lon: float, label: str = "bulk") -> list[Item]:
-    """The id item and the place item `addMarker` writes (gateway/data/markers.py)."""
-    geohash = geo.marker_geohash(lat, lon)
+    """The id item and the place item `addMarker` writes (data/map.py)."""
+    geohash = map_keys.marker_geohash(lat, lon)
     fields = {
         "id": marker_id,
         "lat": lat,
@@ -187,8 +188,8 @@ def marker_items(marker_id: str, lat: float, lon: float, label: str = "bulk") ->
         "createdAt": format_timestamp(datetime(2024, 1, 1, tzinfo=UTC)),
     }
     return [
-        {**geo.marker_key(marker_id), **fields},
-        {**geo.marker_place(geohash, marker_id), **fields, "type": "MARKER"},
+        {**map_keys.marker_key(marker_id), **fields},
+        {**map_keys.marker_place(geohash, marker_id), **fields, "type": "MARKER"},
     ]
 
 
@@ -200,7 +201,7 @@ def place_item(marker_id: str, lat: float, lon: float) -> Item:
 def cell_items(geohashes: Iterable[str]) -> list[Item]:
     """The count items of the markers at `geohashes`, one per cell of length 3 to 8."""
     counts = Counter(gh[:length] for gh in geohashes for length in CELL_LENGTHS)
-    return [{**geo.cell_key(cell), "count": n} for cell, n in sorted(counts.items())]
+    return [{**map_keys.cell_key(cell), "count": n} for cell, n in sorted(counts.items())]
 
 
 def pool_items(pool: Sequence[Placed]) -> list[Item]:

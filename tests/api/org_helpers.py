@@ -10,7 +10,8 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tests.client import Api, Result, scan_all
+from tests.client import Api, Result
+from tests.table import scan_all
 
 Connection = dict[str, Any]
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.client import Api, Result, scan_all
+from tests.client import Api, Result
+from tests.table import scan_all
 
 CREATE_REPO = """mutation ($input: CreateRepoInput!) {
   createRepo(input: $input) { owner name description createdAt starCount } }"""

@@ -26,7 +26,8 @@ from tests.api.comments_helpers import (
     create_product,
     newest_first,
 )
-from tests.client import Api, bulk_client, bulk_write
+from tests.client import Api
+from tests.table import bulk_client, bulk_write
 
 COUNT = 1_000
 LANGUAGES = ("en", "de", "fr", "es")

@@ -28,7 +28,8 @@ from tests.api.map_helpers import (
     snapshot,
     stored_counts,
 )
-from tests.client import Api, assert_well_formed, fail_every_transaction_last
+from tests.client import Api, assert_well_formed
+from tests.table import fail_every_transaction_last
 
 # ---- bad input: refused, nothing written ------------------------------------------------
 

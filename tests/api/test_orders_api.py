@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.client import Api, scan_all
+from tests.client import Api
+from tests.table import scan_all
 
 CREATE = """mutation ($input: CreateCustomerInput!) {
   createCustomer(input: $input) { id name email createdAt } }"""

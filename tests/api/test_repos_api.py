@@ -35,7 +35,8 @@ from tests.api.repos_helpers import (
     unstar,
     walk,
 )
-from tests.client import Api, scan_all
+from tests.client import Api
+from tests.table import scan_all
 
 # ---- repositories ------------------------------------------------------------------------
 

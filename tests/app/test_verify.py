@@ -8,14 +8,16 @@ from typing import Any
 import pytest
 
 from data import comments as data
+from data import products
 from gateway.admin import verify as verifier
 from gateway.admin.verify import Difference, Report, diff, group, render, repair_transactions
-from keys.comments import product_comments
+from keys.comments import comment_key, product_comments
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import Item, from_attributes, put_request, to_attributes
 from tests.app.test_cli import run
-from tests.client import Api, scan_all
+from tests.client import Api
+from tests.table import scan_all
 
 WHEN = datetime(2024, 5, 1, 12, tzinfo=UTC)
 
@@ -116,7 +118,7 @@ def test_grouping_keeps_comment_partitions_only() -> None:
     other_primary, *_ = comment()
     items = [
         *copies[:2],
-        data.product_item("p1", "Lamp", WHEN),
+        products.product_item("p1", "Lamp", WHEN),
         other_primary,
         primary,
         {"PK": primary["PK"], "SK": "NOTE#1"},
@@ -198,16 +200,24 @@ async def delete(client: Any, table: str, *items: Item) -> None:
         await client.delete_item(TableName=table, Key=key)
 
 
+async def post(store: Store, language: str, rating: int, body: str) -> Item:
+    """Post a comment on product p1; its primary item as stored."""
+    posted = await data.post_comment(store, "p1", language, rating, body, None)
+    primary = await store.get(comment_key(posted.id), consistent=True)
+    assert primary is not None
+    return primary
+
+
 async def damage(client: Any, table: str) -> dict[str, tuple[tuple[str, ...], ...]]:
     """Four comments of product p1, three of them damaged, and orphans of a fifth.
 
     Returns the damage as {partition: (missing, stale, extra, orphan)}.
     """
     store = Store(client, table)
-    await data.create_product(store, "p1", "Lamp")
+    await products.create_product(store, "p1", "Lamp")
     await data.post_comment(store, "p1", "en", 5, "left intact", None)
     gaps, edited, moved = [
-        await data.post_comment(store, "p1", language, rating, body, None)
+        await post(store, language, rating, body)
         for language, rating, body in [("de", 2, "gaps"), ("en", 3, "edited"), ("en", 4, "moved")]
     ]
     gap_copies, edited_copies = data.comment_items(gaps)[1:], data.comment_items(edited)[1:]
@@ -301,8 +311,8 @@ async def test_repair_never_overwrites_a_comment_edited_since_the_scan(
     client: Any, table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = Store(client, table)
-    await data.create_product(store, "p1", "Lamp")
-    posted = await data.post_comment(store, "p1", "en", 4, "first", None)
+    await products.create_product(store, "p1", "Lamp")
+    posted = await post(store, "en", 4, "first")
     copies = data.comment_items(posted)[1:]
     await delete(client, table, copies[0])
     await put(client, table, {**copies[20], "body": "spam"})

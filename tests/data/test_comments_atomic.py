@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from data import comments as data
+from data import products
 from store.client import Store
 from store.errors import Conflict
 from store.loaders import ItemLoader
@@ -30,7 +31,8 @@ from tests.api.comments_helpers import (
     post,
     snapshot,
 )
-from tests.client import Api, fail_every_transaction_last
+from tests.client import Api
+from tests.table import fail_every_transaction_last
 
 
 async def test_a_post_failing_on_its_last_action_writes_nothing(
@@ -164,9 +166,9 @@ async def interleave(monkeypatch: pytest.MonkeyPatch, client: Any, table: str, o
 
 async def _setup(client: Any, table: str) -> tuple[Store, ItemLoader, str]:
     store = Store(client, table)
-    await data.create_product(store, "p1", "Widget")
+    await products.create_product(store, "p1", "Widget")
     posted = await data.post_comment(store, "p1", "en", 3, "original", None)
-    return store, ItemLoader(store), posted["id"]
+    return store, ItemLoader(store), posted.id
 
 
 async def test_an_edit_that_read_before_a_delete_is_conflict_and_revives_nothing(

@@ -11,7 +11,7 @@ from store.client import Store
 from store.errors import Conflict
 from store.loaders import ItemLoader
 from store.requests import Item, Key
-from tests.client import scan_all
+from tests.table import scan_all
 
 
 async def test_a_move_based_on_a_stale_read_is_conflict(

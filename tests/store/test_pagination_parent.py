@@ -8,6 +8,7 @@ widened condition takes in the parent and nothing on its other side.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -28,6 +29,7 @@ from tests.keys.strategies import FAST, any_zone, identifiers, ksuids
 SK = TABLE.sort_key
 instants = st.datetimes(datetime(1000, 1, 2), datetime(9999, 12, 30), timezones=any_zone)
 numbers = st.integers(1, repos.ISSUE_NUMBER.maximum)
+OPEN = repo_data.IssueState.OPEN
 
 Found = list[tuple[KeyCondition, str, list[str], list[str]]]
 
@@ -94,7 +96,7 @@ def test_widened_takes_in_the_parent_and_nothing_beyond_it(found: Found) -> None
         (repo_data.issues_read("alice", "widgets", PageArgs(10, False, None), None), True),
         (repo_data.issues_read("alice", "widgets", PageArgs(10, True, None), None), False),
         (repo_data.issues_read("alice", "widgets", PageArgs(10, False, "c"), None), False),
-        (repo_data.issues_read("alice", "widgets", PageArgs(10, False, None), "OPEN"), True),
+        (repo_data.issues_read("alice", "widgets", PageArgs(10, False, None), OPEN), True),
         (repo_data.stars_read("alice", "widgets", PageArgs(10, False, None)), True),
         (repo_data.stars_read("alice", "widgets", PageArgs(10, True, None)), False),
         (org_data.members_read("acme", PageArgs(10, False, None)), True),
@@ -104,7 +106,7 @@ def test_widened_takes_in_the_parent_and_nothing_beyond_it(found: Found) -> None
         (ticket_data.tickets_read("q1", PageArgs(10, True, None)), False),
     ],
 )
-def test_which_pages_of_each_area_come_with_their_parent(read: PageRead, joins: bool) -> None:
+def test_which_pages_of_each_area_come_with_their_parent(read: PageRead[Any], joins: bool) -> None:
     """`first` pages without a cursor come with the parent; `last` and cursor pages do not."""
     assert read.joins_parent is joins
 

@@ -29,8 +29,8 @@ from store.requests import (
     transaction_update,
     update_request,
 )
-from tests.client import scan_all
 from tests.keys.strategies import FAST
+from tests.table import scan_all
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

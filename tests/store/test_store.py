@@ -15,7 +15,7 @@ from store.client import Store
 from store.cost import Cost
 from store.errors import ConditionFailed, TransactionCanceled, Unavailable
 from store.requests import Filter, condition_check, put_request, to_attributes
-from tests.client import scan_all
+from tests.table import scan_all
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
