@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import secrets
@@ -18,6 +19,8 @@ logger = logging.getLogger("dynagate")
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+# Capacity units per caller per minute when the endpoint is AWS and nothing is set.
+DEFAULT_RATE_LIMIT = 6_000.0
 
 
 class SettingsError(ValueError):
@@ -33,6 +36,13 @@ class Settings:
     graphiql: bool = True
     cost_report: bool = True
     max_body_bytes: int = 1024 * 1024
+    # Demand control (API.md section 6): the bound an operation may reach before it runs,
+    # capacity units per caller per minute (None: no rate limit), and seconds per request.
+    max_requests: int = 50
+    max_items: int = 150_000
+    max_fields: int = 20_000
+    rate_limit: float | None = None
+    request_timeout: float = 10.0
 
     @property
     def is_local(self) -> bool:
@@ -72,6 +82,7 @@ class Settings:
             raise SettingsError(
                 f"DYNAGATE_TABLE={table!r}: use 3 to 255 letters, digits, '_', '-' or '.'"
             )
+        local = cls(endpoint=endpoint).is_local
         return cls(
             table=table,
             endpoint=endpoint,
@@ -79,6 +90,11 @@ class Settings:
             cursor_secret=secret.encode(),
             graphiql=_flag(env, "DYNAGATE_GRAPHIQL", default=True),
             cost_report=_flag(env, "DYNAGATE_COST_REPORT", default=True),
+            max_requests=int(_number(env, "DYNAGATE_MAX_REQUESTS", 50, whole=True)),
+            max_items=int(_number(env, "DYNAGATE_MAX_ITEMS", 150_000, whole=True)),
+            max_fields=int(_number(env, "DYNAGATE_MAX_FIELDS", 20_000, whole=True)),
+            rate_limit=_rate_limit(env, local=local),
+            request_timeout=_number(env, "DYNAGATE_REQUEST_TIMEOUT", 10.0, high=3_600),
         )
 
 
@@ -91,3 +107,28 @@ def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
     if value.lower() in _FALSE:
         return False
     raise SettingsError(f"{name}={value!r}: use true or false")
+
+
+def _number(
+    env: Mapping[str, str], name: str, default: float, *, whole: bool = False, high: float = 1e9
+) -> float:
+    """A positive number (a whole one with `whole`) up to `high`, or `default` when unset."""
+    value = env.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value) if whole else float(value)
+    except ValueError:
+        number = math.nan
+    if not 0 < number <= high:  # also refuses NaN
+        kind = "a whole number" if whole else "a number"
+        raise SettingsError(f"{name}={value!r}: use {kind} above 0 and at most {high:g}")
+    return number
+
+
+def _rate_limit(env: Mapping[str, str], *, local: bool) -> float | None:
+    """Capacity units per caller per minute: `off`, or unset with a local endpoint, is none."""
+    value = env.get("DYNAGATE_RATE_LIMIT", "")
+    if value.lower() == "off" or (value == "" and local):
+        return None
+    return _number(env, "DYNAGATE_RATE_LIMIT", DEFAULT_RATE_LIMIT)

@@ -22,6 +22,7 @@ def test_defaults_with_a_secret_and_no_endpoint() -> None:
         graphiql=True,
         cost_report=True,
         max_body_bytes=1024 * 1024,
+        rate_limit=6_000.0,
     )
     assert not settings.is_local
 
@@ -141,3 +142,50 @@ def test_settings_are_read_when_asked_not_at_import(monkeypatch: pytest.MonkeyPa
 def test_table_names_dynamodb_would_refuse_are_refused(name: str) -> None:
     with pytest.raises(SettingsError, match="DYNAGATE_TABLE"):
         Settings.from_env({"DYNAGATE_TABLE": name, "DYNAGATE_CURSOR_SECRET": "s"})
+
+
+# ---- demand control ----------------------------------------------------------------------
+
+
+def test_demand_control_defaults() -> None:
+    local = Settings.from_env(LOCAL)
+    assert (local.max_requests, local.max_items, local.max_fields) == (50, 150_000, 20_000)
+    assert local.request_timeout == 10.0
+    # No rate limit against DynamoDB Local unless asked; 6,000 units a minute against AWS.
+    assert local.rate_limit is None
+    assert Settings.from_env(AWS).rate_limit == 6_000.0
+
+
+def test_demand_control_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {
+            **LOCAL,
+            "DYNAGATE_MAX_REQUESTS": "7",
+            "DYNAGATE_MAX_ITEMS": "900",
+            "DYNAGATE_MAX_FIELDS": "300",
+            "DYNAGATE_RATE_LIMIT": "120.5",
+            "DYNAGATE_REQUEST_TIMEOUT": "2.5",
+        }
+    )
+    assert (settings.max_requests, settings.max_items, settings.max_fields) == (7, 900, 300)
+    assert settings.rate_limit == 120.5
+    assert settings.request_timeout == 2.5
+    assert Settings.from_env({**AWS, "DYNAGATE_RATE_LIMIT": "off"}).rate_limit is None
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DYNAGATE_MAX_REQUESTS", "0"),
+        ("DYNAGATE_MAX_REQUESTS", "2.5"),
+        ("DYNAGATE_MAX_ITEMS", "-1"),
+        ("DYNAGATE_MAX_FIELDS", "many"),
+        ("DYNAGATE_RATE_LIMIT", "nan"),
+        ("DYNAGATE_RATE_LIMIT", "0"),
+        ("DYNAGATE_REQUEST_TIMEOUT", "inf"),
+        ("DYNAGATE_REQUEST_TIMEOUT", "-3"),
+    ],
+)
+def test_bad_demand_control_values_are_refused_by_name(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({**LOCAL, name: value})
