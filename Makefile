@@ -62,6 +62,7 @@ bench: dynamodb-local
 	$(BIN)/python -m bench.orders_page
 	$(BIN)/python -m bench.comments
 	$(BIN)/python -m bench.map
+	$(BIN)/python -m bench.demand
 
 clean:
 	rm -rf $(VENV) $(DATA) .mypy_cache .ruff_cache .pytest_cache .hypothesis

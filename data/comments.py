@@ -93,7 +93,7 @@ def new_comment(
         "productId": product_id,
         "language": comment_keys.language(language),
         "rating": comment_keys.rating(rating),
-        "body": validation.text(body, "body", BODY_MAX),
+        "body": validation.text(body, "body", BODY_MAX, multiline=True),
         "createdAt": format_timestamp(created_at),
         "updatedAt": format_timestamp(updated_at),
         "version": 1,
@@ -142,7 +142,7 @@ async def edit_comment(
     edits = {
         "language": None if language is None else comment_keys.language(language),
         "rating": None if rating is None else comment_keys.rating(rating),
-        "body": None if body is None else validation.text(body, "body", BODY_MAX),
+        "body": None if body is None else validation.text(body, "body", BODY_MAX, multiline=True),
     }
     key, current = await _read(store, comment_id)
     changed = {**current, **{k: v for k, v in edits.items() if v is not None}}

@@ -17,9 +17,11 @@ from data.clock import new_ksuid, now
 from keys import map as map_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.conditions import KeyCondition
+from keys.geohash import grid_span
 from keys.map import Viewport as Viewport
 from store.client import Store
 from store.errors import NotFound, TransactionCanceled
+from store.pagination import query_calls
 from store.requests import (
     Item,
     Key,
@@ -29,6 +31,13 @@ from store.requests import (
 )
 
 MAX_LIMIT = 1_000
+# A view's key ranges can also hold markers outside it. A search makes at most this many
+# Query calls (each reads at most `limit + 1` markers), then answers `truncated`: more may
+# exist. Views of real maps need one call per range, at most eight ranges.
+MARKER_READS = 2 * map_keys.MARKER_QUERY_BUDGET
+# The largest marker item (a 200-character label) and cell count item.
+MARKER_BYTES = 2 * 1024
+CELL_BYTES = 256
 
 
 @dataclass(frozen=True)
@@ -133,22 +142,45 @@ async def search_markers(store: Store, viewport: Viewport, limit: int) -> Marker
 async def read_markers(
     store: Store, viewport: Viewport, conditions: Sequence[KeyCondition], limit: int
 ) -> MarkerSearch:
-    """Read `conditions` one after another, keeping markers in the view, until `limit + 1`."""
+    """Read `conditions` one after another, keeping markers in the view, until `limit + 1`
+    (or `MARKER_READS` calls)."""
     found: list[Item] = []
+    calls = 0
+    unread = False  # a range left unread when the calls ran out
     for condition in conditions:
         start: Key | None = None
         while len(found) <= limit:
+            if calls == MARKER_READS:
+                unread = True
+                break
             page = await store.query(
                 condition, forward=True, limit=limit + 1 - len(found), start_key=start
             )
+            calls += 1
             found.extend(m for m in page.items if viewport.contains(m["lat"], m["lon"]))
             start = page.last_key
             if start is None:
                 break
-        if len(found) > limit:
+        if len(found) > limit or unread:
             break
     markers = [Marker.from_item(item) for item in found[:limit]]
-    return MarkerSearch(markers, truncated=len(found) > limit)
+    return MarkerSearch(markers, truncated=len(found) > limit or unread)
+
+
+def markers_bound(limit: int) -> tuple[int, int]:
+    """The most DynamoDB calls and items a search for `limit` markers can take."""
+    return MARKER_READS * query_calls(limit + 1, MARKER_BYTES), MARKER_READS * (limit + 1)
+
+
+def heatmap_bound(viewport: Viewport, precision: int | None) -> tuple[int, int, int]:
+    """The most DynamoDB calls and items `heatmap` can take (every key its ranges can
+    hold), and the most cells it can answer with (every cell meeting the view)."""
+    length = map_keys.checked_precision(viewport, precision)
+    spans = [query.span for query in map_keys.heatmap_queries(viewport, length)]
+    cells = sum(
+        len(rows) * len(cols) for rows, cols in (grid_span(box, length) for box in viewport.boxes())
+    )
+    return sum(query_calls(span, CELL_BYTES) for span in spans), sum(spans), cells
 
 
 async def heatmap(store: Store, viewport: Viewport, precision: int | None) -> Heatmap:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from data import validation
-from data.clock import new_ksuid, now
+from data.clock import new_ksuid, new_token, now
+from data.creates import put_new
 from keys import orders as order_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.orders import OrderStatus as OrderStatus
@@ -22,7 +23,6 @@ from store.pagination import Page, PageArgs, Paginator
 from store.requests import (
     Item,
     condition_check,
-    put_request,
     transaction_put,
     update_request,
 )
@@ -141,10 +141,7 @@ async def create_customer(store: Store, customer_id: str, name: str, email: str)
         validation.email(email),
         now(),
     )
-    try:
-        await store.put(put_request(store.table, item, must_be_new=True))
-    except ConditionFailed as exc:
-        raise Conflict(f"customer {customer_id!r} already exists") from exc
+    await put_new(store, item, f"customer {customer_id!r} already exists")
     return Customer.from_item(item)
 
 
@@ -174,7 +171,9 @@ async def set_order_status(
     """Move an order to `status` if the move is allowed and nobody moved it meanwhile.
 
     The decision rests on a strongly consistent read, not on the request's loader cache,
-    so moves made one after another (even within one request) see each other.
+    so moves made one after another (even within one request) see each other. A move whose
+    answer was lost is resent by botocore and refused by its own condition; the order that
+    comes back with the refusal carries this call's token, so the move is known to be done.
     """
     validation.ident(order_id)
     key = validation.key_or_none(order_keys.order_key, order_id)
@@ -186,6 +185,7 @@ async def set_order_status(
         raise BadUserInput(f"status: an order cannot move from {current} to {status}")
     placed_at = parse_timestamp(order["placedAt"])
     attributes = order_keys.order_index_attributes(order["customerId"], order_id, status, placed_at)
+    token = new_token()
     request = update_request(
         store.table,
         key,
@@ -198,11 +198,15 @@ async def set_order_status(
         remove=[a for a in order_keys.OPEN_ORDER_ATTRIBUTES if a not in attributes],
         condition="#status = :current",
         condition_values={":current": current},
+        token=token,
     )
     try:
         updated = await store.update(request)
     except ConditionFailed as exc:
-        raise Conflict(f"order {order_id!r} was changed by another request; reload it") from exc
+        done = exc.written_by(token)
+        if done is None:
+            raise Conflict(f"order {order_id!r} was changed by another request; reload it") from exc
+        updated = done
     items.refresh(key, updated)
     return Order.from_item(updated)
 

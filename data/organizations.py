@@ -10,6 +10,7 @@ from typing import Any
 from data import validation
 from data.clock import now
 from data.collections import PageRead, Prefetched, load_with_pages
+from data.creates import put_new
 from keys import organizations as org_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.organizations import Role as Role
@@ -22,7 +23,6 @@ from store.pagination import PageArgs, Paginator
 from store.requests import (
     Item,
     condition_check,
-    put_request,
     transaction_put,
     transaction_update,
     update_request,
@@ -83,10 +83,7 @@ async def create_organization(store: Store, name: str) -> Organization:
         "createdAt": format_timestamp(now()),
         "teamCount": 0,
     }
-    try:
-        await store.put(put_request(store.table, item, must_be_new=True))
-    except ConditionFailed as exc:
-        raise Conflict(f"organization {name!r} already exists") from exc
+    await put_new(store, item, f"organization {name!r} already exists")
     return Organization.from_item(item)
 
 

@@ -7,12 +7,12 @@ from datetime import datetime
 
 from data import validation
 from data.clock import now
+from data.creates import put_new
 from keys import products as product_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from store.client import Store
-from store.errors import ConditionFailed, Conflict
 from store.loaders import ItemLoader
-from store.requests import Item, put_request
+from store.requests import Item
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,7 @@ def product_item(product_id: str, name: str, created_at: datetime) -> Item:
 
 async def create_product(store: Store, product_id: str, name: str) -> Product:
     item = product_item(validation.ident(product_id), validation.text(name, "name"), now())
-    try:
-        await store.put(put_request(store.table, item, must_be_new=True))
-    except ConditionFailed as exc:
-        raise Conflict(f"product {product_id!r} already exists") from exc
+    await put_new(store, item, f"product {product_id!r} already exists")
     return Product.from_item(item)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,6 +15,7 @@ from typing import Any
 from data import validation
 from data.clock import now
 from data.collections import PageRead, Prefetched, load_with_pages
+from data.creates import put_new
 from keys import repos as repo_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.repos import IssueState as IssueState
@@ -26,7 +28,6 @@ from store.pagination import PageArgs, Paginator
 from store.requests import (
     Filter,
     Item,
-    put_request,
     transaction_delete,
     transaction_put,
     transaction_update,
@@ -104,16 +105,13 @@ def repo_item(owner: str, name: str, description: str | None) -> Item:
         "issueCount": 0,
     }
     if description is not None:
-        item["description"] = validation.text(description, "description")
+        item["description"] = validation.text(description, "description", multiline=True)
     return item
 
 
 async def create_repo(store: Store, owner: str, name: str, description: str | None) -> Repo:
     item = repo_item(*_names(owner, name), description)
-    try:
-        await store.put(put_request(store.table, item, must_be_new=True))
-    except ConditionFailed as exc:
-        raise Conflict(f"repository {owner}/{name} already exists") from exc
+    await put_new(store, item, f"repository {owner}/{name} already exists")
     return Repo.from_item(item)
 
 
@@ -122,12 +120,26 @@ async def open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
 
     The counter update is conditional on the value read, so two calls can never take the
     same number, and a number is used only if its issue is written: no gaps, no repeats.
+    A call that lost the race learns the new count from the cancellation itself, so each
+    attempt after the first read is one call: at most `1 + OPEN_ISSUE_ATTEMPTS` in all.
+    Calls for one repository take turns within a process, so they race only with other
+    processes.
     """
     owner, name = _names(owner, name)
     validation.text(title, "title")
+    turn = _OPENING.setdefault((owner.lower(), name.lower()), asyncio.Lock())
+    async with turn:
+        return await _open_issue(store, owner, name, title)
+
+
+# One lock per repository being numbered in this process (dropped when no call holds it).
+_OPENING: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+async def _open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
     key = repo_keys.repo_key(owner, name)
+    repo = await store.get(key, consistent=True)
     for attempt in range(OPEN_ISSUE_ATTEMPTS):
-        repo = await store.get(key, consistent=True)
         if repo is None:
             raise NotFound(f"repository {owner}/{name} does not exist")
         previous = int(repo["issueCount"])
@@ -150,17 +162,21 @@ async def open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
             set_values={"issueCount": number},
             condition="#issueCount = :previous",
             condition_values={":previous": previous},
+            old_on_failure=True,
         )
         actions = [
             transaction_update(counter),
             transaction_put(store.table, issue, must_be_new=True),
         ]
         try:
-            await store.transact(actions)
+            await store.transact(actions, resend_conflicts=False)
         except TransactionCanceled as exc:
-            if not exc.failed(0) and exc.reasons[:1] != ["TransactionConflict"]:
+            if exc.failed(0):
+                # Another call took this number first: the stored repository (or its
+                # absence) came back with the cancellation.
+                repo = exc.items[0]
+            elif exc.reasons[:1] != ["TransactionConflict"]:
                 raise exc.as_error("the issue could not be opened; try again") from exc
-            # Another call took this number first: read the counter again after a pause.
             await asyncio.sleep(random.uniform(0, min(_PAUSE_STEP * 2**attempt, _PAUSE_MAX)))
             continue
         if repo_keys.past_warning_level(number):

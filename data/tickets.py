@@ -8,8 +8,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from data import validation
-from data.clock import new_ksuid, now
+from data.clock import new_ksuid, new_token, now
 from data.collections import PageRead, Prefetched, load_with_pages
+from data.creates import put_new
 from keys import tickets as ticket_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.table import GSI1
@@ -19,11 +20,11 @@ from store.cursors import Binding
 from store.errors import BadUserInput, ConditionFailed, Conflict, NotFound, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
-from store.requests import Item, condition_check, put_request, transaction_put, update_request
+from store.requests import Item, condition_check, transaction_put, update_request
 
 # updatedAt has millisecond precision: the smallest step that still moves a ticket up.
 _TICK = timedelta(milliseconds=1)
-_UPDATE_ATTEMPTS = 5
+UPDATE_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,7 @@ async def create_queue(store: Store, queue_id: str, name: str) -> Queue:
         "name": validation.text(name, "name"),
         "createdAt": format_timestamp(now()),
     }
-    try:
-        await store.put(put_request(store.table, item, must_be_new=True))
-    except ConditionFailed as exc:
-        raise Conflict(f"queue {queue_id!r} already exists") from exc
+    await put_new(store, item, f"queue {queue_id!r} already exists")
     return Queue.from_item(item)
 
 
@@ -110,8 +108,9 @@ async def update_ticket(
     The new `updatedAt` and the GSI1 sort key built from it are set by the same UpdateItem,
     so DynamoDB moves the ticket within the index with no delete. The write is conditional
     on the stored `updatedAt` being earlier, so a clock running behind or two updates in
-    one millisecond never move a ticket down: then it is read again and written 1 ms later
-    than what is stored.
+    one millisecond never move a ticket down: then it is written again 1 ms later than the
+    stored item, which comes back with the refusal. A refusal that brings back this call's
+    own token is a resend of an attempt that was applied, its answer lost: the update is done.
     """
     validation.ident(ticket_id)
     if title is None and status is None:
@@ -125,7 +124,8 @@ async def update_ticket(
     if key is None:
         raise NotFound(f"ticket {ticket_id!r} does not exist")
     updated = now()
-    for _ in range(_UPDATE_ATTEMPTS):
+    token = new_token()
+    for _ in range(UPDATE_ATTEMPTS):
         stamp = format_timestamp(updated)
         moved = ticket_keys.TICKET_BY_UPDATE.render(updated_at=updated, ticket_id=ticket_id)
         request = update_request(
@@ -134,15 +134,18 @@ async def update_ticket(
             set_values={**changes, "updatedAt": stamp, GSI1.sort_key: moved},
             condition="#updatedAt < :stamp",
             condition_values={":stamp": stamp},
+            token=token,
         )
         try:
             ticket = await store.update(request)
-        except ConditionFailed:
-            current = await store.get(key, consistent=True)
-            if current is None:
+        except ConditionFailed as exc:
+            if exc.item is None:
                 raise NotFound(f"ticket {ticket_id!r} does not exist") from None
-            updated = max(now(), parse_timestamp(current["updatedAt"]) + _TICK)
-            continue
+            done = exc.written_by(token)
+            if done is None:
+                updated = max(now(), parse_timestamp(exc.item["updatedAt"]) + _TICK)
+                continue
+            ticket = done
         items.refresh(key, ticket)
         return Ticket.from_item(ticket)
     raise Conflict(f"ticket {ticket_id!r} is being changed by other requests; try again")

@@ -13,19 +13,43 @@ from store.requests import Key
 
 TEXT_MAX = 200
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+# What text may not hold: lone surrogates (not Unicode text: no UTF-8 encodes them) and
+# control characters (C0, DEL, C1); free-form text may also hold newlines and tabs.
+_NOT_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_NOT_MULTILINE_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 # Clocks differ a little between clients and servers; more than this is a mistake.
 _CLOCK_SKEW = timedelta(minutes=5)
 
 
-def text(value: str, field: str, max_length: int = TEXT_MAX) -> str:
+def text(value: str, field: str, max_length: int = TEXT_MAX, *, multiline: bool = False) -> str:
+    """Text of 1 to `max_length` characters; `multiline` also allows newlines and tabs."""
     if not value.strip():
         raise BadUserInput(f"{field}: must not be empty")
     if len(value) > max_length:
         raise BadUserInput(f"{field}: {len(value)} characters is over the limit of {max_length}")
-    return value
+    return _unicode(value, field, multiline=multiline)
+
+
+def _unicode(value: str, field: str, *, multiline: bool = False) -> str:
+    """`value` unless it holds a lone surrogate or a control character."""
+    found = (_NOT_MULTILINE_TEXT if multiline else _NOT_TEXT).search(value)
+    if found is None:
+        return value
+    char, position = found.group(), found.start()
+    if "\ud800" <= char <= "\udfff":
+        raise BadUserInput(
+            f"{field}: U+{ord(char):04X} at position {position} is a lone surrogate, "
+            "not Unicode text"
+        )
+    allowed = "; only newline and tab are" if multiline else ""
+    raise BadUserInput(
+        f"{field}: the control character U+{ord(char):04X} at position {position} "
+        f"is not allowed{allowed}"
+    )
 
 
 def email(value: str, field: str = "email") -> str:
+    _unicode(value, field)
     if len(value) > TEXT_MAX or not _EMAIL.fullmatch(value):
         raise BadUserInput(f"{field}: {value[:TEXT_MAX]!r} does not look like an e-mail address")
     return value

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from cross_web import HTTPException
 from starlette.applications import Starlette
@@ -18,9 +20,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
+from gateway.ratelimit import RateLimiter, caller, capacity_units
 from gateway.schema import build_schema
 from gateway.settings import Settings
 from resolvers.context import Context
+from store.cost import Cost
 from store.cursors import CursorCodec
 from store.tables import table_status
 
@@ -47,30 +51,112 @@ class Runtime:
 
 
 class GraphQLApp(GraphQL[Context, None]):
+    """Strawberry's view, with every answer JSON, each request in time and within its rate."""
+
     def __init__(self, runtime: Runtime) -> None:
+        settings = runtime.settings
         super().__init__(
-            build_schema(cost_report=runtime.settings.cost_report),
-            graphql_ide="graphiql" if runtime.settings.graphiql else None,
+            build_schema(cost_report=settings.cost_report, limits=settings.limits),
+            graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=False,
         )
         self.runtime = runtime
+        self.limiter = None if settings.rate_limit is None else RateLimiter(settings.rate_limit)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        try:
-            response = await self.run(Request(scope=scope, receive=receive))
-        except HTTPException as exc:
-            # Strawberry answers unparseable requests in plain text; clients expect JSON.
-            response = error_response(exc.reason, exc.status_code)
+        response = await self._respond(Request(scope=scope, receive=receive))
         await response(scope, receive, send)
+
+    async def _respond(self, request: Request) -> Response:
+        who, limiter = caller(request), self.limiter
+        # Only POST runs operations (queries over GET are refused).
+        if limiter is not None and request.method == "POST":
+            wait = limiter.retry_after(who)
+            if wait is not None:
+                return self._rate_limited(limiter, who, wait)
+        context = self._context(who)
+        deadline = asyncio.timeout(self.runtime.settings.request_timeout)
+        try:
+            async with deadline:
+                return await self.run(request, context=context)
+        except HTTPException as exc:
+            # Strawberry answers unreadable requests in plain text; clients expect JSON.
+            return error_response(exc.reason, exc.status_code)
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            return self._out_of_time(context)
+        finally:
+            if limiter is not None:
+                limiter.draw(who, capacity_units(context.cost))
+
+    def _context(self, who: str) -> Context:
+        runtime = self.runtime
+        context = Context.create(runtime.require_client(), runtime.settings.table, runtime.cursors)
+        if self.limiter is not None:
+            context.budget = partial(self.limiter.budget, who, context.cost)
+        return context
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
-        runtime = self.runtime
-        return Context.create(runtime.require_client(), runtime.settings.table, runtime.cursors)
+        return self._context(caller(request))
+
+    def decode_json(self, data: str | bytes) -> object:
+        """The body as a JSON object; anything else is a 400 that says what is wrong."""
+        try:
+            # UTF-8 only (json.loads would guess UTF-16 or UTF-32 from bytes).
+            text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+            decoded = json.loads(text, parse_constant=_not_json)
+        except UnicodeDecodeError as exc:
+            reason = f"byte {exc.start} is not UTF-8 ({exc.reason})"
+            raise HTTPException(400, f"the request body is not JSON: {reason}") from exc
+        except ValueError as exc:
+            raise HTTPException(400, f"the request body is not JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise HTTPException(400, "the request body is nested too deeply to be read") from exc
+        if not isinstance(decoded, dict):
+            kind = _JSON_KINDS.get(type(decoded), "a number")
+            raise HTTPException(400, f"the request body is {kind}, not a JSON object")
+        return decoded
+
+    def _rate_limited(self, limiter: RateLimiter, who: str, wait: int) -> Response:
+        message = (
+            f"over the rate limit of {limiter.limit:g} capacity units a minute; retry in {wait} s"
+        )
+        cost = {**Cost().as_dict(), "budget": limiter.budget(who, Cost())}
+        body = {**_errors(message, "RATE_LIMITED"), **self._extensions(cost)}
+        return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
+
+    def _out_of_time(self, context: Context) -> Response:
+        message = f"the request did not finish within {self.runtime.settings.request_timeout:g} s"
+        cost: dict[str, Any] = {**context.cost.as_dict()}
+        if context.estimated is not None:
+            cost["estimated"] = context.estimated
+        if context.budget is not None:
+            cost["budget"] = context.budget()
+        return JSONResponse(
+            {"data": None, **_errors(message, "UNAVAILABLE"), **self._extensions(cost)}
+        )
+
+    def _extensions(self, cost: dict[str, Any]) -> dict[str, Any]:
+        """What `CostReport` adds to the responses GraphQL did not make."""
+        return {"extensions": {"cost": cost}} if self.runtime.settings.cost_report else {}
+
+
+_JSON_KINDS: dict[type, str] = {
+    type(None): "null",
+    bool: "a boolean",
+    str: "a string",
+    list: "an array",
+}
+
+
+def _not_json(constant: str) -> NoReturn:
+    raise ValueError(f"{constant} is not a JSON value")
 
 
 class BodySizeLimit:
@@ -112,10 +198,13 @@ class _TooLarge(Exception):
     pass
 
 
+def _errors(message: str, code: str) -> dict[str, Any]:
+    return {"errors": [{"message": message, "extensions": {"code": code}}]}
+
+
 def error_response(message: str, status_code: int) -> Response:
     """A GraphQL-shaped JSON error for a request refused before GraphQL could run."""
-    body = {"errors": [{"message": message, "extensions": {"code": "BAD_USER_INPUT"}}]}
-    return JSONResponse(body, status_code=status_code)
+    return JSONResponse(_errors(message, "BAD_USER_INPUT"), status_code=status_code)
 
 
 def create_app(settings: Settings | None = None) -> Starlette:

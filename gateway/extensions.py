@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from graphql import GraphQLError
+from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import MaskErrors, SchemaExtension
 
 from keys.errors import InvalidInput
@@ -18,11 +18,14 @@ logger = logging.getLogger("dynagate.errors")
 
 # How strawberry's limiters and graphql-core word their refusals, anchored so that a
 # variable's value quoted in another error cannot match. "Validation aborted." is
-# graphql-core giving up on a document too costly to validate.
+# graphql-core giving up on a document too costly to validate; its parser gives up on one
+# nested past the interpreter's recursion limit, and its own rule on deep introspection.
 _TOO_COMPLEX = re.compile(
     r"'[^']*' exceeds maximum operation depth of \d+"
     r"|\d+ aliases found\. Allowed: \d+"
     r"|Syntax Error: Document contains more than \d+ tokens\. Parsing aborted\."
+    r"|Syntax Error: Document is nested too deeply\. Parsing aborted\."
+    r"|Maximum introspection depth exceeded"
     r"|Validation aborted\."
 )
 
@@ -81,6 +84,36 @@ def _add_codes(errors: list[GraphQLError]) -> None:
             error.extensions = {**(error.extensions or {}), "code": error_code(error)}
 
 
+class OperationChoice(SchemaExtension):
+    """A document of several operations runs the one `operationName` names, or none.
+
+    Strawberry would run the first; a client that forgot the name hears of it instead.
+    """
+
+    named = False
+
+    def on_operation(self) -> Iterator[None]:
+        # Until the document is parsed, `operation_name` is the name the request gave;
+        # after, Strawberry answers with the first operation's when none was given.
+        self.named = self.execution_context.operation_name is not None
+        yield
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        document = context.graphql_document
+        definitions = document.definitions if document is not None else ()
+        names = [
+            d.name.value for d in definitions if isinstance(d, OperationDefinitionNode) and d.name
+        ]
+        if not self.named and len(names) > 1:
+            message = f"the document holds operations {', '.join(names)}: name one in operationName"
+            context.pre_execution_errors = [
+                *(context.pre_execution_errors or []),
+                GraphQLError(message),
+            ]
+        yield
+
+
 class CostReport(SchemaExtension):
     """Adds `extensions.cost`: what the DynamoDB calls behind the response consumed."""
 
@@ -88,4 +121,9 @@ class CostReport(SchemaExtension):
         context = self.execution_context.context
         if not isinstance(context, Context):
             return {}
-        return {"cost": context.cost.as_dict()}
+        cost: dict[str, Any] = {**context.cost.as_dict()}
+        if context.estimated is not None:
+            cost["estimated"] = context.estimated
+        if context.budget is not None:
+            cost["budget"] = context.budget()
+        return {"cost": cost}

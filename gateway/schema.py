@@ -15,13 +15,13 @@ from strawberry.extensions import (
     SchemaExtension,
     ValidationCache,
 )
-from strawberry.extensions.max_aliases import create_validator as alias_rule
-from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
 from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from gateway.extensions import CodedMaskErrors, CostReport
+from gateway.demand import BoundCache, DemandControl, Limits
+from gateway.document_limits import alias_rule, depth_rule
+from gateway.extensions import CodedMaskErrors, CostReport, OperationChoice
 from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
@@ -34,12 +34,9 @@ from resolvers.tickets import TicketsMutation, TicketsQuery
 MAX_DEPTH = 15
 MAX_ALIASES = 30
 MAX_TOKENS = 5_000
-# The rules of MaxAliasesLimiter and QueryDepthLimiter, built once: ValidationCache keys on
-# the rule classes, and those extensions would build new ones for every request.
-_LIMIT_RULES: list[type[ASTValidationRule]] = [
-    alias_rule(MAX_ALIASES),
-    depth_rule(MAX_DEPTH, None),
-]
+# The depth and alias limits, built once: ValidationCache keys on the rule classes. They
+# count as Strawberry's limiters do, in linear time (`gateway/document_limits.py`).
+_LIMIT_RULES: list[type[ASTValidationRule]] = [alias_rule(MAX_ALIASES), depth_rule(MAX_DEPTH)]
 
 Query = merge_types(
     "Query",
@@ -74,7 +71,7 @@ class Schema(strawberry.Schema):
         """Client errors are the client's business; unexpected ones are logged when masked."""
 
 
-def build_schema(*, cost_report: bool = True) -> Schema:
+def build_schema(*, cost_report: bool = True, limits: Limits | None = None) -> Schema:
     # Factories, so each request gets fresh extension instances (the caches are shared).
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         CodedMaskErrors,
@@ -82,6 +79,8 @@ def build_schema(*, cost_report: bool = True) -> Schema:
         partial(AddValidationRules, _LIMIT_RULES),
         partial(ParserCache, maxsize=256),
         partial(ValidationCache, maxsize=256),
+        OperationChoice,  # after ValidationCache, whose errors it adds to
+        partial(DemandControl, limits=limits or Limits(), cache=BoundCache()),
     ]
     if cost_report:
         extensions.append(CostReport)

@@ -12,6 +12,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from gateway.demand import Limits
 from store.client import DynamoDBClient, open_client
 
 logger = logging.getLogger("dynagate")
@@ -53,6 +54,10 @@ class Settings:
         return not (
             host == "amazonaws.com" or host.endswith((".amazonaws.com", ".amazonaws.com.cn"))
         )
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.max_requests, self.max_items, self.max_fields)
 
     def open_client(self) -> AbstractAsyncContextManager[DynamoDBClient]:
         """The DynamoDB client these settings name, for the lifetime of the app or command."""

@@ -177,6 +177,13 @@ class CellQuery:
         return any(bounds.intersects(box) for box in self.boxes)
 
     @property
+    def span(self) -> int:
+        """How many cell keys the Query's range can hold: its most items read."""
+        low, high = self.condition.low, self.condition.high
+        assert low is not None and high is not None
+        return _suffix_index(high) - _suffix_index(low) + 1
+
+    @property
     def cells(self) -> frozenset[str]:
         """Every cell of the view in this partition (enumerated: for checks, not serving)."""
         prefix = self.condition.partition.split("#", 1)[1]
@@ -207,6 +214,14 @@ def heatmap_queries(viewport: Viewport, precision: int) -> list[CellQuery]:
         )
         queries.append(CellQuery(condition, tuple(boxes), precision))
     return queries
+
+
+def _suffix_index(suffix: str) -> int:
+    """The rank of a cell's sort key among all sort keys of its length."""
+    index = 0
+    for char in suffix:
+        index = index * len(ALPHABET) + ALPHABET.index(char)
+    return index
 
 
 def _corner_cells(box: Box, partition: str, length: int) -> tuple[str, str]:

@@ -10,6 +10,15 @@ import strawberry
 from data import comments as data
 from data import products as products_data
 from resolvers.context import Context
+from resolvers.cost import (
+    TRANSACT,
+    entity,
+    field_with_cost,
+    item_read,
+    mutation_with_cost,
+    owner_of,
+    writes,
+)
 from resolvers.relay import NOT_GIVEN, given
 
 if TYPE_CHECKING:
@@ -38,7 +47,7 @@ class Comment:
             product_id=comment.product_id,
         )
 
-    @strawberry.field
+    @field_with_cost(item_read(owner_of("Comments of")))
     async def product(
         self, info: Info
     ) -> Annotated[Product, strawberry.lazy("resolvers.products")]:
@@ -70,7 +79,7 @@ class EditCommentInput:
 
 @strawberry.type
 class CommentsQuery:
-    @strawberry.field
+    @field_with_cost(item_read(entity("Comment", "id")))
     async def comment(self, info: Info, id: strawberry.ID) -> Comment | None:
         comment = await data.load_comment(info.context.items, id)
         return None if comment is None else Comment.from_record(comment)
@@ -78,7 +87,7 @@ class CommentsQuery:
 
 @strawberry.type
 class CommentsMutation:
-    @strawberry.mutation
+    @mutation_with_cost(writes(TRANSACT))
     async def post_comment(self, info: Info, input: PostCommentInput) -> Comment:
         comment = await data.post_comment(
             info.context.store,
@@ -90,7 +99,7 @@ class CommentsMutation:
         )
         return Comment.from_record(comment)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(1 + TRANSACT, 1))
     async def edit_comment(self, info: Info, input: EditCommentInput) -> Comment:
         comment = await data.edit_comment(
             info.context.store,
@@ -102,7 +111,7 @@ class CommentsMutation:
         )
         return Comment.from_record(comment)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(1 + TRANSACT, 1))
     async def delete_comment(self, info: Info, id: strawberry.ID) -> bool:
         await data.delete_comment(info.context.store, info.context.items, id)
         return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,11 @@ class Context:
     store: Store
     items: ItemLoader
     pages: Paginator
+    # The bound computed before execution, as `extensions.cost.estimated` reports it.
+    estimated: dict[str, int] | None = None
+    # The caller's rate-limit budget once this request's cost is drawn, as
+    # `extensions.cost.budget` reports it; None without a rate limit.
+    budget: Callable[[], dict[str, float]] | None = None
 
     @property
     def cost(self) -> Cost:

@@ -7,7 +7,18 @@ from datetime import datetime
 import strawberry
 
 from data import map as data
+from data.validation import InvalidInput
 from resolvers.context import Context
+from resolvers.cost import (
+    PAGE,
+    TRANSACT,
+    Args,
+    FieldCost,
+    cost,
+    field_with_cost,
+    mutation_with_cost,
+    writes,
+)
 from resolvers.relay import NOT_GIVEN, given
 
 Info = strawberry.Info[Context, None]
@@ -23,6 +34,38 @@ class ViewportInput:
 
     def to_viewport(self) -> data.Viewport:
         return data.Viewport(north=self.north, south=self.south, east=self.east, west=self.west)
+
+
+def _markers_bound(args: Args) -> tuple[int, int]:
+    limit = DEFAULT_LIMIT if args.get("limit") is None else args["limit"]
+    # Out of range, the field refuses it before any read.
+    return data.markers_bound(limit) if 1 <= limit <= data.MAX_LIMIT else (0, 0)
+
+
+def _heatmap_bound(args: Args) -> tuple[int, int, int]:
+    try:
+        return data.heatmap_bound(_viewport(args), args.get("precision"))
+    except InvalidInput:
+        return 0, 0, 0  # the field refuses the view or precision before any read
+
+
+def _viewport(args: Args) -> data.Viewport:
+    view = args["viewport"]
+    return data.Viewport(
+        north=view["north"], south=view["south"], east=view["east"], west=view["west"]
+    )
+
+
+MARKERS_READ = FieldCost(
+    requests=lambda args: _markers_bound(args)[0],
+    items=lambda args: _markers_bound(args)[1],
+    page=lambda args: args.get("limit") or DEFAULT_LIMIT,
+)
+HEATMAP_READ = FieldCost(
+    requests=lambda args: _heatmap_bound(args)[0],
+    items=lambda args: _heatmap_bound(args)[1],
+    page=lambda args: _heatmap_bound(args)[2],
+)
 
 
 @strawberry.type
@@ -48,7 +91,7 @@ class Marker:
 
 @strawberry.type
 class MarkerSearch:
-    markers: list[Marker]
+    markers: list[Marker] = strawberry.field(metadata=cost(FieldCost(fanout=PAGE)))
     truncated: bool
 
     @classmethod
@@ -71,7 +114,7 @@ class Cell:
 @strawberry.type
 class Heatmap:
     precision: int
-    cells: list[Cell]
+    cells: list[Cell] = strawberry.field(metadata=cost(FieldCost(fanout=PAGE)))
 
     @classmethod
     def from_record(cls, heatmap: data.Heatmap) -> Heatmap:
@@ -87,7 +130,7 @@ class AddMarkerInput:
 
 @strawberry.type
 class MapQuery:
-    @strawberry.field
+    @field_with_cost(MARKERS_READ)
     async def markers(
         self, info: Info, viewport: ViewportInput, limit: int | None = DEFAULT_LIMIT
     ) -> MarkerSearch:
@@ -98,7 +141,7 @@ class MapQuery:
         found = await data.search_markers(info.context.store, view, limit)
         return MarkerSearch.from_record(found)
 
-    @strawberry.field
+    @field_with_cost(HEATMAP_READ)
     async def heatmap(
         self, info: Info, viewport: ViewportInput, precision: int | None = NOT_GIVEN
     ) -> Heatmap:
@@ -109,12 +152,12 @@ class MapQuery:
 
 @strawberry.type
 class MapMutation:
-    @strawberry.mutation
+    @mutation_with_cost(writes(TRANSACT))
     async def add_marker(self, info: Info, input: AddMarkerInput) -> Marker:
         marker = await data.add_marker(info.context.store, input.lat, input.lon, input.label)
         return Marker.from_record(marker)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(1 + TRANSACT, 1))
     async def remove_marker(self, info: Info, id: strawberry.ID) -> bool:
         await data.remove_marker(info.context.store, id)
         return True

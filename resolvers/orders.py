@@ -9,6 +9,20 @@ import strawberry
 from data import orders as data
 from data.orders import OrderStatus
 from resolvers.context import Context
+from resolvers.cost import (
+    ORDER_BYTES,
+    TRANSACT,
+    FieldCost,
+    cost,
+    entity,
+    field_with_cost,
+    item_read,
+    items_of,
+    mutation_with_cost,
+    owner_of,
+    page_read,
+    writes,
+)
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import DateTimeRange, SortDirection
 from store.pagination import PageArgs
@@ -43,7 +57,7 @@ class Customer:
             created_at=customer.created_at,
         )
 
-    @connection_field
+    @connection_field(page_read(ORDER_BYTES, items_of("Orders of")))
     async def orders(
         self,
         info: Info,
@@ -73,7 +87,7 @@ class Order:
     placed_at: datetime
     updated_at: datetime
     total_cents: int
-    items: list[OrderItem]
+    items: list[OrderItem] = strawberry.field(metadata=cost(FieldCost(fanout=data.MAX_LINES)))
     customer_id: strawberry.Private[str]
 
     @classmethod
@@ -96,7 +110,7 @@ class Order:
             customer_id=order.customer_id,
         )
 
-    @strawberry.field
+    @field_with_cost(item_read(owner_of("Orders of")))
     async def customer(self, info: Info) -> Customer:
         customer = await data.load_customer(info.context.items, self.customer_id)
         if customer is None:
@@ -127,17 +141,17 @@ class PlaceOrderInput:
 
 @strawberry.type
 class OrdersQuery:
-    @strawberry.field
+    @field_with_cost(item_read(entity("Customer", "id")))
     async def customer(self, info: Info, id: strawberry.ID) -> Customer | None:
         customer = await data.load_customer(info.context.items, id)
         return None if customer is None else Customer.from_record(customer)
 
-    @strawberry.field
+    @field_with_cost(item_read(entity("Order", "id")))
     async def order(self, info: Info, id: strawberry.ID) -> Order | None:
         order = await data.load_order(info.context.items, id)
         return None if order is None else Order.from_record(order)
 
-    @connection_field
+    @connection_field(page_read(ORDER_BYTES))
     async def open_orders(self, info: Info, page: PageArgs) -> Connection[Order]:
         """PLACED orders of every customer, oldest first (a sparse index)."""
         found = await data.open_orders_page(info.context.pages, page)
@@ -146,19 +160,19 @@ class OrdersQuery:
 
 @strawberry.type
 class OrdersMutation:
-    @strawberry.mutation
+    @mutation_with_cost(writes(1))
     async def create_customer(self, info: Info, input: CreateCustomerInput) -> Customer:
         customer = await data.create_customer(info.context.store, input.id, input.name, input.email)
         return Customer.from_record(customer)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(TRANSACT))
     async def place_order(self, info: Info, input: PlaceOrderInput) -> Order:
         lines = [data.OrderLine(i.sku, i.quantity, i.unit_price_cents) for i in input.items]
         placed_at = given(input.placed_at)
         order = await data.place_order(info.context.store, input.customer_id, lines, placed_at)
         return Order.from_record(order)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(2, 1))
     async def set_order_status(self, info: Info, id: strawberry.ID, status: OrderStatus) -> Order:
         order = await data.set_order_status(info.context.store, info.context.items, id, status)
         return Order.from_record(order)

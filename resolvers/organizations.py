@@ -12,11 +12,28 @@ from data.collections import PageRead, Prefetched, page_for
 from data.organizations import Role
 from resolvers import lookahead
 from resolvers.context import Context
+from resolvers.cost import (
+    SMALL_BYTES,
+    TRANSACT,
+    FieldCost,
+    entity,
+    field_with_cost,
+    item_read,
+    mutation_with_cost,
+    page_read,
+    writes,
+)
 from resolvers.relay import Connection, connection_field
-from store.pagination import Page, PageArgs
+from store.pagination import Page, PageArgs, query_calls
 
 Info = strawberry.Info[Context, None]
 T = TypeVar("T")
+
+# Every team in one page: the most an organization can have, read as any page is.
+_TEAMS = data.TEAMS_PAGE.size
+TEAMS_READ = FieldCost(
+    requests=query_calls(_TEAMS + 2, SMALL_BYTES), items=_TEAMS + 2, fanout=_TEAMS
+)
 
 # The stored roles are the schema's enum.
 strawberry.enum(Role)
@@ -65,7 +82,7 @@ class Organization:
             prefetched=prefetched or {},
         )
 
-    @connection_field
+    @connection_field(page_read(SMALL_BYTES))
     async def members(
         self,
         info: Info,
@@ -75,7 +92,7 @@ class Organization:
         read = data.members_read(self.name, page)
         return Connection.from_page(await self._page(info, read), Member.from_record)
 
-    @connection_field
+    @connection_field(page_read(SMALL_BYTES))
     async def admins(
         self,
         info: Info,
@@ -85,7 +102,7 @@ class Organization:
         read = data.admins_read(self.name, page)
         return Connection.from_page(await self._page(info, read), Member.from_record)
 
-    @strawberry.field
+    @field_with_cost(TEAMS_READ)
     async def teams(self, info: Info) -> list[Team]:
         """Every team, names A→Z, ignoring case."""
         page = await self._page(info, data.teams_read(self.name))
@@ -111,7 +128,8 @@ class AddMemberInput:
 
 @strawberry.type
 class OrganizationsQuery:
-    @strawberry.field
+    # With its first pages selected below, as `Query.repo` does.
+    @field_with_cost(item_read(entity("Organization", "name")))
     async def organization(self, info: Info, name: str) -> Organization | None:
         """With `members`, `admins` or `teams` selected, the organization and each first
         page are one Query: teams sort before the organization item, members after it,
@@ -134,19 +152,19 @@ class OrganizationsQuery:
 
 @strawberry.type
 class OrganizationsMutation:
-    @strawberry.mutation
+    @mutation_with_cost(writes(1))
     async def create_organization(self, info: Info, input: CreateOrganizationInput) -> Organization:
         organization = await data.create_organization(info.context.store, input.name)
         return Organization.from_record(organization)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(TRANSACT))
     async def add_member(self, info: Info, input: AddMemberInput) -> Member:
         member = await data.add_member(
             info.context.store, input.organization, input.username, input.name, input.role
         )
         return Member.from_record(member)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(1))
     async def set_member_role(
         self, info: Info, organization: str, username: str, role: Role
     ) -> Member:
@@ -156,7 +174,7 @@ class OrganizationsMutation:
         )
         return Member.from_record(member)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(TRANSACT + 1, 1))
     async def create_team(self, info: Info, organization: str, name: str) -> Team:
         team = await data.create_team(info.context.store, organization, name)
         return Team.from_record(team)

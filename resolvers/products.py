@@ -8,6 +8,16 @@ from data import comments as comments_data
 from data import products as data
 from resolvers.comments import Comment
 from resolvers.context import Context
+from resolvers.cost import (
+    COMMENT_BYTES,
+    entity,
+    field_with_cost,
+    item_read,
+    items_of,
+    mutation_with_cost,
+    page_read,
+    writes,
+)
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import PageArgs
 
@@ -23,7 +33,7 @@ class Product:
     def from_record(cls, product: data.Product) -> Product:
         return cls(id=strawberry.ID(product.id), name=product.name)
 
-    @connection_field
+    @connection_field(page_read(COMMENT_BYTES, items_of("Comments of")))
     async def comments(
         self,
         info: Info,
@@ -50,7 +60,7 @@ class CreateProductInput:
 
 @strawberry.type
 class ProductsQuery:
-    @strawberry.field
+    @field_with_cost(item_read(entity("Product", "id")))
     async def product(self, info: Info, id: strawberry.ID) -> Product | None:
         product = await data.load_product(info.context.items, id)
         return None if product is None else Product.from_record(product)
@@ -58,7 +68,7 @@ class ProductsQuery:
 
 @strawberry.type
 class ProductsMutation:
-    @strawberry.mutation
+    @mutation_with_cost(writes(1))
     async def create_product(self, info: Info, input: CreateProductInput) -> Product:
         product = await data.create_product(info.context.store, input.id, input.name)
         return Product.from_record(product)

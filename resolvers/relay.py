@@ -11,7 +11,10 @@ from strawberry.extensions import FieldExtension
 from strawberry.types.arguments import StrawberryArgument
 from strawberry.types.field import StrawberryField
 
+from resolvers.cost import PAGE, FieldCost, cost, field_with_cost
 from store.pagination import Check, Page, PageArgs
+
+FLAG_READ = FieldCost(reads_flag=True)
 
 Node = TypeVar("Node")
 Record = TypeVar("Record")
@@ -69,9 +72,14 @@ def _relay_argument(name: str) -> StrawberryArgument:
     )
 
 
-def connection_field(resolver: Callable[..., Any]) -> Any:
-    """`@strawberry.field` for a connection: adds the Relay arguments (`PageArguments`)."""
-    return strawberry.field(resolver, extensions=[PageArguments()])
+def connection_field(model: FieldCost) -> Callable[[Callable[..., Any]], Any]:
+    """`@strawberry.field` for a connection that costs `model`, with the Relay arguments
+    (`PageArguments`)."""
+
+    def field(resolver: Callable[..., Any]) -> Any:
+        return strawberry.field(resolver, extensions=[PageArguments()], metadata=cost(model))
+
+    return field
 
 
 @strawberry.type
@@ -81,11 +89,12 @@ class PageInfo:
     next_check: strawberry.Private[Check]
     previous_check: strawberry.Private[Check]
 
-    @strawberry.field
+    # Either flag may read past the page: what its connection's model says.
+    @field_with_cost(FLAG_READ)
     async def has_next_page(self) -> bool:
         return await self.next_check()
 
-    @strawberry.field
+    @field_with_cost(FLAG_READ)
     async def has_previous_page(self) -> bool:
         return await self.previous_check()
 
@@ -98,7 +107,7 @@ class Edge(Generic[Node]):
 
 @strawberry.type
 class Connection(Generic[Node]):
-    edges: list[Edge[Node]]
+    edges: list[Edge[Node]] = strawberry.field(metadata=cost(FieldCost(fanout=PAGE)))
     page_info: PageInfo
 
     @classmethod
@@ -107,8 +116,8 @@ class Connection(Generic[Node]):
         return cls(
             edges=edges,
             page_info=PageInfo(
-                start_cursor=edges[0].cursor if edges else None,
-                end_cursor=edges[-1].cursor if edges else None,
+                start_cursor=page.start_cursor,
+                end_cursor=page.end_cursor,
                 next_check=page.has_next_page,
                 previous_check=page.has_previous_page,
             ),

@@ -12,6 +12,16 @@ from data.collections import PageRead, Prefetched, page_for
 from data.repos import IssueState
 from resolvers import lookahead
 from resolvers.context import Context
+from resolvers.cost import (
+    SMALL_BYTES,
+    TRANSACT,
+    entity,
+    field_with_cost,
+    item_read,
+    mutation_with_cost,
+    page_read,
+    writes,
+)
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import Page, PageArgs
 
@@ -69,7 +79,7 @@ class Repo:
             prefetched=prefetched or {},
         )
 
-    @connection_field
+    @connection_field(page_read(SMALL_BYTES, filtered=lambda args: args.get("state") is not None))
     async def issues(
         self,
         info: Info,
@@ -80,7 +90,7 @@ class Repo:
         read = data.issues_read(self.owner, self.name, page, given(state))
         return Connection.from_page(await self._page(info, read), Issue.from_record)
 
-    @connection_field
+    @connection_field(page_read(SMALL_BYTES))
     async def stars(
         self,
         info: Info,
@@ -110,7 +120,9 @@ class OpenIssueInput:
 
 @strawberry.type
 class ReposQuery:
-    @strawberry.field
+    # The repository and, in the same Queries, its first pages selected below: each such
+    # Query stands in for the page read its field declares.
+    @field_with_cost(item_read(entity("Repo", "owner", "name")))
     async def repo(self, info: Info, owner: str, name: str) -> Repo | None:
         """With `issues` or `stars` selected, the repository and their first page are one
         Query each: the repository item sits between its issues and its stars."""
@@ -134,31 +146,31 @@ class ReposQuery:
 
 @strawberry.type
 class ReposMutation:
-    @strawberry.mutation
+    @mutation_with_cost(writes(1))
     async def create_repo(self, info: Info, input: CreateRepoInput) -> Repo:
         repo = await data.create_repo(
             info.context.store, input.owner, input.name, given(input.description)
         )
         return Repo.from_record(repo)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(1 + data.OPEN_ISSUE_ATTEMPTS, 1))
     async def open_issue(self, info: Info, input: OpenIssueInput) -> Issue:
         issue = await data.open_issue(info.context.store, input.owner, input.name, input.title)
         return Issue.from_record(issue)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(1))
     async def close_issue(self, info: Info, owner: str, name: str, number: int) -> Issue:
         context = info.context
         issue = await data.close_issue(context.store, context.items, owner, name, number)
         return Issue.from_record(issue)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(TRANSACT + 1, 1))
     async def star_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
         repo = await data.star_repo(context.store, context.items, owner, name, username)
         return Repo.from_record(repo)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(TRANSACT + 1, 1))
     async def unstar_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
         repo = await data.unstar_repo(context.store, context.items, owner, name, username)

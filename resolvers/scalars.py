@@ -12,12 +12,18 @@ from data.orders import TimeRange
 from keys.codecs import format_timestamp, to_millis
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
+# What an ISO-8601 date or time is written with. Python's parser stops reading at a NUL and
+# takes what came before it as the whole value, so a value holding anything else is refused
+# before it is parsed.
+_ISO_8601_CHARS = re.compile(r"[0-9T:.,+\-ZW ]+")
 
 
 def parse_datetime(value: object) -> datetime:
     """ISO-8601 with `Z` or an offset, or a date alone (midnight UTC)."""
     if not isinstance(value, str):
         raise ValueError("a DateTime is a string such as 2020-11-09T12:00:00Z")
+    if not _ISO_8601_CHARS.fullmatch(value):
+        raise ValueError(f"{value!r} is not an ISO-8601 date or time")
     try:
         if _DATE_ONLY.fullmatch(value):
             return datetime.combine(date.fromisoformat(value), datetime.min.time(), UTC)

@@ -11,6 +11,16 @@ from data.collections import Prefetched, page_for
 from data.tickets import TicketStatus
 from resolvers import lookahead
 from resolvers.context import Context
+from resolvers.cost import (
+    SMALL_BYTES,
+    TRANSACT,
+    entity,
+    field_with_cost,
+    item_read,
+    mutation_with_cost,
+    page_read,
+    writes,
+)
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import PageArgs
 
@@ -49,7 +59,7 @@ class Queue:
     def from_record(cls, queue: data.Queue, prefetched: Prefetched | None = None) -> Queue:
         return cls(id=strawberry.ID(queue.id), name=queue.name, prefetched=prefetched or {})
 
-    @connection_field
+    @connection_field(page_read(SMALL_BYTES))
     async def tickets(
         self,
         info: Info,
@@ -82,7 +92,8 @@ class UpdateTicketInput:
 
 @strawberry.type
 class TicketsQuery:
-    @strawberry.field
+    # With its first page selected below, as `Query.repo` does.
+    @field_with_cost(item_read(entity("Queue", "id")))
     async def queue(self, info: Info, id: strawberry.ID) -> Queue | None:
         """With `tickets` selected, the queue and the first page are one Query on GSI1."""
         reads = lookahead.child_reads(
@@ -91,7 +102,7 @@ class TicketsQuery:
         queue, prefetched = await data.load_queue(info.context.items, info.context.pages, id, reads)
         return None if queue is None else Queue.from_record(queue, prefetched)
 
-    @strawberry.field
+    @field_with_cost(item_read(entity("Ticket", "id")))
     async def ticket(self, info: Info, id: strawberry.ID) -> Ticket | None:
         ticket = await data.load_ticket(info.context.items, id)
         return None if ticket is None else Ticket.from_record(ticket)
@@ -99,17 +110,17 @@ class TicketsQuery:
 
 @strawberry.type
 class TicketsMutation:
-    @strawberry.mutation
+    @mutation_with_cost(writes(1))
     async def create_queue(self, info: Info, input: CreateQueueInput) -> Queue:
         queue = await data.create_queue(info.context.store, input.id, input.name)
         return Queue.from_record(queue)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(TRANSACT))
     async def open_ticket(self, info: Info, input: OpenTicketInput) -> Ticket:
         ticket = await data.open_ticket(info.context.store, input.queue_id, input.title)
         return Ticket.from_record(ticket)
 
-    @strawberry.mutation
+    @mutation_with_cost(writes(2 * data.UPDATE_ATTEMPTS, data.UPDATE_ATTEMPTS))
     async def update_ticket(self, info: Info, input: UpdateTicketInput) -> Ticket:
         ticket = await data.update_ticket(
             info.context.store,

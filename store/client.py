@@ -44,18 +44,22 @@ else:
 
 logger = logging.getLogger("dynagate.store")
 
-# Four attempts ride out brief throttling; more would keep a client waiting for tens of
-# seconds before it hears UNAVAILABLE when DynamoDB is down.
+# DynamoDB answers in milliseconds. Three attempts in all (botocore's `max_attempts` would
+# count the retries only) ride out brief throttling; a DynamoDB that accepts connections
+# and never answers is given up on after three waits of 2 s and at most 1 + 2 s of
+# backoff: within the default request timeout (10 s), which bounds the whole request.
 CLIENT_CONFIG = AioConfig(
-    retries={"max_attempts": 4, "mode": "standard"},
-    connect_timeout=2,
-    read_timeout=10,
+    retries={"total_max_attempts": 3, "mode": "standard"},
+    connect_timeout=1,
+    read_timeout=2,
     tcp_keepalive=True,
     max_pool_connections=64,
 )
 _UNPROCESSED_RETRIES = 8
 # Transactions cancelled by a mere conflict are sent again this many times.
 _CONFLICT_RETRIES = 3
+# The most calls one `Store.transact` makes.
+TRANSACT_CALLS = _CONFLICT_RETRIES + 1
 # The most items one filtered refill asks DynamoDB to evaluate.
 _MAX_REFILL = 1_000
 
@@ -98,6 +102,9 @@ async def open_client(
 class QueryResult:
     items: list[Item]
     last_key: Key | None
+    # The read stopped at its budget (`max_scanned`, `max_calls`) with the range unread
+    # from `last_key` on.
+    stopped: bool = False
 
 
 @dataclass
@@ -122,6 +129,8 @@ class Store:
         limit: int | None = None,
         start_key: Key | None = None,
         filter: Filter | None = None,
+        max_scanned: int | None = None,
+        max_calls: int | None = None,
     ) -> QueryResult:
         """Items matching `condition`, up to `limit` (all when None).
 
@@ -129,14 +138,22 @@ class Store:
         LastEvaluatedKey until `limit` matches are in hand or the range is exhausted.
         With a filter, each refill reads as far as the hit rate so far says it must (twice
         as far as the last read while nothing matched), so a sparse stretch costs a few
-        requests rather than one per item; matches past `limit` are dropped.
+        requests rather than one per item; matches past `limit` are dropped. With a budget
+        (`max_scanned` items evaluated, `max_calls` calls) the read stops when it is spent
+        and says so (`stopped`), `last_key` telling where to go on.
         """
         items: list[Item] = []
-        scanned = read = 0
+        scanned = read = calls = 0
         while True:
+            if (max_scanned is not None and scanned >= max_scanned) or calls == max_calls:
+                return QueryResult(items, start_key, stopped=True)
             remaining = None if limit is None else limit - len(items)
             if remaining is not None and filter is not None and scanned:
                 remaining = _refill_limit(remaining, len(items), scanned, read)
+            if max_scanned is not None:
+                # DynamoDB's Limit counts the items it evaluates, before the filter.
+                budget = max_scanned - scanned
+                remaining = budget if remaining is None else min(remaining, budget)
             request = query_request(
                 self.table,
                 condition,
@@ -146,6 +163,7 @@ class Store:
                 filter=filter,
             )
             response = await self._call("read", self.client.query, request)
+            calls += 1
             page = [from_attributes(i) for i in response.get("Items", [])]
             read = response.get("ScannedCount", 0)
             scanned += read
@@ -204,13 +222,16 @@ class Store:
         response = await self.write(self.client.update_item, request)
         return from_attributes(response.get("Attributes", {}))
 
-    async def transact(self, actions: Sequence[dict[str, Any]]) -> None:
+    async def transact(
+        self, actions: Sequence[dict[str, Any]], *, resend_conflicts: bool = True
+    ) -> None:
         """All of `actions` or none of them (TransactWriteItems, at most 100 actions).
 
         A transaction cancelled only because another one held an item (TransactionConflict)
-        changed nothing, so it is sent again after a short random pause, a few times.
+        changed nothing, so it is sent again after a short random pause, a few times
+        (unless the caller retries by itself: `resend_conflicts=False`).
         """
-        for attempt in range(_CONFLICT_RETRIES + 1):
+        for attempt in range(_CONFLICT_RETRIES + 1 if resend_conflicts else 1):
             request = {
                 "TransactItems": list(actions),
                 "ReturnConsumedCapacity": "TOTAL",
@@ -223,7 +244,7 @@ class Store:
                 await self.write(self.client.transact_write_items, request)
                 return
             except TransactionCanceled as exc:
-                if attempt == _CONFLICT_RETRIES or not exc.only_conflicts:
+                if not resend_conflicts or attempt == _CONFLICT_RETRIES or not exc.only_conflicts:
                     raise
             await asyncio.sleep(random.uniform(0, 0.02 * 2**attempt))
 

@@ -5,7 +5,8 @@
      ├── BadCursor         BAD_CURSOR        a cursor was altered or taken from elsewhere
      ├── NotFound          NOT_FOUND         a mutation names a missing entity
      ├── Conflict          CONFLICT          it exists already, or a concurrent write won
-     └── Unavailable       UNAVAILABLE       DynamoDB unreachable or throttling past retries
+     └── Unavailable       UNAVAILABLE       DynamoDB unreachable, throttling or failing
+                                             (5xx) past retries
 
     ConditionFailed        a conditional write found the item in another state
     TransactionCanceled    a transaction was cancelled; one reason per action
@@ -21,10 +22,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
+
+from store.requests import WRITE_TOKEN, Item, from_attributes
 
 logger = logging.getLogger("dynagate.store")
 
@@ -33,7 +36,12 @@ _THROTTLING = {
     "ThrottlingException",
     "RequestLimitExceeded",
     "LimitExceededException",
+    # The same transaction (same ClientRequestToken) is still being applied: botocore
+    # retries it as throttling; past that, its outcome is not known yet.
+    "TransactionInProgressException",
 }
+# DynamoDB's own failures; any answer with an HTTP status of 500 or more is one too.
+_SERVER_FAULTS = {"InternalServerError", "InternalFailure", "ServiceUnavailable"}
 _THROTTLED_ACTIONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
 # Botocore's errors for a DynamoDB that cannot be reached (connection refused, timeouts).
 UNREACHABLE = (BotoConnectionError, HTTPClientError)
@@ -73,15 +81,29 @@ INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
 
 
 class ConditionFailed(Exception):
-    """A conditional write found the item in another state than it required."""
+    """A conditional write found the item in another state than it required; `item` is the
+    stored item when the write asked for it (None also when nothing is stored)."""
+
+    def __init__(self, item: Item | None = None) -> None:
+        super().__init__("the conditional request failed")
+        self.item = item
+
+    def written_by(self, token: str) -> Item | None:
+        """The stored item if the call holding `token` wrote it last: an earlier attempt
+        of this very write was applied and its answer lost, so the resend was refused."""
+        if self.item is None or self.item.get(WRITE_TOKEN) != token:
+            return None
+        return self.item
 
 
 class TransactionCanceled(Exception):
-    """A transaction was cancelled; `reasons` holds one code per action ("None" = fine)."""
+    """A transaction was cancelled; `reasons` holds one code per action ("None" = fine),
+    `items` the item an action found when it asked for it on a failed condition."""
 
-    def __init__(self, reasons: list[str]) -> None:
+    def __init__(self, reasons: list[str], items: list[Item | None] | None = None) -> None:
         super().__init__(", ".join(reasons))
         self.reasons = reasons
+        self.items = items or [None] * len(reasons)
 
     @property
     def only_conflicts(self) -> bool:
@@ -123,12 +145,21 @@ def mapped(exc: ClientError) -> Exception | None:
     """The product's error for a refused call, or None when it is a bug of ours."""
     code = error_code(exc)
     if code == "ConditionalCheckFailedException":
-        return ConditionFailed()
+        response: Mapping[str, Any] = exc.response  # `Item`: what ALL_OLD asked for
+        stored = response.get("Item")
+        return ConditionFailed(None if stored is None else from_attributes(stored))
     if code == "TransactionCanceledException":
         reasons = exc.response.get("CancellationReasons") or []
-        return TransactionCanceled([r.get("Code", "None") for r in reasons])
+        return TransactionCanceled(
+            [r.get("Code", "None") for r in reasons],
+            [None if "Item" not in r else from_attributes(r["Item"]) for r in reasons],
+        )
     if code in _THROTTLING:
         return Unavailable("the database is busy; try again shortly")
+    status: int = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+    if code in _SERVER_FAULTS or status >= 500:
+        logger.warning("DynamoDB failed past retries: HTTP %s %s", status, code)
+        return Unavailable("the database is failing; try again shortly")
     if code == "ResourceNotFoundException":
         logger.error("table missing: %s", exc.response.get("Error", {}).get("Message"))
         return Unavailable("the table is not available; run `dynagate create-table`")

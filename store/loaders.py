@@ -6,13 +6,10 @@ keys; the rest go out together as BatchGetItem calls of at most 100 keys.
 
 from __future__ import annotations
 
-import asyncio
-from collections import defaultdict
 from collections.abc import Sequence
 
 from aiodataloader import DataLoader
 
-from keys.conditions import KeyCondition
 from keys.table import TABLE
 from store.client import Store
 from store.requests import Item, Key
@@ -40,26 +37,8 @@ class ItemLoader(DataLoader[ItemKey, Item | None]):
         self.clear(item_key(key)).prime(item_key(key), item)
 
     async def batch_load_fn(self, keys: Sequence[ItemKey]) -> list[Item | None]:
-        by_partition: dict[str, list[str]] = defaultdict(list)
-        for partition, sort in keys:
-            by_partition[partition].append(sort)
-        shared = {p: s for p, s in by_partition.items() if len(s) > 1}
-        single = [(p, s[0]) for p, s in by_partition.items() if len(s) == 1]
-        reads = [self._span(p, sorts) for p, sorts in shared.items()]
-        if single:
-            reads.append(
-                self.store.get_many(
-                    [{TABLE.partition_key: p, TABLE.sort_key: s} for p, s in single]
-                )
-            )
-        found: dict[ItemKey, Item] = {}
-        for items in await asyncio.gather(*reads):
-            for item in items:
-                found[(item[TABLE.partition_key], item[TABLE.sort_key])] = item
+        # One BatchGetItem per 100 keys, same partition or not: it reads exactly the keys,
+        # where a Query spanning two keys of one partition would read all between them.
+        wanted = [{TABLE.partition_key: p, TABLE.sort_key: s} for p, s in keys]
+        found = {item_key(item): item for item in await self.store.get_many(wanted)}
         return [found.get(k) for k in keys]
-
-    async def _span(self, partition: str, sorts: list[str]) -> list[Item]:
-        wanted = set(sorts)
-        condition = KeyCondition(TABLE, partition, min(sorts), max(sorts))
-        result = await self.store.query(condition, forward=True)
-        return [i for i in result.items if i[TABLE.sort_key] in wanted]

@@ -7,19 +7,38 @@ included) is one more `Limit: 1` Query, made only when a client asks for that fl
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from dataclasses import asdict, dataclass, field
+from typing import Any, Generic, TypeVar
 
 from keys.conditions import KeyCondition
 from keys.table import page_key_attributes
-from store.client import Store
+from store.client import QueryResult, Store
 from store.cursors import Binding, CursorCodec
 from store.errors import BadCursor, BadUserInput
 from store.requests import Filter, Item, Key, page_key
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
+# DynamoDB ends a Query page at 1 MiB: a longer read takes one more call per MiB.
+_MIB = 1 << 20
+
+
+def query_calls(items: int, item_bytes: int) -> int:
+    """The most Query calls that read `items` items of at most `item_bytes` each."""
+    return 1 + items * item_bytes // _MIB
+
+
+# A filtered page reads at most this many items, in at most this many calls (a refill
+# doubles its read while nothing matches: 2, 4, … 1,000 takes ten); a page that stops
+# there is short, with `hasNextPage` and a cursor that resumes the read.
+FILTER_SCAN = 1_000
+FILTER_CALLS = 10
+# The most a `hasNextPage` / `hasPreviousPage` check past an unfiltered page reads.
+FLAG_REQUESTS = 1
+FLAG_ITEMS = 1
 
 
 @dataclass(frozen=True)
@@ -70,11 +89,34 @@ class Page(Generic[T]):
     has_previous_page: Check
     # The item the collection hangs off, when the page was read together with it.
     parent: Item | None = None
+    # A filtered read that stopped at its budget: the cursor that goes on from where it
+    # stopped (the page's end cursor; its start cursor when read backwards).
+    resume: str | None = None
+    backward: bool = False
 
     def map(self, convert: Callable[[T], U]) -> Page[U]:
         """The same page with each edge's item converted (a stored item to a record)."""
         edges = [Edge(edge.cursor, convert(edge.item)) for edge in self.edges]
-        return Page(edges, self.has_next_page, self.has_previous_page, self.parent)
+        return Page(
+            edges,
+            self.has_next_page,
+            self.has_previous_page,
+            self.parent,
+            self.resume,
+            self.backward,
+        )
+
+    @property
+    def start_cursor(self) -> str | None:
+        if self.backward and self.resume is not None:
+            return self.resume
+        return self.edges[0].cursor if self.edges else None
+
+    @property
+    def end_cursor(self) -> str | None:
+        if not self.backward and self.resume is not None:
+            return self.resume
+        return self.edges[-1].cursor if self.edges else None
 
 
 def _known(value: bool) -> Check:
@@ -86,8 +128,11 @@ def _known(value: bool) -> Check:
 
 @dataclass
 class Paginator:
+    """Reads pages for one request: the same page asked for twice is read once."""
+
     store: Store
     cursors: CursorCodec
+    pages: dict[tuple[Any, ...], asyncio.Task[Page[Item]]] = field(default_factory=dict)
 
     async def page(
         self,
@@ -105,6 +150,22 @@ class Paginator:
         hangs off, stored right next to it (seed 000's repository and its issues). When
         the page starts there, that item is read by the same Query: see `reads_parent`.
         """
+        filtered = None if filter is None else json.dumps(asdict(filter), default=str)
+        key = (condition, binding.canonical(), args, forward, filtered, parent)
+        if key not in self.pages:
+            read = self._page(condition, binding, args, forward, filter, parent)
+            self.pages[key] = asyncio.ensure_future(read)
+        return await self.pages[key]
+
+    async def _page(
+        self,
+        condition: KeyCondition,
+        binding: Binding,
+        args: PageArgs,
+        forward: bool,
+        filter: Filter | None,
+        parent: str | None,
+    ) -> Page[Item]:
         index = condition.index
         attributes = page_key_attributes(index)
         start = None
@@ -116,14 +177,20 @@ class Paginator:
         reading_forward = forward != args.backward
         if parent is not None and reads_parent(condition, parent, args, forward, filter):
             widened = _widened(condition, parent)
-            result = await self._read(widened, reading_forward, args.size + 2, None, filter)
+            read = await self._read(widened, reading_forward, args.size + 2, None, filter)
+            result = read.items
             head = result[0] if result and result[0][condition.index.sort_key] == parent else None
             result = result[1:] if head is not None else result
         else:
-            result = await self._read(condition, reading_forward, args.size + 1, start, filter)
-            head = None
+            read = await self._read(condition, reading_forward, args.size + 1, start, filter)
+            result, head = read.items, None
         items = result[: args.size]
         more = len(result) > args.size
+        resume = None
+        if read.stopped and not more and read.last_key is not None:
+            # The budget ran out first: more may follow, from where the read stopped.
+            more = True
+            resume = self.cursors.encode(binding, [read.last_key[a] for a in attributes])
         if args.backward:
             items.reverse()
         edges = [
@@ -146,13 +213,24 @@ class Paginator:
             flags = {"has_next_page": behind, "has_previous_page": _known(more)}
         else:
             flags = {"has_next_page": _known(more), "has_previous_page": behind}
-        return Page(edges, **flags, parent=head)
+        return Page(edges, **flags, parent=head, resume=resume, backward=args.backward)
 
     def _exists(
         self, condition: KeyCondition, forward: bool, start: Key | None, filter: Filter | None
     ) -> Check:
+        answer: asyncio.Task[bool] | None = None
+
+        async def read() -> bool:
+            # A filtered check that spent its budget does not know: say there may be more.
+            found = await self._read(condition, forward, 1, start, filter)
+            return bool(found.items) or found.stopped
+
+        # A page shared by several fields reads its flag once, whoever asks first.
         async def check() -> bool:
-            return bool(await self._read(condition, forward, 1, start, filter))
+            nonlocal answer
+            if answer is None:
+                answer = asyncio.ensure_future(read())
+            return await answer
 
         return check
 
@@ -163,15 +241,11 @@ class Paginator:
         limit: int,
         start: Key | None,
         filter: Filter | None,
-    ) -> list[Item]:
-        result = await self.store.query(
-            condition,
-            forward=forward,
-            limit=limit,
-            start_key=start,
-            filter=filter,
+    ) -> QueryResult:
+        budget = {} if filter is None else {"max_scanned": FILTER_SCAN, "max_calls": FILTER_CALLS}
+        return await self.store.query(
+            condition, forward=forward, limit=limit, start_key=start, filter=filter, **budget
         )
-        return result.items
 
 
 def reads_parent(

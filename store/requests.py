@@ -19,6 +19,10 @@ from keys.table import TABLE, Index, page_key_attributes
 Item = dict[str, Any]
 Key = dict[str, str]
 BATCH_GET_LIMIT = 100
+# The token of the call that last wrote an item with a `token`. Botocore resends a write
+# whose answer was lost; when the first attempt was applied, the resend fails its condition,
+# and the token on the stored item that comes back with the refusal says it was this call.
+WRITE_TOKEN = "writeToken"
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -143,11 +147,16 @@ def get_request(table: str, key: Key, *, consistent: bool = False) -> dict[str, 
 
 
 def put_request(
-    table: str, item: Mapping[str, Any], *, must_be_new: bool = False
+    table: str, item: Mapping[str, Any], *, must_be_new: bool = False, token: str | None = None
 ) -> dict[str, Any]:
-    request: dict[str, Any] = {"TableName": table, "Item": to_attributes(item)}
+    """A PutItem; with a `token`, the item carries it (`WRITE_TOKEN`) and a failed condition
+    brings the stored item back."""
+    stored = item if token is None else {**item, WRITE_TOKEN: token}
+    request: dict[str, Any] = {"TableName": table, "Item": to_attributes(stored)}
     if must_be_new:
         request.update(_existence(exists=False))
+    if token is not None:
+        request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return request
 
 
@@ -192,8 +201,12 @@ def update_request(
     remove: Iterable[str] = (),
     condition: str | None = None,
     condition_values: Mapping[str, Any] | None = None,
+    old_on_failure: bool = False,
+    token: str | None = None,
 ) -> dict[str, Any]:
-    """An UpdateItem that sets, adds to and removes attributes, guarded by `condition`.
+    """An UpdateItem that sets, adds to and removes attributes, guarded by `condition`;
+    `old_on_failure` asks DynamoDB for the stored item when the condition fails. A `token`
+    is set on the item (`WRITE_TOKEN`) and implies `old_on_failure`.
 
     Attribute names are aliased as `#<name>` so reserved words such as `status` are safe;
     `condition` may use `#<name>` for any name in `set_values`, `add` or `remove`, and `#pk`.
@@ -201,9 +214,10 @@ def update_request(
     """
     names = {"#pk": TABLE.partition_key}
     values: dict[str, Any] = dict(condition_values or {})
+    sets = {**(set_values or {}), **({} if token is None else {WRITE_TOKEN: token})}
     clauses = []
     position = 0
-    for verb, changes in (("SET", set_values or {}), ("ADD", add or {})):
+    for verb, changes in (("SET", sets), ("ADD", add or {})):
         parts = []
         for name, value in changes.items():
             names[f"#{name}"] = name
@@ -232,6 +246,8 @@ def update_request(
     }
     if values:  # DynamoDB refuses an empty map (an update that only removes)
         request["ExpressionAttributeValues"] = to_attributes(values)
+    if old_on_failure or token is not None:
+        request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return request
 
 

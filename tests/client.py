@@ -51,6 +51,7 @@ CODES = {
     "INTERNAL_SERVER_ERROR",
 }
 COST_KEYS = {"requests", "readCapacityUnits", "writeCapacityUnits", "itemsScanned", "itemsReturned"}
+ESTIMATE_KEYS = {"requests", "itemsScanned", "fields"}
 
 
 def assert_well_formed(result: Result) -> None:
@@ -58,7 +59,17 @@ def assert_well_formed(result: Result) -> None:
     assert result.status == 200, result.body
     for error in result.errors:
         assert error["extensions"]["code"] in CODES, error
-    assert set(result.cost) == COST_KEYS
+    assert set(result.cost) - {"estimated", "budget"} == COST_KEYS
+    assert set(result.cost.get("estimated", ESTIMATE_KEYS)) == ESTIMATE_KEYS
+
+
+def assert_within_bound(result: Result) -> None:
+    """What a response cost never exceeds the bound computed before it ran."""
+    cost = (result.body.get("extensions") or {}).get("cost") or {}
+    estimated = cost.get("estimated")
+    if estimated is not None:
+        assert cost["requests"] <= estimated["requests"], cost
+        assert cost["itemsScanned"] <= estimated["itemsScanned"], cost
 
 
 @dataclass
@@ -77,4 +88,7 @@ class Api:
 
     async def __call__(self, query: str, **variables: Any) -> Result:
         response = await self.http.post("/graphql", json={"query": query, "variables": variables})
-        return Result(response.status_code, response.json())
+        result = Result(response.status_code, response.json())
+        # Every response of every test also checks the bound of its operation.
+        assert_within_bound(result)
+        return result

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck
@@ -71,9 +71,15 @@ async def table(client: DynamoDBClient) -> AsyncIterator[str]:
     await client.delete_table(TableName=name)
 
 
+@pytest.fixture(scope="module")
+def overrides() -> dict[str, Any]:
+    """Settings a test module changes for its `api` and `app` (it overrides this fixture)."""
+    return {}
+
+
 @pytest.fixture
-def settings(endpoint: str, table: str) -> Settings:
-    return Settings(table=table, endpoint=endpoint, cursor_secret=b"test-secret")
+def settings(endpoint: str, table: str, overrides: dict[str, Any]) -> Settings:
+    return Settings(table=table, endpoint=endpoint, cursor_secret=b"test-secret", **overrides)
 
 
 @pytest.fixture
@@ -91,7 +97,9 @@ async def shared_table(client: DynamoDBClient) -> AsyncIterator[str]:
 
 
 @pytest.fixture(scope="module")
-async def app(endpoint: str, shared_table: str) -> AsyncIterator[Api]:
-    settings = Settings(table=shared_table, endpoint=endpoint, cursor_secret=b"test-secret")
+async def app(endpoint: str, shared_table: str, overrides: dict[str, Any]) -> AsyncIterator[Api]:
+    settings = Settings(
+        table=shared_table, endpoint=endpoint, cursor_secret=b"test-secret", **overrides
+    )
     async with Api.serving(settings) as running:
         yield running

@@ -41,6 +41,9 @@ MAX_DEFAULT_PARTITIONS = 4
 MAX_PARTITIONS = 64
 CONCURRENCY = 16
 
+# Limits no map test reaches (see the `overrides` fixture of the map test modules).
+MAP_LIMITS = {"max_requests": 1_000, "max_items": 10_000_000, "max_fields": 10_000_000}
+
 
 @dataclass(frozen=True)
 class View:

@@ -17,6 +17,7 @@ import pytest
 from tests.api.map_helpers import (
     ADD,
     HEATMAP,
+    MAP_LIMITS,
     MARKERS,
     PARIS,
     REMOVE,
@@ -32,6 +33,14 @@ from tests.client import Api, assert_well_formed
 from tests.table import fail_every_transaction_last
 
 # ---- bad input: refused, nothing written ------------------------------------------------
+
+
+# These tests check the map's answers, not demand control: a heatmap at a fine precision
+# can need more calls, items and response fields than the default limits allow.
+@pytest.fixture(scope="module")
+def overrides() -> dict[str, Any]:
+    return MAP_LIMITS
+
 
 GOOD = PARIS.variables()
 BAD_VIEWS = [

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.api.map_helpers import (
+    MAP_LIMITS,
     MARKERS,
     Placed,
     View,
@@ -33,6 +34,14 @@ from tests.api.map_helpers import (
     pool_items,
 )
 from tests.client import Api
+
+
+# These tests check the map's answers, not demand control: a heatmap at a fine precision
+# can need more calls, items and response fields than the default limits allow.
+@pytest.fixture(scope="module")
+def overrides() -> dict[str, Any]:
+    return MAP_LIMITS
+
 
 SIZES = (0.01, 0.05, 0.1, 0.25, 0.5)
 IN_VIEW = 200

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from keys.geohash import cell_box, encode
 from tests.api.map_helpers import (
     HEATMAP,
+    MAP_LIMITS,
     MAX_PARTITIONS,
     Placed,
     View,
@@ -35,6 +37,13 @@ from tests.api.map_helpers import (
     search,
 )
 from tests.client import Api
+
+
+# These tests check the map's answers, not demand control: a heatmap at a fine precision
+# can need more calls, items and response fields than the default limits allow.
+@pytest.fixture(scope="module")
+def overrides() -> dict[str, Any]:
+    return MAP_LIMITS
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,7 @@ async def test_an_unexpected_error_in_a_mutation_is_masked(
             "extensions": {"code": "INTERNAL_SERVER_ERROR"},
         }
     ]
-    assert set(body["extensions"]["cost"]) == COST_KEYS
+    assert set(body["extensions"]["cost"]) == {*COST_KEYS, "estimated"}
     # The details are for the operator, in the log.
     assert "secret detail" in caplog.text
 
@@ -169,7 +169,7 @@ async def test_an_unreachable_database_is_unavailable(unreachable: Api) -> None:
     # No AWS or botocore text, no endpoint.
     assert "127.0.0.1" not in response.text
     assert "endpoint" not in response.text.lower()
-    assert set(body["extensions"]["cost"]) == COST_KEYS
+    assert set(body["extensions"]["cost"]) == {*COST_KEYS, "estimated"}
 
 
 async def test_an_unreachable_database_fails_readyz_not_healthz(unreachable: Api) -> None:
@@ -243,7 +243,9 @@ async def test_every_response_carries_the_cost(app: Api) -> None:
     result = await app('{ customer(id: "nobody") { id } }')
     assert result.ok() == {"customer": None}
     cost = result.cost
-    assert set(cost) == COST_KEYS
+    assert set(cost) == {*COST_KEYS, "estimated"}
+    # The bound computed before it ran: one item by key.
+    assert cost["estimated"] == {"requests": 1, "itemsScanned": 1, "fields": 2}
     assert isinstance(cost["requests"], int)
     assert isinstance(cost["itemsScanned"], int)
     assert isinstance(cost["itemsReturned"], int)

@@ -31,8 +31,9 @@ def assert_too_complex(result: Result) -> None:
 
 # ---- guard rails
 
-# Customer.orders.edges.node.customer… nests without end; the leaf is `__typename`.
-_CYCLE = ("orders", "edges", "node", "customer")
+# Customer.orders.edges.node.customer… nests without end; the leaf is `__typename`. Pages
+# of one keep the bound of the deepest allowed document under the demand-control limits.
+_CYCLE = ("orders(first: 1)", "edges", "node", "customer")
 
 
 def nested(depth: int) -> str:
@@ -141,6 +142,91 @@ async def test_a_document_too_costly_to_validate_is_too_complex(app: Api) -> Non
     # Under 5,000 tokens, but thousands of same-named fields to compare pairwise.
     result = await app("{" + " __typename" * 4_000 + " }")
     assert_too_complex(result)
+
+
+async def test_a_document_nested_past_the_parsers_limit_is_too_complex(app: Api) -> None:
+    # A few hundred tokens, but deeper than graphql-core's parser can recurse.
+    result = await app("{ customer(id: " + "[" * 300 + '"a"' + "]" * 300 + ") { id } }")
+    assert_too_complex(result)
+    assert "nested too deeply" in result.errors[0]["message"]
+
+
+async def test_selections_nested_past_the_parsers_limit_are_too_complex(app: Api) -> None:
+    result = await app("{ " + "customer { " * 300 + "id" + " }" * 300 + " }")
+    assert_too_complex(result)
+
+
+# ---- several operations in one document
+
+TWO_OPERATIONS = """
+mutation Create { createCustomer(input: {id: "twice", name: "T", email: "t@x.io"}) { id } }
+query Find { customer(id: "twice") { id } }"""
+
+
+async def test_several_operations_without_a_name_are_bad_user_input(app: Api) -> None:
+    result = await app(TWO_OPERATIONS)
+    assert_well_formed(result)
+    assert result.codes == ["BAD_USER_INPUT"]
+    assert "operationName" in result.errors[0]["message"]
+    assert result.data is None
+    assert result.cost["requests"] == 0  # the first operation did not run
+    found = await app.http.post("/graphql", json={"query": TWO_OPERATIONS, "operationName": "Find"})
+    assert found.json()["data"] == {"customer": None}
+
+
+async def test_the_operation_named_is_the_one_run(app: Api) -> None:
+    document = "query A { a: __typename } query B { b: __typename }"
+    response = await app.http.post("/graphql", json={"query": document, "operationName": "B"})
+    assert response.json()["data"] == {"b": "Query"}
+    response = await app.http.post("/graphql", json={"query": document, "operationName": "A"})
+    assert response.json()["data"] == {"a": "Query"}
+
+
+async def test_several_operations_with_an_unknown_name_are_refused(app: Api) -> None:
+    document = "query A { __typename } query B { __typename }"
+    response = await app.http.post("/graphql", json={"query": document, "operationName": "C"})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+async def test_one_named_operation_needs_no_name(app: Api) -> None:
+    assert_passes_validation(await app("query Only { __typename }"))
+
+
+# ---- introspection obeys the same limits
+
+_TYPES = "__schema { types { name fields { name type { name ofType { name } } } } }"
+
+
+async def test_introspection_is_answered(app: Api) -> None:
+    result = await app("{ " + _TYPES + " }")
+    assert_passes_validation(result)
+    assert result.cost["estimated"]["fields"] > 100
+
+
+async def test_introspection_with_more_than_30_aliases_is_too_complex(app: Api) -> None:
+    result = await app(
+        "{ " + " ".join(f't{n}: __type(name: "Query") {{ name }}' for n in range(31)) + " }"
+    )
+    assert_too_complex(result)
+
+
+async def test_introspection_of_more_than_5000_tokens_is_too_complex(app: Api) -> None:
+    result = await app("{ __schema { types { " + "name " * 5_000 + "} } }")
+    assert_too_complex(result)
+
+
+async def test_introspection_nested_too_deeply_is_too_complex(app: Api) -> None:
+    # graphql-core's own bound on introspection: fields of types of fields of types…
+    nested = "fields { type { " * 3 + "name" + " } }" * 3
+    result = await app('{ __type(name: "Query") { ' + nested + " } }")
+    assert_too_complex(result)
+
+
+async def test_introspection_answering_too_many_fields_is_too_complex(app: Api) -> None:
+    result = await app("{ " + " ".join(f"s{n}: {_TYPES}" for n in range(30)) + " }")
+    assert_too_complex(result)
+    assert "fields" in result.errors[0]["extensions"]["limit"]
 
 
 # ---- body size

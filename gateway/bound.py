@@ -1,0 +1,231 @@
+"""The bound of an operation, computed from its document before anything runs.
+
+Walks the operation's selections with the cost model of each field (`resolvers/cost.py`):
+a field adds its own requests and items once per parent object, one to the fields of the
+response per parent object, and multiplies what is selected below it by its fanout. The
+same selections always cost the same, so each fragment is costed once per list size it is
+spread under: a document that doubles at every fragment level is bounded in linear time.
+
+Introspection reads no table: its fields are counted exactly, over the schema itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLField,
+    GraphQLNamedType,
+    GraphQLObjectType,
+    GraphQLSchema,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    OperationType,
+    SelectionSetNode,
+    get_named_type,
+)
+from graphql.execution.values import VariableValues, get_argument_values, get_variable_values
+from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
+
+from gateway.introspection import introspection_fields
+from resolvers.cost import COST, PAGE, FieldCost, figure
+from store.pagination import FLAG_ITEMS, FLAG_REQUESTS
+
+# What a field without a model costs: a plain attribute of its parent.
+_FREE = FieldCost()
+_STRAWBERRY = "strawberry-definition"
+
+
+# A read the request makes once however often it is asked for: the loaders key it.
+ReadKey = Hashable
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Reads made once per parent object, reads made once per request (by key), fields."""
+
+    requests: int = 0
+    items: int = 0
+    fields: int = 0
+    shared: Mapping[ReadKey, tuple[int, int]] = field(default_factory=dict)
+
+    def __add__(self, other: Bound) -> Bound:
+        return Bound(
+            self.requests + other.requests,
+            self.items + other.items,
+            self.fields + other.fields,
+            {**self.shared, **other.shared} if other.shared else self.shared,
+        )
+
+    def times(self, count: int) -> Bound:
+        """Under `count` parents: shared reads stay one each."""
+        return Bound(self.requests * count, self.items * count, self.fields * count, self.shared)
+
+    @property
+    def total_requests(self) -> int:
+        return self.requests + sum(r for r, _ in self.shared.values())
+
+    @property
+    def total_items(self) -> int:
+        return self.items + sum(i for _, i in self.shared.values())
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "requests": self.total_requests,
+            "itemsScanned": self.total_items,
+            "fields": self.fields,
+        }
+
+
+ZERO = Bound()
+
+
+@dataclass(frozen=True)
+class Within:
+    """What the nearest sizing field above says to the fields below it: the length of its
+    list (`fanout=PAGE`), and what a `pageInfo` flag of its connection costs."""
+
+    page: int | None = None
+    flag: tuple[int, int] | None = None
+
+
+OUTSIDE = Within()
+
+
+def model_of(field: GraphQLField) -> FieldCost | None:
+    """The cost model declared on a field's resolver, if any."""
+    definition = (field.extensions or {}).get(_STRAWBERRY)
+    metadata = getattr(definition, "metadata", None) or {}
+    model = metadata.get(COST)
+    return model if isinstance(model, FieldCost) else None
+
+
+def bound_operation(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: Mapping[str, Any] | None,
+) -> Bound:
+    """The worst case of the operation the request runs (ZERO when there is none to run:
+    execution reports that)."""
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    if operation_name is not None:
+        operations = [o for o in operations if o.name and o.name.value == operation_name]
+    if len(operations) != 1:
+        return ZERO
+    operation = operations[0]
+    root = {
+        OperationType.QUERY: schema.query_type,
+        OperationType.MUTATION: schema.mutation_type,
+        OperationType.SUBSCRIPTION: schema.subscription_type,
+    }[operation.operation]
+    if root is None:
+        return ZERO
+    coerced = get_variable_values(
+        schema, operation.variable_definitions or (), dict(variables or {})
+    )
+    if not isinstance(coerced, VariableValues):
+        return ZERO  # execution refuses the variables before any read
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    walker = _Walker(schema, fragments, coerced)
+    # Reads of a query are shared within the request; a mutation's are its own.
+    identity = ("Query",) if operation.operation is OperationType.QUERY else None
+    return walker.selections(operation.selection_set, root, OUTSIDE, identity)
+
+
+class _Walker:
+    def __init__(
+        self,
+        schema: GraphQLSchema,
+        fragments: Mapping[str, FragmentDefinitionNode],
+        variables: VariableValues,
+    ) -> None:
+        self.schema = schema
+        self.fragments = fragments
+        self.variables = variables
+        self.spreads: dict[tuple[str, Within, Hashable], Bound] = {}
+
+    def selections(
+        self,
+        selection_set: SelectionSetNode,
+        parent: GraphQLNamedType,
+        within: Within,
+        identity: Hashable,
+    ) -> Bound:
+        total = ZERO
+        for selection in selection_set.selections:
+            if isinstance(selection, FieldNode):
+                total += self.field(selection, parent, within, identity)
+            elif isinstance(selection, InlineFragmentNode):
+                condition = selection.type_condition
+                inner = parent if condition is None else self.schema.get_type(condition.name.value)
+                if inner is not None:
+                    total += self.selections(selection.selection_set, inner, within, identity)
+            elif isinstance(selection, FragmentSpreadNode):
+                total += self.spread(selection.name.value, within, identity)
+        return total
+
+    def spread(self, name: str, within: Within, identity: Hashable) -> Bound:
+        key = (name, within, identity)
+        if key not in self.spreads:
+            self.spreads[key] = ZERO  # a cycle (refused by validation) costs nothing more
+            fragment = self.fragments.get(name)
+            if fragment is not None:
+                kind = self.schema.get_type(fragment.type_condition.name.value)
+                if kind is not None:
+                    self.spreads[key] = self.selections(
+                        fragment.selection_set, kind, within, identity
+                    )
+        return self.spreads[key]
+
+    def field(
+        self, node: FieldNode, parent: GraphQLNamedType, within: Within, identity: Hashable
+    ) -> Bound:
+        name = node.name.value
+        if name == "__typename":
+            return Bound(fields=1)
+        if name in ("__schema", "__type"):
+            meta = SchemaMetaFieldDef if name == "__schema" else TypeMetaFieldDef
+            return Bound(fields=introspection_fields(self.schema, node, meta, self))
+        if not isinstance(parent, GraphQLObjectType) or name not in parent.fields:
+            return ZERO  # validation refuses it before execution
+        definition = parent.fields[name]
+        model = model_of(definition) or _FREE
+        try:
+            args = get_argument_values(definition, node, self.variables)
+        except GraphQLError:
+            return Bound(fields=1)  # execution refuses the arguments before any read
+        if model.reads_flag:
+            requests, items = within.flag or (FLAG_REQUESTS, FLAG_ITEMS)
+        else:
+            requests, items = figure(model.requests, args), figure(model.items, args)
+        key = model.read_key(f"{parent.name}.{name}", args, identity) if requests else None
+        if key is None:
+            own = Bound(requests, items, 1)
+        else:
+            own = Bound(fields=1, shared={key: (requests, items)})
+        if node.selection_set is None:
+            return own
+        fanout = within.page if model.fanout == PAGE else figure(model.fanout, args)
+        below_within = within if model.structure else self._within(model, args)
+        below = self.selections(
+            node.selection_set,
+            get_named_type(definition.type),
+            below_within,
+            model.returns(args, identity),
+        )
+        return own + below.times(fanout or 0)
+
+    @staticmethod
+    def _within(model: FieldCost, args: Mapping[str, Any]) -> Within:
+        page = None if model.page is None else figure(model.page, args)
+        return Within(page, None if model.flag is None else model.flag(args))

@@ -1,0 +1,108 @@
+"""Demand control: each operation is bounded before it runs, and refused over the limits.
+
+The bound (`gateway/bound.py`) depends on the document, the operation and the variables
+that size its lists, so it is cached on exactly those, beside Strawberry's parser and
+validation caches.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import ExecutionResult, GraphQLError
+from strawberry.extensions import SchemaExtension
+
+from gateway.bound import Bound, bound_operation
+from resolvers.context import Context
+from store.errors import QUERY_TOO_COMPLEX
+
+
+@dataclass(frozen=True)
+class Limits:
+    requests: int = 50
+    items: int = 150_000
+    fields: int = 20_000
+
+    def exceeded(self, bound: Bound) -> dict[str, int]:
+        """The limits `bound` is over, by the name `extensions.cost.estimated` uses."""
+        figures = {
+            "requests": (bound.total_requests, self.requests),
+            "itemsScanned": (bound.total_items, self.items),
+            "fields": (bound.fields, self.fields),
+        }
+        return {name: limit for name, (value, limit) in figures.items() if value > limit}
+
+
+class BoundCache:
+    """The bounds of the most recently used documents and variables (least recent dropped)."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.bounds: OrderedDict[tuple[str, str | None, str], Bound] = OrderedDict()
+
+    def key(
+        self, query: str, operation: str | None, variables: Mapping[str, Any] | None
+    ) -> tuple[str, str | None, str] | None:
+        try:
+            return (query, operation, json.dumps(variables or {}, sort_keys=True))
+        except (TypeError, ValueError, RecursionError):
+            return None  # not JSON (an uploaded file, say): bound it without the cache
+
+    def get(self, key: tuple[str, str | None, str]) -> Bound | None:
+        bound = self.bounds.get(key)
+        if bound is not None:
+            self.bounds.move_to_end(key)
+        return bound
+
+    def put(self, key: tuple[str, str | None, str], bound: Bound) -> None:
+        self.bounds[key] = bound
+        if len(self.bounds) > self.size:
+            self.bounds.popitem(last=False)
+
+
+class DemandControl(SchemaExtension):
+    """Bounds the operation before execution; over a limit, nothing runs."""
+
+    def __init__(self, *, limits: Limits, cache: BoundCache) -> None:
+        self.limits = limits
+        self.cache = cache
+
+    def on_execute(self) -> Iterator[None]:
+        bound = self._bound()
+        context = self.execution_context.context
+        if isinstance(context, Context):
+            context.estimated = bound.as_dict()
+        exceeded = self.limits.exceeded(bound)
+        if exceeded:
+            self.execution_context.result = ExecutionResult(
+                data=None, errors=[_too_complex(bound, exceeded)]
+            )
+        yield
+
+    def _bound(self) -> Bound:
+        context = self.execution_context
+        document = context.graphql_document
+        if document is None or context.query is None:
+            return Bound()
+        key = self.cache.key(context.query, context.operation_name, context.variables)
+        bound = None if key is None else self.cache.get(key)
+        if bound is None:
+            schema = context.schema._schema
+            bound = bound_operation(schema, document, context.operation_name, context.variables)
+            if key is not None:
+                self.cache.put(key, bound)
+        return bound
+
+
+def _too_complex(bound: Bound, exceeded: dict[str, int]) -> GraphQLError:
+    over = ", ".join(
+        f"{bound.as_dict()[name]:,} {name} (limit {limit:,})" for name, limit in exceeded.items()
+    )
+    return GraphQLError(
+        f"the operation could need {over}; ask for fewer or smaller lists",
+        extensions={"code": QUERY_TOO_COMPLEX, "estimated": bound.as_dict(), "limit": exceeded},
+    )

@@ -1,0 +1,182 @@
+"""The worst case of each field that reads DynamoDB, declared next to its resolver.
+
+Before an operation runs, the gateway bounds it (`gateway/bound.py`) by walking the
+document with these models: a field costs `requests` DynamoDB calls and `items` items read
+per parent object, and hands `fanout` objects to the fields selected below it. Figures are
+numbers or functions of the field's arguments (by GraphQL name, defaults applied).
+
+A request makes each read once however often it is asked for (the loaders), so a read
+whose parent is known is counted once: `identity` names what a field answers with (a
+customer by id, the orders of that customer), and a read is keyed by its field, its
+parent's identity and its arguments, or, for an item loaded by key, by the item itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import strawberry
+
+from store.client import TRANSACT_CALLS
+from store.pagination import (
+    DEFAULT_PAGE_SIZE,
+    FILTER_CALLS,
+    FILTER_SCAN,
+    FLAG_ITEMS,
+    FLAG_REQUESTS,
+    MAX_PAGE_SIZE,
+    query_calls,
+)
+
+Args = Mapping[str, Any]
+Figure = int | Callable[[Args], int]
+
+# The key of a field's model in Strawberry's field metadata.
+COST: Final = "dynagate.cost"
+# A list whose length its parent field's arguments decide: a connection's edges.
+PAGE: Final = "page"
+# The largest item of each kind, from the input limits (4 bytes a character at most):
+# a comment's 10,000-character body; an order's 50 lines; the rest hold 200-character text.
+COMMENT_BYTES = 42 * 1024
+ORDER_BYTES = 8 * 1024
+SMALL_BYTES = 2 * 1024
+
+
+@dataclass(frozen=True)
+class FieldCost:
+    requests: Figure = 0
+    items: Figure = 0
+    fanout: Figure | Literal["page"] = 1
+    # For a field whose object holds a list sized by this field's arguments (a
+    # connection's edges): that size, for the list field that declares `fanout=PAGE`.
+    page: Figure | None = None
+    # What the field answers with, from its arguments and its parent's identity: an
+    # entity (`("Customer", id)`), or the items of a list (`("Orders of", customer)`).
+    identity: Callable[[Args, Hashable], Hashable] | None = None
+    # The read loads the item `identity` names: anywhere in the request, it is one read.
+    by_item: bool = False
+    # For a connection: what each `pageInfo` flag may read past the page (calls, items).
+    flag: Callable[[Args], tuple[int, int]] | None = None
+    # A `pageInfo` flag: it costs what its connection's `flag` says.
+    reads_flag: bool = False
+
+    @property
+    def structure(self) -> bool:
+        """Reads nothing and sizes nothing: what is below sees through it."""
+        return (
+            self.requests == 0
+            and self.page is None
+            and self.identity is None
+            and self.flag is None
+            and not self.reads_flag
+        )
+
+    def returns(self, args: Args, parent: Hashable) -> Hashable:
+        """The identity of what the field answers with (None: unknown). A field that
+        reads nothing is structure (edges, nodes): its parent's identity passes through."""
+        if self.identity is not None:
+            return self.identity(args, parent)
+        return parent if self.requests == 0 else None
+
+    def read_key(self, coordinate: str, args: Args, parent: Hashable) -> Hashable:
+        """The key the request's loaders know this read by, or None when they cannot."""
+        if self.by_item:
+            return self.returns(args, parent)
+        if parent is None:
+            return None
+        return (coordinate, parent, frozen(args))
+
+
+def frozen(args: Args) -> str:
+    return json.dumps(args, sort_keys=True, default=str)
+
+
+def cost(model: FieldCost) -> dict[str, FieldCost]:
+    """Strawberry field metadata carrying `model`."""
+    return {COST: model}
+
+
+# The most calls one transaction takes: it is sent again when merely in conflict.
+TRANSACT = TRANSACT_CALLS
+
+Decorator = Callable[[Callable[..., Any]], Any]
+
+
+def field_with_cost(model: FieldCost) -> Decorator:
+    """`@strawberry.field` for a resolver that costs `model`."""
+    return lambda resolver: strawberry.field(resolver, metadata=cost(model))
+
+
+def mutation_with_cost(model: FieldCost) -> Decorator:
+    """`@strawberry.mutation` for a resolver that costs `model`."""
+    return lambda resolver: strawberry.mutation(resolver, metadata=cost(model))
+
+
+def figure(value: Figure, args: Args) -> int:
+    return value if isinstance(value, int) else value(args)
+
+
+def page_size(args: Args) -> int:
+    """The edges a connection can hold: `first` or `last`, within the allowed range."""
+    requested = args.get("first") or args.get("last") or DEFAULT_PAGE_SIZE
+    return max(0, min(int(requested), MAX_PAGE_SIZE))
+
+
+def writes(requests: int, items: int = 0) -> FieldCost:
+    """A mutation: the most calls it makes, retries of its own included, and the most
+    items its reads before writing take."""
+    return FieldCost(requests=requests, items=items)
+
+
+def item_read(identity: Callable[[Args, Hashable], Hashable] | None = None) -> FieldCost:
+    """One item by key, through the request's loader: with an `identity`, one read for the
+    whole request."""
+    return FieldCost(requests=1, items=1, identity=identity, by_item=identity is not None)
+
+
+def entity(kind: str, *names: str) -> Callable[[Args, Hashable], Hashable]:
+    """The identity of the `kind` item named by the field's arguments `names`."""
+    return lambda args, parent: (kind, *(str(args[name]).lower() for name in names))
+
+
+def items_of(kind: str) -> Callable[[Args, Hashable], Hashable]:
+    """The identity of one page of a list hanging off its parent (None: unknown parent)."""
+    return lambda args, parent: None if parent is None else (kind, parent, frozen(args))
+
+
+def owner_of(kind: str) -> Callable[[Args, Hashable], Hashable]:
+    """For an item listed by `items_of(kind)`: the parent that listed it."""
+
+    def owner(args: Args, parent: Hashable) -> Hashable:
+        if isinstance(parent, tuple) and len(parent) == 3 and parent[0] == kind:
+            listed_by: Hashable = parent[1]
+            return listed_by
+        return None
+
+    return owner
+
+
+def page_read(
+    item_bytes: int,
+    identity: Callable[[Args, Hashable], Hashable] | None = None,
+    *,
+    filtered: Callable[[Args], bool] = lambda args: False,
+) -> FieldCost:
+    """A connection page: `size + 2` items at most (the one past the page, and the parent
+    read in the same Query), in as many calls as their size needs; `filtered` arguments
+    read as far as the filter budget allows (`FILTER_SCAN` items in `FILTER_CALLS` calls).
+    """
+
+    def requests(args: Args) -> int:
+        return FILTER_CALLS if filtered(args) else query_calls(page_size(args) + 2, item_bytes)
+
+    def items(args: Args) -> int:
+        return FILTER_SCAN if filtered(args) else page_size(args) + 2
+
+    def flag(args: Args) -> tuple[int, int]:
+        return (FILTER_CALLS, FILTER_SCAN) if filtered(args) else (FLAG_REQUESTS, FLAG_ITEMS)
+
+    return FieldCost(requests=requests, items=items, page=page_size, identity=identity, flag=flag)
