@@ -71,10 +71,11 @@ class GraphQLApp(GraphQL[Context, None]):
         await response(scope, receive, send)
 
     async def _respond(self, request: Request) -> Response:
-        who, limiter = caller(request), self.limiter
+        who = caller(request)
         # Only POST runs operations (queries over GET are refused).
-        if limiter is not None and request.method == "POST":
-            wait = limiter.retry_after(who)
+        limiter = self.limiter if request.method == "POST" else None
+        if limiter is not None:
+            wait = limiter.admit(who)
             if wait is not None:
                 return self._rate_limited(limiter, who, wait)
         context = self._context(who)

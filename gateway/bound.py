@@ -61,7 +61,7 @@ class Bound:
             self.requests + other.requests,
             self.items + other.items,
             self.fields + other.fields,
-            {**self.shared, **other.shared} if other.shared else self.shared,
+            _merged(self.shared, other.shared),
         )
 
     def times(self, count: int) -> Bound:
@@ -85,6 +85,20 @@ class Bound:
 
 
 ZERO = Bound()
+
+
+def _merged(
+    one: Mapping[ReadKey, tuple[int, int]], other: Mapping[ReadKey, tuple[int, int]]
+) -> Mapping[ReadKey, tuple[int, int]]:
+    if not other:
+        return one
+    if not one:
+        return other
+    merged = dict(one)
+    for key, (requests, items) in other.items():
+        known = merged.get(key, (0, 0))
+        merged[key] = (max(known[0], requests), max(known[1], items))
+    return merged
 
 
 @dataclass(frozen=True)
@@ -195,7 +209,8 @@ class _Walker:
             return Bound(fields=1)
         if name in ("__schema", "__type"):
             meta = SchemaMetaFieldDef if name == "__schema" else TypeMetaFieldDef
-            return Bound(fields=introspection_fields(self.schema, node, meta, self))
+            fields = introspection_fields(self.schema, node, meta, self.fragments, self.variables)
+            return Bound(fields=fields)
         if not isinstance(parent, GraphQLObjectType) or name not in parent.fields:
             return ZERO  # validation refuses it before execution
         definition = parent.fields[name]
@@ -207,7 +222,9 @@ class _Walker:
         if model.reads_flag:
             requests, items = within.flag or (FLAG_REQUESTS, FLAG_ITEMS)
         else:
-            requests, items = figure(model.requests, args), figure(model.items, args)
+            # A figure below zero (an argument out of range) reads nothing.
+            requests = max(0, figure(model.requests, args))
+            items = max(0, figure(model.items, args))
         key = model.read_key(f"{parent.name}.{name}", args, identity) if requests else None
         if key is None:
             own = Bound(requests, items, 1)
@@ -216,6 +233,7 @@ class _Walker:
         if node.selection_set is None:
             return own
         fanout = within.page if model.fanout == PAGE else figure(model.fanout, args)
+        fanout = max(0, fanout or 0)
         below_within = within if model.structure else self._within(model, args)
         below = self.selections(
             node.selection_set,
@@ -223,9 +241,9 @@ class _Walker:
             below_within,
             model.returns(args, identity),
         )
-        return own + below.times(fanout or 0)
+        return own + below.times(fanout)
 
     @staticmethod
     def _within(model: FieldCost, args: Mapping[str, Any]) -> Within:
-        page = None if model.page is None else figure(model.page, args)
+        page = None if model.page is None else max(0, figure(model.page, args))
         return Within(page, None if model.flag is None else model.flag(args))

@@ -7,6 +7,7 @@ validation caches.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -42,23 +43,25 @@ class BoundCache:
 
     def __init__(self, size: int = 256) -> None:
         self.size = size
-        self.bounds: OrderedDict[tuple[str, str | None, str], Bound] = OrderedDict()
+        self.bounds: OrderedDict[bytes, Bound] = OrderedDict()
 
     def key(
         self, query: str, operation: str | None, variables: Mapping[str, Any] | None
-    ) -> tuple[str, str | None, str] | None:
+    ) -> bytes | None:
+        """A digest of what decides the bound, so the cache holds no documents."""
         try:
-            return (query, operation, json.dumps(variables or {}, sort_keys=True))
+            text = json.dumps([query, operation, variables or {}], sort_keys=True)
         except (TypeError, ValueError, RecursionError):
             return None  # not JSON (an uploaded file, say): bound it without the cache
+        return hashlib.sha256(text.encode()).digest()
 
-    def get(self, key: tuple[str, str | None, str]) -> Bound | None:
+    def get(self, key: bytes) -> Bound | None:
         bound = self.bounds.get(key)
         if bound is not None:
             self.bounds.move_to_end(key)
         return bound
 
-    def put(self, key: tuple[str, str | None, str], bound: Bound) -> None:
+    def put(self, key: bytes, bound: Bound) -> None:
         self.bounds[key] = bound
         if len(self.bounds) > self.size:
             self.bounds.popitem(last=False)
@@ -76,6 +79,7 @@ class DemandControl(SchemaExtension):
         context = self.execution_context.context
         if isinstance(context, Context):
             context.estimated = bound.as_dict()
+            context.store.budget = bound.total_requests
         exceeded = self.limits.exceeded(bound)
         if exceeded:
             self.execution_context.result = ExecutionResult(

@@ -7,10 +7,12 @@ schema's own objects, each selection on each object once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from graphql import (
     FieldNode,
+    FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLArgument,
     GraphQLDirective,
@@ -27,33 +29,36 @@ from graphql import (
     InlineFragmentNode,
     SelectionSetNode,
 )
-from graphql.execution.values import get_argument_values
+from graphql.execution.values import VariableValues, get_argument_values
 from graphql.type.introspection import SchemaMetaFieldDef
-
-if TYPE_CHECKING:
-    from gateway.bound import _Walker
 
 
 def introspection_fields(
-    schema: GraphQLSchema, node: FieldNode, meta: GraphQLField, walker: _Walker
+    schema: GraphQLSchema,
+    node: FieldNode,
+    meta: GraphQLField,
+    fragments: Mapping[str, FragmentDefinitionNode],
+    variables: VariableValues,
 ) -> int:
     """Fields in the answer of `__schema` or `__type(name:)` at `node` (itself included)."""
     if meta is SchemaMetaFieldDef:
         value: Any = schema
     else:
         try:
-            value = schema.get_type(get_argument_values(meta, node, walker.variables)["name"])
+            value = schema.get_type(get_argument_values(meta, node, variables)["name"])
         except (GraphQLError, KeyError):
             return 1
     if value is None or node.selection_set is None:
         return 1
-    return 1 + _Counter(schema, walker).count(node.selection_set, value)
+    return 1 + _Counter(schema, fragments).count(node.selection_set, value)
 
 
 class _Counter:
-    def __init__(self, schema: GraphQLSchema, walker: _Walker) -> None:
+    def __init__(
+        self, schema: GraphQLSchema, fragments: Mapping[str, FragmentDefinitionNode]
+    ) -> None:
         self.schema = schema
-        self.walker = walker
+        self.fragments = fragments
         self.seen: dict[tuple[int, int], int] = {}
 
     def count(self, selection_set: SelectionSetNode, value: Any) -> int:
@@ -67,7 +72,7 @@ class _Counter:
         if isinstance(selection, InlineFragmentNode):
             return self.count(selection.selection_set, value)
         if isinstance(selection, FragmentSpreadNode):
-            fragment = self.walker.fragments.get(selection.name.value)
+            fragment = self.fragments.get(selection.name.value)
             return 0 if fragment is None else self.count(fragment.selection_set, value)
         assert isinstance(selection, FieldNode)
         children = _children(self.schema, value, selection.name.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 from collections import OrderedDict
@@ -14,12 +15,20 @@ from store.cost import Cost
 
 
 def caller(request: HTTPConnection) -> str:
-    """Whose bucket a request draws from: the client's address ("" when unknown).
+    """Whose bucket a request draws from: the client's address ("" when unknown), or for
+    IPv6 its /64 network, which one host commonly holds whole.
 
     Behind a proxy this is the address uvicorn reads from `X-Forwarded-For`, which it does
     for the proxies listed in `FORWARDED_ALLOW_IPS`.
     """
-    return request.client.host if request.client is not None else ""
+    host = request.client.host if request.client is not None else ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 6 and address.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{host}/64", strict=False))
+    return host
 
 
 def capacity_units(cost: Cost) -> float:
@@ -37,8 +46,10 @@ class RateLimiter:
 
     A request is let in while its caller's bucket holds anything, and draws what it
     consumed once it is done: that is known only then, so the bucket may end below zero
-    and stay empty until refilled. A full bucket is what an unknown caller gets, so full
-    ones are forgotten; past `max_callers` the least recently seen are forgotten too.
+    and stay empty until refilled. So that many requests at once cannot all be let in
+    before the first is drawn, a caller has at most `max_in_flight` requests running. A
+    full bucket is what an unknown caller gets, so full ones are forgotten; past
+    `max_callers` the least recently seen are forgotten too.
     """
 
     def __init__(
@@ -46,13 +57,16 @@ class RateLimiter:
         limit: float,
         *,
         max_callers: int = 100_000,
+        max_in_flight: int = 8,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.limit = limit
         self.per_second = limit / 60
         self.max_callers = max_callers
+        self.max_in_flight = max_in_flight
         self.clock = clock
         self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        self._running: dict[str, int] = {}
 
     def __len__(self) -> int:
         """How many callers are remembered: those whose bucket is not full."""
@@ -65,8 +79,20 @@ class RateLimiter:
             return None
         return math.floor(-tokens / self.per_second) + 1
 
+    def admit(self, caller: str) -> int | None:
+        """Let a request of `caller` in (None), or the whole seconds it should wait."""
+        wait = self.retry_after(caller)
+        if wait is None and self._running.get(caller, 0) >= self.max_in_flight:
+            wait = 1
+        if wait is None:
+            self._running[caller] = self._running.get(caller, 0) + 1
+        return wait
+
     def draw(self, caller: str, units: float) -> None:
-        """Take the capacity units a request of `caller` consumed."""
+        """Take the capacity units a request of `caller` let in by `admit` consumed."""
+        running = self._running.pop(caller, 0) - 1
+        if running > 0:
+            self._running[caller] = running
         now = self.clock()
         tokens = self._tokens(caller, now) - units
         self._buckets.pop(caller, None)

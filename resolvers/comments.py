@@ -11,7 +11,6 @@ from data import comments as data
 from data import products as products_data
 from resolvers.context import Context
 from resolvers.cost import (
-    TRANSACT,
     entity,
     field_with_cost,
     item_read,
@@ -20,6 +19,7 @@ from resolvers.cost import (
     writes,
 )
 from resolvers.relay import NOT_GIVEN, given
+from store.client import TRANSACT_CALLS
 
 if TYPE_CHECKING:
     from resolvers.products import Product
@@ -87,7 +87,7 @@ class CommentsQuery:
 
 @strawberry.type
 class CommentsMutation:
-    @mutation_with_cost(writes(TRANSACT))
+    @mutation_with_cost(writes(TRANSACT_CALLS))
     async def post_comment(self, info: Info, input: PostCommentInput) -> Comment:
         comment = await data.post_comment(
             info.context.store,
@@ -99,7 +99,7 @@ class CommentsMutation:
         )
         return Comment.from_record(comment)
 
-    @mutation_with_cost(writes(1 + TRANSACT, 1))
+    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1))
     async def edit_comment(self, info: Info, input: EditCommentInput) -> Comment:
         comment = await data.edit_comment(
             info.context.store,
@@ -111,7 +111,7 @@ class CommentsMutation:
         )
         return Comment.from_record(comment)
 
-    @mutation_with_cost(writes(1 + TRANSACT, 1))
+    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1))
     async def delete_comment(self, info: Info, id: strawberry.ID) -> bool:
         await data.delete_comment(info.context.store, info.context.items, id)
         return True

@@ -20,7 +20,6 @@ from typing import Any, Final, Literal
 
 import strawberry
 
-from store.client import TRANSACT_CALLS
 from store.pagination import (
     DEFAULT_PAGE_SIZE,
     FILTER_CALLS,
@@ -39,10 +38,11 @@ COST: Final = "dynagate.cost"
 # A list whose length its parent field's arguments decide: a connection's edges.
 PAGE: Final = "page"
 # The largest item of each kind, from the input limits (4 bytes a character at most):
-# a comment's 10,000-character body; an order's 50 lines; the rest hold 200-character text.
-COMMENT_BYTES = 42 * 1024
-ORDER_BYTES = 8 * 1024
-SMALL_BYTES = 2 * 1024
+# a comment's 10,000-character body; an order's 50 lines of 64-character SKUs; the rest
+# hold a few 200-character texts.
+COMMENT_BYTES = 44 * 1024
+ORDER_BYTES = 20 * 1024
+SMALL_BYTES = 4 * 1024
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,10 @@ class FieldCost:
     identity: Callable[[Args, Hashable], Hashable] | None = None
     # The read loads the item `identity` names: anywhere in the request, it is one read.
     by_item: bool = False
+    # The request's loaders make this read once however often it is asked for (a page,
+    # a page flag): it is keyed by its field, parent and arguments. Off for reads that
+    # run each time they are asked (`markers`, `heatmap`, mutations).
+    shared: bool = False
     # For a connection: what each `pageInfo` flag may read past the page (calls, items).
     flag: Callable[[Args], tuple[int, int]] | None = None
     # A `pageInfo` flag: it costs what its connection's `flag` says.
@@ -85,7 +89,7 @@ class FieldCost:
         """The key the request's loaders know this read by, or None when they cannot."""
         if self.by_item:
             return self.returns(args, parent)
-        if parent is None:
+        if parent is None or not (self.shared or self.reads_flag):
             return None
         return (coordinate, parent, frozen(args))
 
@@ -98,9 +102,6 @@ def cost(model: FieldCost) -> dict[str, FieldCost]:
     """Strawberry field metadata carrying `model`."""
     return {COST: model}
 
-
-# The most calls one transaction takes: it is sent again when merely in conflict.
-TRANSACT = TRANSACT_CALLS
 
 Decorator = Callable[[Callable[..., Any]], Any]
 
@@ -137,9 +138,15 @@ def item_read(identity: Callable[[Args, Hashable], Hashable] | None = None) -> F
     return FieldCost(requests=1, items=1, identity=identity, by_item=identity is not None)
 
 
-def entity(kind: str, *names: str) -> Callable[[Args, Hashable], Hashable]:
-    """The identity of the `kind` item named by the field's arguments `names`."""
-    return lambda args, parent: (kind, *(str(args[name]).lower() for name in names))
+def entity(kind: str, *names: str, fold_case: bool = False) -> Callable[[Args, Hashable], Hashable]:
+    """The identity of the `kind` item named by the field's arguments `names` (compared
+    in lower case with `fold_case`, for names whose keys are lower case)."""
+
+    def identity(args: Args, parent: Hashable) -> Hashable:
+        values = (str(args[name]) for name in names)
+        return (kind, *(v.lower() if fold_case else v for v in values))
+
+    return identity
 
 
 def items_of(kind: str) -> Callable[[Args, Hashable], Hashable]:
@@ -179,4 +186,6 @@ def page_read(
     def flag(args: Args) -> tuple[int, int]:
         return (FILTER_CALLS, FILTER_SCAN) if filtered(args) else (FLAG_REQUESTS, FLAG_ITEMS)
 
-    return FieldCost(requests=requests, items=items, page=page_size, identity=identity, flag=flag)
+    return FieldCost(
+        requests=requests, items=items, page=page_size, identity=identity, flag=flag, shared=True
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
 import strawberry
 
@@ -11,7 +12,6 @@ from data.validation import InvalidInput
 from resolvers.context import Context
 from resolvers.cost import (
     PAGE,
-    TRANSACT,
     Args,
     FieldCost,
     cost,
@@ -20,6 +20,7 @@ from resolvers.cost import (
     writes,
 )
 from resolvers.relay import NOT_GIVEN, given
+from store.client import TRANSACT_CALLS
 
 Info = strawberry.Info[Context, None]
 DEFAULT_LIMIT = 100
@@ -36,35 +37,45 @@ class ViewportInput:
         return data.Viewport(north=self.north, south=self.south, east=self.east, west=self.west)
 
 
+# Calls, items read and cells answered.
+Figures = tuple[int, int, int]
+
+
+def _limit(args: Args) -> int:
+    """The markers a search may answer with; 0 when the field refuses its `limit`."""
+    limit = DEFAULT_LIMIT if args.get("limit") is None else int(args["limit"])
+    return limit if 1 <= limit <= data.MAX_LIMIT else 0
+
+
 def _markers_bound(args: Args) -> tuple[int, int]:
-    limit = DEFAULT_LIMIT if args.get("limit") is None else args["limit"]
-    # Out of range, the field refuses it before any read.
-    return data.markers_bound(limit) if 1 <= limit <= data.MAX_LIMIT else (0, 0)
+    limit = _limit(args)
+    return data.markers_bound(limit) if limit else (0, 0)
 
 
-def _heatmap_bound(args: Args) -> tuple[int, int, int]:
+@lru_cache(maxsize=1024)
+def _heatmap_bound(view: tuple[float, float, float, float], precision: int | None) -> Figures:
     try:
-        return data.heatmap_bound(_viewport(args), args.get("precision"))
+        return data.heatmap_bound(data.Viewport(*view), precision)
     except InvalidInput:
         return 0, 0, 0  # the field refuses the view or precision before any read
 
 
-def _viewport(args: Args) -> data.Viewport:
+def _heatmap(args: Args) -> Figures:
+    """Calls, items and cells of `heatmap`, each figure of one field from one computation."""
     view = args["viewport"]
-    return data.Viewport(
-        north=view["north"], south=view["south"], east=view["east"], west=view["west"]
-    )
+    corners = (view["north"], view["south"], view["east"], view["west"])
+    return _heatmap_bound(corners, args.get("precision"))
 
 
 MARKERS_READ = FieldCost(
     requests=lambda args: _markers_bound(args)[0],
     items=lambda args: _markers_bound(args)[1],
-    page=lambda args: args.get("limit") or DEFAULT_LIMIT,
+    page=_limit,
 )
 HEATMAP_READ = FieldCost(
-    requests=lambda args: _heatmap_bound(args)[0],
-    items=lambda args: _heatmap_bound(args)[1],
-    page=lambda args: _heatmap_bound(args)[2],
+    requests=lambda args: _heatmap(args)[0],
+    items=lambda args: _heatmap(args)[1],
+    page=lambda args: _heatmap(args)[2],
 )
 
 
@@ -152,12 +163,12 @@ class MapQuery:
 
 @strawberry.type
 class MapMutation:
-    @mutation_with_cost(writes(TRANSACT))
+    @mutation_with_cost(writes(TRANSACT_CALLS))
     async def add_marker(self, info: Info, input: AddMarkerInput) -> Marker:
         marker = await data.add_marker(info.context.store, input.lat, input.lon, input.label)
         return Marker.from_record(marker)
 
-    @mutation_with_cost(writes(1 + TRANSACT, 1))
+    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1))
     async def remove_marker(self, info: Info, id: strawberry.ID) -> bool:
         await data.remove_marker(info.context.store, id)
         return True

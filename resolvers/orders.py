@@ -11,7 +11,6 @@ from data.orders import OrderStatus
 from resolvers.context import Context
 from resolvers.cost import (
     ORDER_BYTES,
-    TRANSACT,
     FieldCost,
     cost,
     entity,
@@ -25,6 +24,7 @@ from resolvers.cost import (
 )
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import DateTimeRange, SortDirection
+from store.client import TRANSACT_CALLS
 from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
@@ -165,7 +165,7 @@ class OrdersMutation:
         customer = await data.create_customer(info.context.store, input.id, input.name, input.email)
         return Customer.from_record(customer)
 
-    @mutation_with_cost(writes(TRANSACT))
+    @mutation_with_cost(writes(TRANSACT_CALLS))
     async def place_order(self, info: Info, input: PlaceOrderInput) -> Order:
         lines = [data.OrderLine(i.sku, i.quantity, i.unit_price_cents) for i in input.items]
         placed_at = given(input.placed_at)

@@ -14,7 +14,6 @@ from resolvers import lookahead
 from resolvers.context import Context
 from resolvers.cost import (
     SMALL_BYTES,
-    TRANSACT,
     FieldCost,
     entity,
     field_with_cost,
@@ -24,6 +23,7 @@ from resolvers.cost import (
     writes,
 )
 from resolvers.relay import Connection, connection_field
+from store.client import TRANSACT_CALLS
 from store.pagination import Page, PageArgs, query_calls
 
 Info = strawberry.Info[Context, None]
@@ -32,7 +32,7 @@ T = TypeVar("T")
 # Every team in one page: the most an organization can have, read as any page is.
 _TEAMS = data.TEAMS_PAGE.size
 TEAMS_READ = FieldCost(
-    requests=query_calls(_TEAMS + 2, SMALL_BYTES), items=_TEAMS + 2, fanout=_TEAMS
+    requests=query_calls(_TEAMS + 2, SMALL_BYTES), items=_TEAMS + 2, fanout=_TEAMS, shared=True
 )
 
 # The stored roles are the schema's enum.
@@ -129,7 +129,7 @@ class AddMemberInput:
 @strawberry.type
 class OrganizationsQuery:
     # With its first pages selected below, as `Query.repo` does.
-    @field_with_cost(item_read(entity("Organization", "name")))
+    @field_with_cost(item_read(entity("Organization", "name", fold_case=True)))
     async def organization(self, info: Info, name: str) -> Organization | None:
         """With `members`, `admins` or `teams` selected, the organization and each first
         page are one Query: teams sort before the organization item, members after it,
@@ -157,7 +157,7 @@ class OrganizationsMutation:
         organization = await data.create_organization(info.context.store, input.name)
         return Organization.from_record(organization)
 
-    @mutation_with_cost(writes(TRANSACT))
+    @mutation_with_cost(writes(TRANSACT_CALLS))
     async def add_member(self, info: Info, input: AddMemberInput) -> Member:
         member = await data.add_member(
             info.context.store, input.organization, input.username, input.name, input.role
@@ -174,7 +174,7 @@ class OrganizationsMutation:
         )
         return Member.from_record(member)
 
-    @mutation_with_cost(writes(TRANSACT + 1, 1))
+    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1))
     async def create_team(self, info: Info, organization: str, name: str) -> Team:
         team = await data.create_team(info.context.store, organization, name)
         return Team.from_record(team)

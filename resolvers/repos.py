@@ -14,7 +14,6 @@ from resolvers import lookahead
 from resolvers.context import Context
 from resolvers.cost import (
     SMALL_BYTES,
-    TRANSACT,
     entity,
     field_with_cost,
     item_read,
@@ -23,6 +22,7 @@ from resolvers.cost import (
     writes,
 )
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
+from store.client import TRANSACT_CALLS
 from store.pagination import Page, PageArgs
 
 Info = strawberry.Info[Context, None]
@@ -122,7 +122,7 @@ class OpenIssueInput:
 class ReposQuery:
     # The repository and, in the same Queries, its first pages selected below: each such
     # Query stands in for the page read its field declares.
-    @field_with_cost(item_read(entity("Repo", "owner", "name")))
+    @field_with_cost(item_read(entity("Repo", "owner", "name", fold_case=True)))
     async def repo(self, info: Info, owner: str, name: str) -> Repo | None:
         """With `issues` or `stars` selected, the repository and their first page are one
         Query each: the repository item sits between its issues and its stars."""
@@ -164,13 +164,13 @@ class ReposMutation:
         issue = await data.close_issue(context.store, context.items, owner, name, number)
         return Issue.from_record(issue)
 
-    @mutation_with_cost(writes(TRANSACT + 1, 1))
+    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1))
     async def star_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
         repo = await data.star_repo(context.store, context.items, owner, name, username)
         return Repo.from_record(repo)
 
-    @mutation_with_cost(writes(TRANSACT + 1, 1))
+    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1))
     async def unstar_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
         repo = await data.unstar_repo(context.store, context.items, owner, name, username)

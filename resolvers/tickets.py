@@ -13,7 +13,6 @@ from resolvers import lookahead
 from resolvers.context import Context
 from resolvers.cost import (
     SMALL_BYTES,
-    TRANSACT,
     entity,
     field_with_cost,
     item_read,
@@ -22,6 +21,7 @@ from resolvers.cost import (
     writes,
 )
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
+from store.client import TRANSACT_CALLS
 from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
@@ -115,12 +115,12 @@ class TicketsMutation:
         queue = await data.create_queue(info.context.store, input.id, input.name)
         return Queue.from_record(queue)
 
-    @mutation_with_cost(writes(TRANSACT))
+    @mutation_with_cost(writes(TRANSACT_CALLS))
     async def open_ticket(self, info: Info, input: OpenTicketInput) -> Ticket:
         ticket = await data.open_ticket(info.context.store, input.queue_id, input.title)
         return Ticket.from_record(ticket)
 
-    @mutation_with_cost(writes(2 * data.UPDATE_ATTEMPTS, data.UPDATE_ATTEMPTS))
+    @mutation_with_cost(writes(data.UPDATE_ATTEMPTS))
     async def update_ticket(self, info: Info, input: UpdateTicketInput) -> Ticket:
         ticket = await data.update_ticket(
             info.context.store,

@@ -120,6 +120,9 @@ class Store:
     client: DynamoDBClient
     table: str
     cost: Cost = field(default_factory=Cost)
+    # The most calls this request may make: the bound computed before it ran. Reaching it
+    # (retries of unprocessed keys under throttling, say) is UNAVAILABLE, never more calls.
+    budget: int | None = None
 
     async def query(
         self,
@@ -256,6 +259,9 @@ class Store:
     async def _call(
         self, operation: Operation, method: _Operation, request: dict[str, Any]
     ) -> dict[str, Any]:
+        if self.budget is not None and self.cost.requests >= self.budget:
+            logger.warning("a request reached its bound of %d DynamoDB calls", self.budget)
+            raise Unavailable("the database is busy; try again shortly")
         try:
             response: dict[str, Any] = await method(**request)
         except ClientError as exc:

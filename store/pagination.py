@@ -27,8 +27,10 @@ _MIB = 1 << 20
 
 
 def query_calls(items: int, item_bytes: int) -> int:
-    """The most Query calls that read `items` items of at most `item_bytes` each."""
-    return 1 + items * item_bytes // _MIB
+    """The most Query calls that read `items` items of at most `item_bytes` each: a page
+    holds at least as many whole items as fit in 1 MiB."""
+    per_page = max(1, _MIB // item_bytes)
+    return max(1, -(-items // per_page))
 
 
 # A filtered page reads at most this many items, in at most this many calls (a refill

@@ -23,6 +23,7 @@ from gateway.settings import Settings
 from store.client import open_client
 from store.tables import create_table
 from tests.client import Api
+from tests.faults import FaultProxy
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -69,6 +70,13 @@ async def table(client: DynamoDBClient) -> AsyncIterator[str]:
     await create_table(client, name)
     yield name
     await client.delete_table(TableName=name)
+
+
+@pytest.fixture
+async def proxy(endpoint: str) -> AsyncIterator[FaultProxy]:
+    """A fault-injecting proxy in front of the session's DynamoDB Local (`tests/faults.py`)."""
+    async with FaultProxy(endpoint) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

@@ -58,12 +58,6 @@ def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-async def proxy(endpoint: str) -> AsyncIterator[FaultProxy]:
-    async with FaultProxy(endpoint) as running:
-        yield running
-
-
-@pytest.fixture
 async def faulty(proxy: FaultProxy, table: str) -> AsyncIterator[Api]:
     settings = Settings(table=table, endpoint=proxy.url, cursor_secret=b"test-secret")
     async with Api.serving(settings) as running:

@@ -12,9 +12,10 @@ from contextlib import asynccontextmanager
 
 import httpx
 import pytest
+from starlette.requests import HTTPConnection
 
 from gateway.app import create_app
-from gateway.ratelimit import RateLimiter
+from gateway.ratelimit import RateLimiter, caller
 from gateway.settings import Settings
 from store.cost import Cost
 from tests.client import COST_KEYS, Api, Result
@@ -25,12 +26,6 @@ CREATE = """mutation ($id: ID!) {
   createCustomer(input: {id: $id, name: "Alice", email: "alice@x.io"}) { id } }"""
 LOOKUP = "query ($id: ID!) { customer(id: $id) { id } }"
 Callers = Callable[[str], Api]
-
-
-@pytest.fixture
-async def proxy(endpoint: str) -> AsyncIterator[FaultProxy]:
-    async with FaultProxy(endpoint) as running:
-        yield running
 
 
 @asynccontextmanager
@@ -228,3 +223,27 @@ def test_memory_is_bounded_whatever_the_callers() -> None:
     # The most recent callers are the ones kept.
     assert limiter.retry_after("10.0.3.231") is not None
     assert limiter.retry_after("10.0.0.0") is None
+
+
+def test_a_caller_has_at_most_eight_requests_running() -> None:
+    limiter = RateLimiter(600.0, clock=lambda: 0.0)
+    assert [limiter.admit("a") for _ in range(8)] == [None] * 8
+    assert limiter.admit("a") == 1  # the ninth waits, though the bucket is full
+    assert limiter.admit("b") is None  # other callers are not affected
+    limiter.draw("a", 0.5)
+    assert limiter.admit("a") is None  # one finished: one more may start
+
+
+@pytest.mark.parametrize(
+    ("host", "bucket"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff::9", "2001:db8:1:2::/64"),
+        ("::ffff:203.0.113.7", "::ffff:203.0.113.7"),
+        ("testclient", "testclient"),
+    ],
+)
+def test_ipv6_callers_share_a_bucket_per_64_network(host: str, bucket: str) -> None:
+    scope = {"type": "http", "client": (host, 1234), "headers": []}
+    assert caller(HTTPConnection(scope)) == bucket

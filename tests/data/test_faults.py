@@ -35,12 +35,6 @@ def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-async def proxy(endpoint: str) -> AsyncIterator[FaultProxy]:
-    async with FaultProxy(endpoint) as running:
-        yield running
-
-
-@pytest.fixture
 async def faulty(proxy: FaultProxy, table: str) -> AsyncIterator[Store]:
     async with open_client(proxy.url, "us-east-1", local=True, env={}) as client:
         yield Store(client, table)

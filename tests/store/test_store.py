@@ -342,3 +342,14 @@ async def test_get_many_skips_missing_keys_and_repeats(client: DynamoDBClient, t
     assert store.cost.requests == 1
     assert await store.get_many([]) == []
     assert store.cost.requests == 1
+
+
+async def test_a_store_never_makes_more_calls_than_its_budget(
+    client: DynamoDBClient, table: str
+) -> None:
+    store = Store(client, table, budget=2)
+    for n in range(2):
+        assert await store.get({"PK": f"P#{n}", "SK": "S"}) is None
+    with pytest.raises(Unavailable):
+        await store.get({"PK": "P#3", "SK": "S"})
+    assert store.cost.requests == 2
