@@ -17,7 +17,7 @@ from data.clock import new_ksuid, now
 from keys import map as map_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.conditions import KeyCondition
-from keys.geohash import grid_span
+from keys.geohash import cell_count
 from keys.map import Viewport as Viewport
 from store.client import Store
 from store.errors import NotFound, TransactionCanceled
@@ -177,9 +177,7 @@ def heatmap_bound(viewport: Viewport, precision: int | None) -> tuple[int, int, 
     hold), and the most cells it can answer with (every cell meeting the view)."""
     length = map_keys.checked_precision(viewport, precision)
     spans = [query.span for query in map_keys.heatmap_queries(viewport, length)]
-    cells = sum(
-        len(rows) * len(cols) for rows, cols in (grid_span(box, length) for box in viewport.boxes())
-    )
+    cells = sum(cell_count(box, length) for box in viewport.boxes())
     return sum(query_calls(span, CELL_BYTES) for span in spans), sum(spans), cells
 
 

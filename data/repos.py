@@ -115,6 +115,10 @@ async def create_repo(store: Store, owner: str, name: str, description: str | No
     return Repo.from_item(item)
 
 
+# One lock per repository being numbered in this process (dropped when no call holds it).
+_OPENING: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
+
+
 async def open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
     """The next issue of the repository: its counter and the issue change in one transaction.
 
@@ -130,10 +134,6 @@ async def open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
     turn = _OPENING.setdefault((owner.lower(), name.lower()), asyncio.Lock())
     async with turn:
         return await _open_issue(store, owner, name, title)
-
-
-# One lock per repository being numbered in this process (dropped when no call holds it).
-_OPENING: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
 
 
 async def _open_issue(store: Store, owner: str, name: str, title: str) -> Issue:

@@ -134,11 +134,7 @@ class GraphQLApp(GraphQL[Context, None]):
 
     def _out_of_time(self, context: Context) -> Response:
         message = f"the request did not finish within {self.runtime.settings.request_timeout:g} s"
-        cost: dict[str, Any] = {**context.cost.as_dict()}
-        if context.estimated is not None:
-            cost["estimated"] = context.estimated
-        if context.budget is not None:
-            cost["budget"] = context.budget()
+        cost = context.cost_report()
         return JSONResponse(
             {"data": None, **_errors(message, "UNAVAILABLE"), **self._extensions(cost)}
         )

@@ -121,9 +121,4 @@ class CostReport(SchemaExtension):
         context = self.execution_context.context
         if not isinstance(context, Context):
             return {}
-        cost: dict[str, Any] = {**context.cost.as_dict()}
-        if context.estimated is not None:
-            cost["estimated"] = context.estimated
-        if context.budget is not None:
-            cost["budget"] = context.budget()
-        return {"cost": cost}
+        return {"cost": context.cost_report()}

@@ -71,6 +71,14 @@ def encode(lat: float, lon: float, length: int) -> str:
     return "".join(chars)
 
 
+def ordinal(geohash: str) -> int:
+    """The geohash's rank among all geohashes of its length, in geohash order."""
+    rank = 0
+    for char in geohash:
+        rank = rank * len(ALPHABET) + _INDEX[char]
+    return rank
+
+
 def cell_box(geohash: str) -> Box:
     lat_range, lon_range = [-90.0, 90.0], [-180.0, 180.0]
     even = True

@@ -26,6 +26,7 @@ from keys.geohash import (
     cells_meeting,
     encode,
     grid_span,
+    ordinal,
 )
 from keys.table import TABLE, entity_key
 
@@ -181,7 +182,7 @@ class CellQuery:
         """How many cell keys the Query's range can hold: its most items read."""
         low, high = self.condition.low, self.condition.high
         assert low is not None and high is not None
-        return _suffix_index(high) - _suffix_index(low) + 1
+        return ordinal(high) - ordinal(low) + 1
 
     @property
     def cells(self) -> frozenset[str]:
@@ -214,14 +215,6 @@ def heatmap_queries(viewport: Viewport, precision: int) -> list[CellQuery]:
         )
         queries.append(CellQuery(condition, tuple(boxes), precision))
     return queries
-
-
-def _suffix_index(suffix: str) -> int:
-    """The rank of a cell's sort key among all sort keys of its length."""
-    index = 0
-    for char in suffix:
-        index = index * len(ALPHABET) + ALPHABET.index(char)
-    return index
 
 
 def _corner_cells(box: Box, partition: str, length: int) -> tuple[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from store.client import Store
 from store.cost import Cost
@@ -30,6 +30,15 @@ class Context:
     @property
     def cost(self) -> Cost:
         return self.store.cost
+
+    def cost_report(self) -> dict[str, Any]:
+        """`extensions.cost`: what was consumed, the bound, and the caller's budget."""
+        report: dict[str, Any] = {**self.cost.as_dict()}
+        if self.estimated is not None:
+            report["estimated"] = self.estimated
+        if self.budget is not None:
+            report["budget"] = self.budget()
+        return report
 
     @classmethod
     def create(cls, client: DynamoDBClient, table: str, cursors: CursorCodec) -> Context:

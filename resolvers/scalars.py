@@ -10,6 +10,7 @@ import strawberry
 
 from data.orders import TimeRange
 from keys.codecs import format_timestamp, to_millis
+from resolvers.relay import given
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 # What an ISO-8601 date or time is written with. Python's parser stops reading at a NUL and
@@ -64,5 +65,4 @@ class DateTimeRange:
 
     def time_range(self) -> TimeRange:
         """The range checked (at least one bound, in order); an omitted bound is open."""
-        given = (None if value is strawberry.UNSET else value for value in (self.from_, self.to))
-        return TimeRange(*given)
+        return TimeRange(given(self.from_), given(self.to))

@@ -28,6 +28,7 @@ from keys.geohash import (
     cells_meeting,
     encode,
     grid_span,
+    ordinal,
 )
 
 FAST = settings(max_examples=200)
@@ -322,3 +323,10 @@ def test_box_predicates_include_edges() -> None:
     assert not box.intersects(Box(1.0000001, 2.0, 11.0, 12.0))
     assert box.within(box) and Box(0.5, 0.5, 10.5, 10.5).within(box)
     assert not Box(0.5, 1.5, 10.5, 10.6).within(box)
+
+
+@given(st.text(ALPHABET, min_size=3, max_size=3), st.text(ALPHABET, min_size=3, max_size=3))
+def test_ordinal_ranks_geohashes_in_their_byte_order(a: str, b: str) -> None:
+    assert (ordinal(a) < ordinal(b)) == (a < b)
+    assert 0 <= ordinal(a) < len(ALPHABET) ** 3
+    assert ordinal("000") == 0 and ordinal("zzz") == len(ALPHABET) ** 3 - 1
