@@ -2,7 +2,9 @@
 
 A comment's primary item and its copies change together in one TransactWriteItems, and
 the primary item's `version` guards every change, so a failed or concurrent write never
-leaves copies that disagree with the comment.
+leaves copies that disagree with the comment. The copies carry the author too, since lists
+read the comment from them; the primary item's condition also holds a caller to the rule
+that only the author (or an admin) changes a comment.
 """
 
 from __future__ import annotations
@@ -12,20 +14,21 @@ from datetime import datetime
 from typing import Any
 
 from data import validation
+from data.callers import AUTHOR, AUTHOR_KEY, OPEN, Caller, author_of, wrote
 from data.clock import new_ksuid, now
 from keys import comments as comment_keys
 from keys import products as product_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from store.client import Store
 from store.cursors import Binding
-from store.errors import Conflict, NotFound, TransactionCanceled
+from store.errors import Conflict, DynagateError, Forbidden, NotFound, TransactionCanceled
 from store.loaders import ItemLoader, item_key
 from store.pagination import Page, PageArgs, Paginator
 from store.requests import (
     Item,
     Key,
     condition_check,
-    expecting_version,
+    expecting,
     primary_key,
     transaction_delete,
     transaction_put,
@@ -43,6 +46,8 @@ class Comment:
     rating: int
     body: str
     created_at: datetime
+    # None for a comment posted in open mode.
+    author: str | None = None
 
     @classmethod
     def from_item(cls, item: Item) -> Comment:
@@ -54,6 +59,7 @@ class Comment:
             rating=item["rating"],
             body=item["body"],
             created_at=parse_timestamp(item["createdAt"]),
+            author=author_of(item),
         )
 
 
@@ -62,6 +68,7 @@ def comment_items(
 ) -> list[Item]:
     """The primary item of `comment` (its fields) followed by its 32 copies."""
     fields = {k: comment[k] for k in _FIELDS}
+    fields.update({k: comment[k] for k in _AUTHOR_FIELDS if k in comment})
     created_at = parse_timestamp(fields["createdAt"])
     primary = {**comment_keys.comment_key(fields["id"]), **fields, "type": "COMMENT"}
     copies = [
@@ -78,6 +85,8 @@ def comment_items(
 
 
 _FIELDS = ("id", "productId", "language", "rating", "body", "createdAt", "updatedAt", "version")
+# Absent from comments posted in open mode.
+_AUTHOR_FIELDS = (AUTHOR, AUTHOR_KEY)
 
 
 def new_comment(
@@ -107,15 +116,16 @@ async def post_comment(
     rating: int,
     body: str,
     created_at: datetime | None,
+    *,
+    caller: Caller = OPEN,
 ) -> Comment:
     validation.ident(product_id, "productId")
     current = now()
     created = (
         current if created_at is None else validation.past_time(created_at, "createdAt", current)
     )
-    primary, *copies = comment_items(
-        new_comment(product_id, language, rating, body, created, current)
-    )
+    fresh = new_comment(product_id, language, rating, body, created, current)
+    primary, *copies = comment_items({**fresh, **caller.authored()})
     actions = [
         condition_check(store.table, product_keys.product_key(product_id), exists=True),
         transaction_put(store.table, primary, must_be_new=True),
@@ -137,6 +147,7 @@ async def edit_comment(
     language: str | None,
     rating: int | None,
     body: str | None,
+    caller: Caller = OPEN,
 ) -> Comment:
     """Change a comment; copies move between lists in the same transaction."""
     edits = {
@@ -144,7 +155,7 @@ async def edit_comment(
         "rating": None if rating is None else comment_keys.rating(rating),
         "body": None if body is None else validation.text(body, "body", BODY_MAX, multiline=True),
     }
-    key, current = await _read(store, comment_id)
+    key, current = await _read(store, comment_id, caller)
     changed = {**current, **{k: v for k, v in edits.items() if v is not None}}
     if all(changed[f] == current[f] for f in ("language", "rating", "body")):
         return Comment.from_item(current)
@@ -153,7 +164,7 @@ async def edit_comment(
     new_primary, *new_copies = comment_items(changed)
     kept = {item_key(primary_key(c)) for c in new_copies}
     actions = [
-        expecting_version(transaction_put(store.table, new_primary), current["version"]),
+        _guarded(transaction_put(store.table, new_primary), current, caller),
         *(transaction_put(store.table, copy) for copy in new_copies),
         *(
             transaction_delete(store.table, primary_key(c))
@@ -161,20 +172,22 @@ async def edit_comment(
             if item_key(primary_key(c)) not in kept
         ),
     ]
-    await _commit(store, actions, comment_id)
+    await _commit(store, actions, comment_id, caller)
     items.refresh(key, new_primary)
     return Comment.from_item(new_primary)
 
 
-async def delete_comment(store: Store, items: ItemLoader, comment_id: str) -> None:
+async def delete_comment(
+    store: Store, items: ItemLoader, comment_id: str, *, caller: Caller = OPEN
+) -> None:
     """Remove a comment and every copy, from every list, at once."""
-    key, current = await _read(store, comment_id)
+    key, current = await _read(store, comment_id, caller)
     copies = comment_items(current)[1:]
     actions = [
-        expecting_version(transaction_delete(store.table, key), current["version"]),
+        _guarded(transaction_delete(store.table, key), current, caller),
         *(transaction_delete(store.table, primary_key(c)) for c in copies),
     ]
-    await _commit(store, actions, comment_id)
+    await _commit(store, actions, comment_id, caller)
     items.clear(item_key(key))
 
 
@@ -205,20 +218,47 @@ async def product_comments_page(
     return page.map(Comment.from_item)
 
 
-async def _read(store: Store, comment_id: str) -> tuple[Key, Item]:
+async def _read(store: Store, comment_id: str, caller: Caller) -> tuple[Key, Item]:
+    """The comment as stored; a caller who did not write it is refused here already, which
+    saves a write its condition would refuse anyway."""
     validation.ident(comment_id)
     key = validation.key_or_none(comment_keys.comment_key, comment_id)
     current = None if key is None else await store.get(key, consistent=True)
     if key is None or current is None:
         raise NotFound(f"comment {comment_id!r} does not exist")
+    if not wrote(current, caller):
+        raise _forbidden(comment_id)
     return key, current
 
 
-async def _commit(store: Store, actions: list[dict[str, Any]], comment_id: str) -> None:
+def _guarded(action: dict[str, Any], current: Item, caller: Caller) -> dict[str, Any]:
+    """The primary item's action: only at the version read and, unless the caller is
+    unrestricted, while the caller is its author. The stored item comes back with a
+    refusal, to tell which of the two failed."""
+    expected: dict[str, Any] = {"version": current["version"]}
+    restriction = caller.restriction()
+    if restriction is not None:
+        expected[AUTHOR_KEY] = restriction
+    return expecting(action, expected, old_on_failure=True)
+
+
+async def _commit(
+    store: Store, actions: list[dict[str, Any]], comment_id: str, caller: Caller
+) -> None:
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        refusals = {
-            0: Conflict(f"comment {comment_id!r} was changed by another request; reload it")
-        }
+        refusals = {0: _refusal(exc.items[0], comment_id, caller)}
         raise exc.explained(refusals, "the comment could not be changed; try again") from exc
+
+
+def _refusal(stored: Item | None, comment_id: str, caller: Caller) -> DynagateError:
+    """Why the primary item's condition failed: not the caller's, else changed (or deleted)
+    since it was read."""
+    if stored is not None and not wrote(stored, caller):
+        return _forbidden(comment_id)
+    return Conflict(f"comment {comment_id!r} was changed by another request; reload it")
+
+
+def _forbidden(comment_id: str) -> Forbidden:
+    return Forbidden(f"only its author may change comment {comment_id!r}")

@@ -1,7 +1,9 @@
 """Map markers and the cell counts kept with them (seed 002): writes, reads and records.
 
 A marker is written with its id item and the six cell counts (lengths 3 to 8) it adds to,
-in one TransactWriteItems, so counts are exact even after a failed write.
+in one TransactWriteItems, so counts are exact even after a failed write. Both marker items
+record its creator; the delete of the id item holds a caller to the rule that only the
+creator (or an admin) removes it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from data import validation
+from data.callers import AUTHOR_KEY, OPEN, Caller, author_of, wrote
 from data.clock import new_ksuid, now
 from keys import map as map_keys
 from keys.codecs import format_timestamp, parse_timestamp
@@ -20,12 +23,13 @@ from keys.conditions import KeyCondition
 from keys.geohash import cell_count
 from keys.map import Viewport as Viewport
 from store.client import Store
-from store.errors import NotFound, TransactionCanceled
+from store.errors import DynagateError, Forbidden, NotFound, TransactionCanceled
 from store.pagination import query_calls
 from store.requests import (
     Item,
     Key,
     counter_update,
+    expecting,
     transaction_delete,
     transaction_put,
 )
@@ -48,6 +52,8 @@ class Marker:
     geohash: str
     label: str
     created_at: datetime
+    # None for a marker added in open mode.
+    created_by: str | None = None
 
     @classmethod
     def from_item(cls, item: Item) -> Marker:
@@ -59,6 +65,7 @@ class Marker:
             geohash=item["geohash"],
             label=item["label"],
             created_at=parse_timestamp(item["createdAt"]),
+            created_by=author_of(item),
         )
 
 
@@ -82,7 +89,9 @@ class Heatmap:
     cells: list[Cell]
 
 
-async def add_marker(store: Store, lat: float, lon: float, label: str) -> Marker:
+async def add_marker(
+    store: Store, lat: float, lon: float, label: str, *, caller: Caller = OPEN
+) -> Marker:
     geohash = map_keys.marker_geohash(lat, lon)
     created = now()
     marker_id = new_ksuid(created)
@@ -93,6 +102,7 @@ async def add_marker(store: Store, lat: float, lon: float, label: str) -> Marker
         "geohash": geohash,
         "label": validation.text(label, "label"),
         "createdAt": format_timestamp(created),
+        **caller.authored(),
     }
     marker = {**map_keys.marker_place(geohash, marker_id), **fields, "type": "MARKER"}
     actions = [
@@ -109,23 +119,46 @@ async def add_marker(store: Store, lat: float, lon: float, label: str) -> Marker
     return Marker.from_item(marker)
 
 
-async def remove_marker(store: Store, marker_id: str) -> None:
+async def remove_marker(store: Store, marker_id: str, *, caller: Caller = OPEN) -> None:
     validation.ident(marker_id)
     key = map_keys.marker_key(marker_id)
     found = await store.get(key, consistent=True)
     if found is None:
         raise NotFound(f"marker {marker_id!r} does not exist")
+    # Refused from the read already, which saves a write its condition would refuse.
+    if not wrote(found, caller):
+        raise _forbidden(marker_id)
     geohash = found["geohash"]
     actions = [
-        transaction_delete(store.table, key, must_exist=True),
+        _guarded(transaction_delete(store.table, key, must_exist=True), caller),
         transaction_delete(store.table, map_keys.marker_place(geohash, marker_id)),
         *_count_updates(store.table, geohash, -1),
     ]
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        refusals = {0: NotFound(f"marker {marker_id!r} does not exist")}
+        refusals = {0: _refusal(exc.items[0], marker_id, caller)}
         raise exc.explained(refusals, "the marker could not be removed; try again") from exc
+
+
+def _guarded(action: dict[str, Any], caller: Caller) -> dict[str, Any]:
+    """The id item's delete, applied only while the caller is its creator (unless the
+    caller is unrestricted); the stored item comes back with a refusal, to tell why."""
+    restriction = caller.restriction()
+    if restriction is None:
+        return action
+    return expecting(action, {AUTHOR_KEY: restriction}, old_on_failure=True)
+
+
+def _refusal(stored: Item | None, marker_id: str, caller: Caller) -> DynagateError:
+    """Why the id item's delete failed: gone meanwhile, or not the caller's."""
+    if stored is not None and not wrote(stored, caller):
+        return _forbidden(marker_id)
+    return NotFound(f"marker {marker_id!r} does not exist")
+
+
+def _forbidden(marker_id: str) -> Forbidden:
+    return Forbidden(f"only its creator may remove marker {marker_id!r}")
 
 
 def _count_updates(table: str, geohash: str, delta: int) -> list[dict[str, Any]]:

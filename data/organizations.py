@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from data import validation
-from data.clock import now
+from data.callers import OPEN, Caller
+from data.clock import new_token, now
 from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
 from keys import organizations as org_keys
@@ -17,12 +18,21 @@ from keys.organizations import Role as Role
 from keys.table import GSI3, TABLE
 from store.client import Store
 from store.cursors import Binding
-from store.errors import ConditionFailed, Conflict, NotFound, TransactionCanceled
-from store.loaders import ItemLoader
+from store.errors import (
+    ConditionFailed,
+    Conflict,
+    DynagateError,
+    Forbidden,
+    NotFound,
+    TransactionCanceled,
+    Unauthenticated,
+)
+from store.loaders import ItemLoader, item_key
 from store.pagination import PageArgs, Paginator
 from store.requests import (
     Item,
     condition_check,
+    expecting,
     transaction_put,
     transaction_update,
     update_request,
@@ -73,75 +83,230 @@ def _organization(name: str) -> str:
     return validation.ident(name, "organization")
 
 
-async def create_organization(store: Store, name: str) -> Organization:
+async def create_organization(store: Store, name: str, *, caller: Caller = OPEN) -> Organization:
+    """A signed-in caller becomes its first ADMIN member in the same transaction; with no
+    caller (open mode) it is one PutItem."""
     validation.ident(name, "name")
+    created = format_timestamp(now())
     item = {
         **org_keys.organization_key(name),
         **org_keys.organization_index_attributes(name),
         "type": "ORGANIZATION",
         "name": name,
-        "createdAt": format_timestamp(now()),
+        "createdAt": created,
         "teamCount": 0,
     }
-    await put_new(store, item, f"organization {name!r} already exists")
-    return Organization.from_item(item)
-
-
-async def add_member(
-    store: Store, organization: str, username: str, name: str, role: Role
-) -> Member:
-    organization = _organization(organization)
-    validation.ident(username, "username")
-    member = {
-        **org_keys.member_key(organization, username),
-        **(org_keys.admin_attributes(organization, username) if role == Role.ADMIN else {}),
-        "type": "MEMBER",
-        "username": username,
-        "name": validation.text(name, "name"),
-        "role": role,
-        "joinedAt": format_timestamp(now()),
-    }
+    conflict = f"organization {name!r} already exists"
+    if caller.username is None:
+        await put_new(store, item, conflict)
+        return Organization.from_item(item)
+    creator = _member_item(
+        name, caller.username, caller.display_name or caller.username, Role.ADMIN, created
+    )
+    # A new organization has no members, so only its own item needs a condition.
     actions = [
-        condition_check(store.table, org_keys.organization_key(organization), exists=True),
-        transaction_put(store.table, member, must_be_new=True),
+        transaction_put(store.table, item, must_be_new=True),
+        transaction_put(store.table, creator),
     ]
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        refusals = {
-            0: NotFound(f"organization {organization!r} does not exist"),
-            1: Conflict(f"{username!r} is already a member of {organization!r}"),
-        }
+        retry = "the organization could not be created; try again"
+        raise exc.explained({0: Conflict(conflict)}, retry) from exc
+    return Organization.from_item(item)
+
+
+def _member_item(organization: str, username: str, name: str, role: Role, joined: str) -> Item:
+    return {
+        **org_keys.member_key(organization, username),
+        **(org_keys.admin_attributes(organization, username) if role == Role.ADMIN else {}),
+        "type": "MEMBER",
+        "username": username,
+        "name": name,
+        "role": role,
+        "joinedAt": joined,
+    }
+
+
+# ---- the rule: ADMIN members of the organization (API.md section 7) ---------------------
+
+
+def _restricted(caller: Caller) -> str | None:
+    """The username that must be an ADMIN member; None when no rule applies."""
+    if not caller.unrestricted and caller.key is None:
+        raise Unauthenticated("sign in to change an organization")
+    return caller.restriction()
+
+
+def _admin_check(table: str, organization: str, username: str) -> dict[str, Any]:
+    """That `username` is an ADMIN member, as an action of the write's own transaction, so
+    a demotion committed first always wins. The member item comes back with a refusal."""
+    check = condition_check(table, org_keys.member_key(organization, username), exists=True)
+    return expecting(check, {"role": Role.ADMIN}, old_on_failure=True)
+
+
+def _forbidden(organization: str) -> Forbidden:
+    return Forbidden(f"only ADMIN members of {organization!r} may change its members and teams")
+
+
+def _missing(organization: str) -> NotFound:
+    return NotFound(f"organization {organization!r} does not exist")
+
+
+async def _not_admin(store: Store, organization: str, member: Item | None) -> DynagateError:
+    """Why the caller's ADMIN check failed, given their member item as it was found. With
+    none, the organization may be missing (NOT_FOUND comes first): read once refused."""
+    if member is not None:
+        return _forbidden(organization)
+    found = await store.get(org_keys.organization_key(organization), consistent=True)
+    return _missing(organization) if found is None else _forbidden(organization)
+
+
+# ---- members ---------------------------------------------------------------------------
+
+
+async def add_member(
+    store: Store,
+    organization: str,
+    username: str,
+    name: str,
+    role: Role,
+    *,
+    caller: Caller = OPEN,
+) -> Member:
+    organization = _organization(organization)
+    validation.ident(username, "username")
+    member = _member_item(
+        organization, username, validation.text(name, "name"), role, format_timestamp(now())
+    )
+    admin = _restricted(caller)
+    conflict = Conflict(f"{username!r} is already a member of {organization!r}")
+    if admin is not None and caller.is_user(username):
+        raise await _self_added(store, organization, admin, conflict)
+    actions = [
+        condition_check(store.table, org_keys.organization_key(organization), exists=True),
+        transaction_put(store.table, member, must_be_new=True),
+    ]
+    if admin is not None:
+        actions.append(_admin_check(store.table, organization, admin))
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        # In the order of precedence: the organization, the caller's role, the member.
+        refusals = {0: _missing(organization), 2: _forbidden(organization), 1: conflict}
         raise exc.explained(refusals, "the member could not be added; try again") from exc
     return Member.from_item(member)
 
 
+async def _self_added(
+    store: Store, organization: str, username: str, conflict: Conflict
+) -> DynagateError:
+    """Only an ADMIN member may add one, and an ADMIN member is a member already: adding
+    oneself is refused whatever is stored. Nothing is written, so a read tells which."""
+    member = await store.get(org_keys.member_key(organization, username), consistent=True)
+    if member is not None and member["role"] == Role.ADMIN:
+        return conflict
+    return await _not_admin(store, organization, member)
+
+
 async def set_member_role(
-    store: Store, items: ItemLoader, organization: str, username: str, role: Role
+    store: Store,
+    items: ItemLoader,
+    organization: str,
+    username: str,
+    role: Role,
+    *,
+    caller: Caller = OPEN,
 ) -> Member:
-    """Change a role; the same UpdateItem moves the member into or out of the admins index."""
+    """Change a role; the same write moves the member into or out of the admins index.
+
+    With no rule to apply it is one UpdateItem. A caller changing their own role holds the
+    rule in that UpdateItem's condition (a transaction may not touch one item twice);
+    changing another's is a transaction with the caller's ADMIN check, and a read of the
+    member after it, since a transaction returns nothing."""
     organization = _organization(organization)
     validation.ident(username, "username")
     key = org_keys.member_key(organization, username)
+    admin = _restricted(caller)
+    if admin is None:
+        member = await _update_role(store, organization, username, role)
+    elif caller.is_user(username):
+        member = await _update_own_role(store, organization, username, role)
+    else:
+        return await _update_role_as_admin(store, items, organization, username, role, admin)
+    items.refresh(key, member)
+    return Member.from_item(member)
+
+
+def _role_update(
+    table: str, organization: str, username: str, role: Role, **guard: Any
+) -> dict[str, Any]:
     admin = role == Role.ADMIN
-    request = update_request(
-        store.table,
-        key,
+    return update_request(
+        table,
+        org_keys.member_key(organization, username),
         set_values={
             "role": role,
             **(org_keys.admin_attributes(organization, username) if admin else {}),
         },
         remove=() if admin else org_keys.ADMIN_ATTRIBUTES,
+        **guard,
+    )
+
+
+def _not_a_member(organization: str, username: str) -> NotFound:
+    return NotFound(f"{username!r} is not a member of {organization!r}")
+
+
+async def _update_role(store: Store, organization: str, username: str, role: Role) -> Item:
+    try:
+        return await store.update(_role_update(store.table, organization, username, role))
+    except ConditionFailed as exc:
+        raise _not_a_member(organization, username) from exc
+
+
+async def _update_own_role(store: Store, organization: str, username: str, role: Role) -> Item:
+    """While the caller is ADMIN. The token tells a resend of a self-demotion that was
+    applied (which no longer finds the caller ADMIN) from a refusal."""
+    token = new_token()
+    request = _role_update(
+        store.table, organization, username, role, expect={"role": Role.ADMIN}, token=token
     )
     try:
-        member = await store.update(request)
+        return await store.update(request)
     except ConditionFailed as exc:
-        raise NotFound(f"{username!r} is not a member of {organization!r}") from exc
-    items.refresh(key, member)
-    return Member.from_item(member)
+        applied = exc.written_by(token)
+        if applied is not None:
+            return applied
+        raise await _not_admin(store, organization, exc.item) from exc
 
 
-async def create_team(store: Store, organization: str, name: str) -> Team:
+async def _update_role_as_admin(
+    store: Store, items: ItemLoader, organization: str, username: str, role: Role, admin: str
+) -> Member:
+    update = _role_update(store.table, organization, username, role)
+    actions = [_admin_check(store.table, organization, admin), transaction_update(update)]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        if exc.failed(0):
+            raise await _not_admin(store, organization, exc.items[0]) from exc
+        refusals = {1: _not_a_member(organization, username)}
+        raise exc.explained(refusals, "the role could not be changed; try again") from exc
+    key = org_keys.member_key(organization, username)
+    # Username, name and joinedAt never change, so an eventually consistent read serves
+    # (a consistent one only for a member added an instant ago); the role is the one set.
+    stored = await store.get(key) or await store.get(key, consistent=True)
+    if stored is None:
+        raise _not_a_member(organization, username)
+    items.clear(item_key(key))
+    return replace(Member.from_item(stored), role=role)
+
+
+# ---- teams -----------------------------------------------------------------------------
+
+
+async def create_team(store: Store, organization: str, name: str, *, caller: Caller = OPEN) -> Team:
     """A team, counted on the organization item in the same transaction (at most 100)."""
     organization = _organization(organization)
     validation.ident(name, "name")
@@ -157,24 +322,31 @@ async def create_team(store: Store, organization: str, name: str) -> Team:
         add={"teamCount": 1},
         condition="#teamCount < :most",
         condition_values={":most": org_keys.MAX_TEAMS},
+        # A refusal with no organization item means there is none.
+        old_on_failure=True,
     )
     actions = [
         transaction_update(counted),
         transaction_put(store.table, team, must_be_new=True),
     ]
+    admin = _restricted(caller)
+    if admin is not None:
+        actions.append(_admin_check(store.table, organization, admin))
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        if exc.failed(1):
-            raise Conflict(f"team {name!r} already exists in {organization!r}") from exc
-        if not exc.failed(0):
-            raise exc.as_error("the team could not be created; try again") from exc
-        key = org_keys.organization_key(organization)
-        if await store.get(key, consistent=True) is None:
-            raise NotFound(f"organization {organization!r} does not exist") from exc
-        raise Conflict(
-            f"organization {organization!r} has {org_keys.MAX_TEAMS} teams, the most it can have"
-        ) from exc
+        if exc.failed(0) and exc.items[0] is None:
+            raise _missing(organization) from exc
+        # In the order of precedence: the caller's role, then the team, then the count.
+        refusals = {
+            2: _forbidden(organization),
+            1: Conflict(f"team {name!r} already exists in {organization!r}"),
+            0: Conflict(
+                f"organization {organization!r} has {org_keys.MAX_TEAMS} teams, "
+                "the most it can have"
+            ),
+        }
+        raise exc.explained(refusals, "the team could not be created; try again") from exc
     return Team.from_item(team)
 
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from data import validation
+from data.callers import AUTHOR_KEY, OPEN, Caller, author_of
 from data.clock import now
 from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
@@ -22,7 +23,14 @@ from keys.repos import IssueState as IssueState
 from keys.table import TABLE
 from store.client import Store
 from store.cursors import Binding
-from store.errors import ConditionFailed, Conflict, NotFound, TransactionCanceled
+from store.errors import (
+    ConditionFailed,
+    Conflict,
+    Forbidden,
+    NotFound,
+    TransactionCanceled,
+    Unauthenticated,
+)
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
 from store.requests import (
@@ -69,6 +77,8 @@ class Issue:
     title: str
     state: IssueState
     created_at: datetime
+    # Who opened it; None for an issue opened in open mode.
+    author: str | None
 
     @classmethod
     def from_item(cls, item: Item) -> Issue:
@@ -77,6 +87,7 @@ class Issue:
             title=item["title"],
             state=IssueState(item["state"]),
             created_at=parse_timestamp(item["createdAt"]),
+            author=author_of(item),
         )
 
 
@@ -119,7 +130,9 @@ async def create_repo(store: Store, owner: str, name: str, description: str | No
 _OPENING: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
 
 
-async def open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
+async def open_issue(
+    store: Store, owner: str, name: str, title: str, *, caller: Caller = OPEN
+) -> Issue:
     """The next issue of the repository: its counter and the issue change in one transaction.
 
     The counter update is conditional on the value read, so two calls can never take the
@@ -133,10 +146,10 @@ async def open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
     validation.text(title, "title")
     turn = _OPENING.setdefault((owner.lower(), name.lower()), asyncio.Lock())
     async with turn:
-        return await _open_issue(store, owner, name, title)
+        return await _open_issue(store, caller, owner, name, title)
 
 
-async def _open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
+async def _open_issue(store: Store, caller: Caller, owner: str, name: str, title: str) -> Issue:
     key = repo_keys.repo_key(owner, name)
     repo = await store.get(key, consistent=True)
     for attempt in range(OPEN_ISSUE_ATTEMPTS):
@@ -155,6 +168,7 @@ async def _open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
             "state": IssueState.OPEN,
             "createdAt": created,
             "updatedAt": created,
+            **caller.authored(),
         }
         counter = update_request(
             store.table,
@@ -191,21 +205,42 @@ async def _open_issue(store: Store, owner: str, name: str, title: str) -> Issue:
     raise Conflict(f"repository {owner}/{name} is taking many issues at once; try again")
 
 
-async def close_issue(store: Store, items: ItemLoader, owner: str, name: str, number: int) -> Issue:
+async def close_issue(
+    store: Store, items: ItemLoader, owner: str, name: str, number: int, *, caller: Caller = OPEN
+) -> Issue:
+    """Close an issue as the repository's owner (known from the arguments) or as its author,
+    whom the update's own condition checks: the refusal brings back the stored issue, or
+    nothing when there is none, which tells FORBIDDEN from NOT_FOUND with no read."""
     owner, name = _names(owner, name)
     validation.number(number, "number", 1, repo_keys.ISSUE_NUMBER.maximum)
+    author = _author_required(caller, owner)
     key = repo_keys.issue_key(owner, name, number)
     request = update_request(
         store.table,
         key,
         set_values={"state": IssueState.CLOSED, "updatedAt": format_timestamp(now())},
+        expect=None if author is None else {AUTHOR_KEY: author},
+        old_on_failure=True,
     )
     try:
         issue = await store.update(request)
     except ConditionFailed as exc:
-        raise NotFound(f"repository {owner}/{name} has no issue {number}") from exc
+        if exc.item is None:
+            raise NotFound(f"repository {owner}/{name} has no issue {number}") from None
+        raise Forbidden(
+            f"issue {number} of {owner}/{name} is neither yours nor in your repository"
+        ) from None
     items.refresh(key, issue)
     return Issue.from_item(issue)
+
+
+def _author_required(caller: Caller, owner: str) -> str | None:
+    """The author key the issue must hold for `caller` to close it; None when any will do."""
+    if caller.is_user(owner):
+        return None
+    if not (caller.signed_in or caller.unrestricted):
+        raise Unauthenticated("sign in to close an issue")
+    return caller.restriction()
 
 
 async def star_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Repo:

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from data import validation
+from data.callers import AUTHOR_KEY, OPEN, Caller, author_of, wrote
 from data.clock import new_ksuid, new_token, now
 from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
@@ -17,7 +18,15 @@ from keys.table import GSI1
 from keys.tickets import TicketStatus as TicketStatus
 from store.client import Store
 from store.cursors import Binding
-from store.errors import BadUserInput, ConditionFailed, Conflict, NotFound, TransactionCanceled
+from store.errors import (
+    BadUserInput,
+    ConditionFailed,
+    Conflict,
+    Forbidden,
+    NotFound,
+    TransactionCanceled,
+    Unauthenticated,
+)
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
 from store.requests import Item, condition_check, transaction_put, update_request
@@ -44,6 +53,8 @@ class Ticket:
     status: TicketStatus
     created_at: datetime
     updated_at: datetime
+    # Who opened it; None for a ticket opened in open mode.
+    opened_by: str | None
 
     @classmethod
     def from_item(cls, item: Item) -> Ticket:
@@ -53,6 +64,7 @@ class Ticket:
             status=TicketStatus(item["status"]),
             created_at=parse_timestamp(item["createdAt"]),
             updated_at=parse_timestamp(item["updatedAt"]),
+            opened_by=author_of(item),
         )
 
 
@@ -69,7 +81,7 @@ async def create_queue(store: Store, queue_id: str, name: str) -> Queue:
     return Queue.from_item(item)
 
 
-async def open_ticket(store: Store, queue_id: str, title: str) -> Ticket:
+async def open_ticket(store: Store, queue_id: str, title: str, *, caller: Caller = OPEN) -> Ticket:
     validation.ident(queue_id, "queueId")
     created = now()
     ticket_id = new_ksuid(created)
@@ -83,6 +95,7 @@ async def open_ticket(store: Store, queue_id: str, title: str) -> Ticket:
         "status": TicketStatus.OPEN,
         "createdAt": format_timestamp(created),
         "updatedAt": format_timestamp(created),
+        **caller.authored(),
     }
     actions = [
         condition_check(store.table, ticket_keys.queue_key(queue_id), exists=True),
@@ -102,6 +115,8 @@ async def update_ticket(
     ticket_id: str,
     title: str | None,
     status: TicketStatus | None,
+    *,
+    caller: Caller = OPEN,
 ) -> Ticket:
     """Change a ticket and move it to the top of its queue.
 
@@ -111,6 +126,8 @@ async def update_ticket(
     one millisecond never move a ticket down: then it is written again 1 ms later than the
     stored item, which comes back with the refusal. A refusal that brings back this call's
     own token is a resend of an attempt that was applied, its answer lost: the update is done.
+    Only the ticket's opener may change it, which the same condition checks; a refusal that
+    brings back a ticket someone else opened (or one opened in open mode) is FORBIDDEN, at once.
     """
     validation.ident(ticket_id)
     if title is None and status is None:
@@ -123,6 +140,7 @@ async def update_ticket(
     key = validation.key_or_none(ticket_keys.ticket_key, ticket_id)
     if key is None:
         raise NotFound(f"ticket {ticket_id!r} does not exist")
+    opener = _opener_required(caller)
     updated = now()
     token = new_token()
     for _ in range(UPDATE_ATTEMPTS):
@@ -134,6 +152,7 @@ async def update_ticket(
             set_values={**changes, "updatedAt": stamp, GSI1.sort_key: moved},
             condition="#updatedAt < :stamp",
             condition_values={":stamp": stamp},
+            expect=None if opener is None else {AUTHOR_KEY: opener},
             token=token,
         )
         try:
@@ -143,12 +162,22 @@ async def update_ticket(
                 raise NotFound(f"ticket {ticket_id!r} does not exist") from None
             done = exc.written_by(token)
             if done is None:
+                if not wrote(exc.item, caller):
+                    raise Forbidden(f"ticket {ticket_id!r} was opened by someone else") from None
+                # Changed meanwhile, or this clock is behind: write again just after it.
                 updated = max(now(), parse_timestamp(exc.item["updatedAt"]) + _TICK)
                 continue
             ticket = done
         items.refresh(key, ticket)
         return Ticket.from_item(ticket)
     raise Conflict(f"ticket {ticket_id!r} is being changed by other requests; try again")
+
+
+def _opener_required(caller: Caller) -> str | None:
+    """The opener key a ticket must hold for `caller` to change it; None when any will do."""
+    if not (caller.signed_in or caller.unrestricted):
+        raise Unauthenticated("sign in to change a ticket")
+    return caller.restriction()
 
 
 async def load_ticket(items: ItemLoader, ticket_id: str) -> Ticket | None:

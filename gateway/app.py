@@ -20,12 +20,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
-from gateway.ratelimit import RateLimiter, caller, capacity_units
+from data.callers import ANONYMOUS, OPEN, Caller
+from gateway.identity import TokenVerifier
+from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.schema import build_schema
 from gateway.settings import Settings
 from resolvers.context import Context
 from store.cost import Cost
 from store.cursors import CursorCodec
+from store.errors import Unauthenticated, Unavailable
 from store.tables import table_status
 
 if TYPE_CHECKING:
@@ -56,12 +59,17 @@ class GraphQLApp(GraphQL[Context, None]):
     def __init__(self, runtime: Runtime) -> None:
         settings = runtime.settings
         super().__init__(
-            build_schema(cost_report=settings.cost_report, limits=settings.limits),
+            build_schema(
+                cost_report=settings.cost_report,
+                limits=settings.limits,
+                introspection=settings.introspection,
+            ),
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=False,
         )
         self.runtime = runtime
         self.limiter = None if settings.rate_limit is None else RateLimiter(settings.rate_limit)
+        self.verifier = TokenVerifier.from_settings(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -71,14 +79,19 @@ class GraphQLApp(GraphQL[Context, None]):
         await response(scope, receive, send)
 
     async def _respond(self, request: Request) -> Response:
-        who = caller(request)
         # Only POST runs operations (queries over GET are refused).
-        limiter = self.limiter if request.method == "POST" else None
+        running = request.method == "POST"
+        try:
+            signed_in = await self._caller(request) if running else self._no_token
+        except (Unauthenticated, Unavailable) as exc:
+            return self._refused(exc)
+        who = bucket(request, signed_in)
+        limiter = self.limiter if running else None
         if limiter is not None:
             wait = limiter.admit(who)
             if wait is not None:
                 return self._rate_limited(limiter, who, wait)
-        context = self._context(who)
+        context = self._context(who, signed_in)
         deadline = asyncio.timeout(self.runtime.settings.request_timeout)
         try:
             async with deadline:
@@ -94,9 +107,21 @@ class GraphQLApp(GraphQL[Context, None]):
             if limiter is not None:
                 limiter.draw(who, capacity_units(context.cost))
 
-    def _context(self, who: str) -> Context:
+    @property
+    def _no_token(self) -> Caller:
+        """Who a request without a token is: anyone at all in open mode."""
+        return OPEN if self.verifier is None else ANONYMOUS
+
+    async def _caller(self, request: Request) -> Caller:
+        if self.verifier is None:
+            return OPEN
+        return await self.verifier.caller(request.headers.getlist("authorization"))
+
+    def _context(self, who: str, signed_in: Caller) -> Context:
         runtime = self.runtime
-        context = Context.create(runtime.require_client(), runtime.settings.table, runtime.cursors)
+        context = Context.create(
+            runtime.require_client(), runtime.settings.table, runtime.cursors, signed_in
+        )
         if self.limiter is not None:
             context.budget = partial(self.limiter.budget, who, context.cost)
         return context
@@ -104,7 +129,7 @@ class GraphQLApp(GraphQL[Context, None]):
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
-        return self._context(caller(request))
+        return self._context(bucket(request, self._no_token), self._no_token)
 
     def decode_json(self, data: str | bytes) -> object:
         """The body as a JSON object; anything else is a 400 that says what is wrong."""
@@ -123,6 +148,15 @@ class GraphQLApp(GraphQL[Context, None]):
             kind = _JSON_KINDS.get(type(decoded), "a number")
             raise HTTPException(400, f"the request body is {kind}, not a JSON object")
         return decoded
+
+    def _refused(self, exc: Unauthenticated | Unavailable) -> Response:
+        """A token that signs no one in is refused for the whole request (401); one whose
+        provider's keys cannot be fetched cannot be checked now (503)."""
+        body = {**_errors(str(exc), exc.code), **self._extensions(Cost().as_dict())}
+        if isinstance(exc, Unauthenticated):
+            challenge = 'Bearer error="invalid_token"'
+            return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
 
     def _rate_limited(self, limiter: RateLimiter, who: str, wait: int) -> Response:
         message = (

@@ -1,4 +1,5 @@
-"""The `dynagate` command: serve, create-table, seed, dynamodb-local, export-schema, verify."""
+"""The `dynagate` command: serve, create-table, seed, dynamodb-local, export-schema, verify,
+token."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gateway.dynamodb_local import DynamoDBLocalError
+from gateway.identity import TOKEN_TTL, issue_token
 from gateway.seed import SeedError
 from gateway.settings import Settings, SettingsError
 from store.errors import DynamoDBFailure, admin_failures
@@ -84,7 +86,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
     verify.set_defaults(run=_verify)
+
+    token = commands.add_parser(
+        "token",
+        help="print a bearer token signed with DYNAGATE_AUTH_SECRET (development and tests)",
+    )
+    token.add_argument("--sub", required=True, help="the username the token signs in")
+    token.add_argument("--admin", action="store_true", help="in the admin group")
+    token.add_argument(
+        "--ttl", type=int, default=TOKEN_TTL, help=f"seconds it is valid (default {TOKEN_TTL})"
+    )
+    token.set_defaults(run=_token)
     return parser
+
+
+def _token(args: argparse.Namespace) -> int:
+    settings = Settings.from_env(serving=False)
+    print(issue_token(settings, args.sub, admin=args.admin, ttl=args.ttl))
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -11,12 +11,20 @@ from dataclasses import dataclass
 
 from starlette.requests import HTTPConnection
 
+from data.callers import Caller
 from store.cost import Cost
 
 
-def caller(request: HTTPConnection) -> str:
-    """Whose bucket a request draws from: the client's address ("" when unknown), or for
-    IPv6 its /64 network, which one host commonly holds whole.
+def bucket(request: HTTPConnection, caller: Caller) -> str:
+    """Whose bucket a request draws from: the signed-in subject's, else its address's."""
+    if caller.key is not None:
+        return f"user:{caller.key}"
+    return address(request)
+
+
+def address(request: HTTPConnection) -> str:
+    """The client's address ("" when unknown), or for IPv6 its /64 network, which one
+    host commonly holds whole.
 
     Behind a proxy this is the address uvicorn reads from `X-Forwarded-For`, which it does
     for the proxies listed in `FORWARDED_ALLOW_IPS`.

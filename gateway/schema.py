@@ -8,6 +8,7 @@ from functools import partial
 
 import strawberry
 from graphql import ASTValidationRule, GraphQLError
+from graphql.validation import NoSchemaIntrospectionCustomRule
 from strawberry.extensions import (
     AddValidationRules,
     MaxTokensLimiter,
@@ -37,6 +38,7 @@ MAX_TOKENS = 5_000
 # The depth and alias limits, built once: ValidationCache keys on the rule classes. They
 # count as Strawberry's limiters do, in linear time (`gateway/document_limits.py`).
 _LIMIT_RULES: list[type[ASTValidationRule]] = [alias_rule(MAX_ALIASES), depth_rule(MAX_DEPTH)]
+_NO_INTROSPECTION_RULES = [*_LIMIT_RULES, NoSchemaIntrospectionCustomRule]
 
 Query = merge_types(
     "Query",
@@ -71,12 +73,15 @@ class Schema(strawberry.Schema):
         """Client errors are the client's business; unexpected ones are logged when masked."""
 
 
-def build_schema(*, cost_report: bool = True, limits: Limits | None = None) -> Schema:
+def build_schema(
+    *, cost_report: bool = True, limits: Limits | None = None, introspection: bool = True
+) -> Schema:
     # Factories, so each request gets fresh extension instances (the caches are shared).
+    rules = _LIMIT_RULES if introspection else _NO_INTROSPECTION_RULES
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         CodedMaskErrors,
         partial(MaxTokensLimiter, MAX_TOKENS),
-        partial(AddValidationRules, _LIMIT_RULES),
+        partial(AddValidationRules, rules),
         partial(ParserCache, maxsize=256),
         partial(ValidationCache, maxsize=256),
         OperationChoice,  # after ValidationCache, whose errors it adds to

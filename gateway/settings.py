@@ -10,6 +10,7 @@ import secrets
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from gateway.demand import Limits
@@ -44,6 +45,19 @@ class Settings:
     max_fields: int = 20_000
     rate_limit: float | None = None
     request_timeout: float = 10.0
+    # Identity (API.md section 7): HS256 tokens signed with `auth_secret`, and/or RS256 and
+    # ES256 tokens of the provider whose keys `auth_jwks_url` serves. Neither: open mode.
+    auth_secret: bytes | None = None
+    auth_jwks_url: str | None = None
+    auth_issuer: str | None = None
+    auth_audience: str | None = None
+    auth_admin_group: str = "admin"
+    introspection: bool = True
+
+    @property
+    def open_mode(self) -> bool:
+        """No identity configured: every request may do everything."""
+        return self.auth_secret is None and self.auth_jwks_url is None
 
     @property
     def is_local(self) -> bool:
@@ -88,18 +102,22 @@ class Settings:
                 f"DYNAGATE_TABLE={table!r}: use 3 to 255 letters, digits, '_', '-' or '.'"
             )
         local = cls(endpoint=endpoint).is_local
+        identity = _identity(env, local=local, serving=serving)
         return cls(
             table=table,
             endpoint=endpoint,
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             cursor_secret=secret.encode(),
-            graphiql=_flag(env, "DYNAGATE_GRAPHIQL", default=True),
+            # With an AWS endpoint the playground and introspection are off unless asked for.
+            graphiql=_flag(env, "DYNAGATE_GRAPHIQL", default=local),
+            introspection=_flag(env, "DYNAGATE_INTROSPECTION", default=local),
             cost_report=_flag(env, "DYNAGATE_COST_REPORT", default=True),
             max_requests=int(_number(env, "DYNAGATE_MAX_REQUESTS", 50, whole=True)),
             max_items=int(_number(env, "DYNAGATE_MAX_ITEMS", 150_000, whole=True)),
             max_fields=int(_number(env, "DYNAGATE_MAX_FIELDS", 20_000, whole=True)),
             rate_limit=_rate_limit(env, local=local),
             request_timeout=_number(env, "DYNAGATE_REQUEST_TIMEOUT", 10.0, high=3_600),
+            **identity,
         )
 
 
@@ -137,3 +155,55 @@ def _rate_limit(env: Mapping[str, str], *, local: bool) -> float | None:
     if value.lower() == "off" or (value == "" and local):
         return None
     return _number(env, "DYNAGATE_RATE_LIMIT", DEFAULT_RATE_LIMIT)
+
+
+# HS256 keys shorter than the hash (RFC 7518 section 3.2) are refused.
+MIN_SECRET_BYTES = 32
+
+
+def _identity(env: Mapping[str, str], *, local: bool, serving: bool) -> dict[str, Any]:
+    """The identity settings; open mode only locally or when `DYNAGATE_AUTH=off` says so
+    (admin commands serve no one, so they are not asked)."""
+    mode = env.get("DYNAGATE_AUTH", "")
+    if mode not in ("", "off"):
+        raise SettingsError(f"DYNAGATE_AUTH={mode!r}: use off, or leave it unset")
+    secret = env.get("DYNAGATE_AUTH_SECRET") or None
+    jwks_url = env.get("DYNAGATE_AUTH_JWKS_URL") or None
+    issuer = env.get("DYNAGATE_AUTH_ISSUER") or None
+    audience = env.get("DYNAGATE_AUTH_AUDIENCE") or None
+    configured = secret is not None or jwks_url is not None
+    if mode == "off" and configured:
+        raise SettingsError(
+            "DYNAGATE_AUTH=off with DYNAGATE_AUTH_SECRET or DYNAGATE_AUTH_JWKS_URL set: "
+            "unset one or the other"
+        )
+    if not configured and serving:
+        if not local and mode != "off":
+            raise SettingsError(
+                "no identity is configured and the endpoint is AWS: set DYNAGATE_AUTH_SECRET "
+                "or DYNAGATE_AUTH_JWKS_URL, or DYNAGATE_AUTH=off to let anyone do everything"
+            )
+        logger.warning(
+            "open mode: no identity is configured, so every request may do everything; "
+            "set DYNAGATE_AUTH_SECRET or DYNAGATE_AUTH_JWKS_URL to sign callers in"
+        )
+    if secret is not None and len(secret.encode()) < MIN_SECRET_BYTES:
+        raise SettingsError(
+            f"DYNAGATE_AUTH_SECRET is {len(secret.encode())} bytes: use at least "
+            f"{MIN_SECRET_BYTES} random bytes (for instance `openssl rand -hex 32`)"
+        )
+    if jwks_url is not None:
+        if urlsplit(jwks_url).scheme not in ("http", "https"):
+            raise SettingsError(f"DYNAGATE_AUTH_JWKS_URL={jwks_url!r}: use an https:// URL")
+        if issuer is None or audience is None:
+            raise SettingsError(
+                "DYNAGATE_AUTH_JWKS_URL needs DYNAGATE_AUTH_ISSUER and DYNAGATE_AUTH_AUDIENCE: "
+                "tokens of the provider are checked against both"
+            )
+    return {
+        "auth_secret": None if secret is None else secret.encode(),
+        "auth_jwks_url": jwks_url,
+        "auth_issuer": issuer,
+        "auth_audience": audience,
+        "auth_admin_group": env.get("DYNAGATE_AUTH_ADMIN_GROUP") or "admin",
+    }

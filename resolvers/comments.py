@@ -9,6 +9,7 @@ import strawberry
 
 from data import comments as data
 from data import products as products_data
+from resolvers.access import ANYONE, AUTHOR, Stored
 from resolvers.context import Context
 from resolvers.cost import (
     entity,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from resolvers.products import Product
 
 Info = strawberry.Info[Context, None]
+COMMENT_AUTHOR = Stored("the comment's author")
 
 
 @strawberry.type
@@ -34,6 +36,9 @@ class Comment:
     rating: int
     body: str
     created_at: datetime
+    author: str | None = strawberry.field(
+        description="Who posted it; null for a comment posted with identity off."
+    )
     product_id: strawberry.Private[str]
 
     @classmethod
@@ -44,6 +49,7 @@ class Comment:
             rating=comment.rating,
             body=comment.body,
             created_at=comment.created_at,
+            author=comment.author,
             product_id=comment.product_id,
         )
 
@@ -79,7 +85,7 @@ class EditCommentInput:
 
 @strawberry.type
 class CommentsQuery:
-    @field_with_cost(item_read(entity("Comment", "id")))
+    @field_with_cost(item_read(entity("Comment", "id")), ANYONE)
     async def comment(self, info: Info, id: strawberry.ID) -> Comment | None:
         comment = await data.load_comment(info.context.items, id)
         return None if comment is None else Comment.from_record(comment)
@@ -87,7 +93,7 @@ class CommentsQuery:
 
 @strawberry.type
 class CommentsMutation:
-    @mutation_with_cost(writes(TRANSACT_CALLS))
+    @mutation_with_cost(writes(TRANSACT_CALLS), AUTHOR)
     async def post_comment(self, info: Info, input: PostCommentInput) -> Comment:
         comment = await data.post_comment(
             info.context.store,
@@ -96,10 +102,11 @@ class CommentsMutation:
             input.rating,
             input.body,
             given(input.created_at),
+            caller=info.context.caller,
         )
         return Comment.from_record(comment)
 
-    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1))
+    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1), COMMENT_AUTHOR)
     async def edit_comment(self, info: Info, input: EditCommentInput) -> Comment:
         comment = await data.edit_comment(
             info.context.store,
@@ -108,10 +115,13 @@ class CommentsMutation:
             language=given(input.language),
             rating=given(input.rating),
             body=given(input.body),
+            caller=info.context.caller,
         )
         return Comment.from_record(comment)
 
-    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1))
+    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1), COMMENT_AUTHOR)
     async def delete_comment(self, info: Info, id: strawberry.ID) -> bool:
-        await data.delete_comment(info.context.store, info.context.items, id)
+        await data.delete_comment(
+            info.context.store, info.context.items, id, caller=info.context.caller
+        )
         return True

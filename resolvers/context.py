@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from data.callers import OPEN, Caller
 from store.client import Store
 from store.cost import Cost
 from store.cursors import CursorCodec
@@ -26,6 +27,8 @@ class Context:
     # The caller's rate-limit budget once this request's cost is drawn, as
     # `extensions.cost.budget` reports it; None without a rate limit.
     budget: Callable[[], dict[str, float]] | None = None
+    # Who is asking; everyone may do everything in open mode.
+    caller: Caller = OPEN
 
     @property
     def cost(self) -> Cost:
@@ -41,7 +44,11 @@ class Context:
         return report
 
     @classmethod
-    def create(cls, client: DynamoDBClient, table: str, cursors: CursorCodec) -> Context:
+    def create(
+        cls, client: DynamoDBClient, table: str, cursors: CursorCodec, caller: Caller = OPEN
+    ) -> Context:
         """A fresh context: its own cost report and loader cache, a shared client."""
         store = Store(client, table)
-        return cls(store=store, items=ItemLoader(store), pages=Paginator(store, cursors))
+        return cls(
+            store=store, items=ItemLoader(store), pages=Paginator(store, cursors), caller=caller
+        )

@@ -14,12 +14,14 @@ parent's identity and its arguments, or, for an item loaded by key, by the item 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import strawberry
+from strawberry.extensions import FieldExtension
 
+from resolvers.access import Rule, guarded
 from store.pagination import (
     DEFAULT_PAGE_SIZE,
     FILTER_CALLS,
@@ -106,14 +108,28 @@ def cost(model: FieldCost) -> dict[str, FieldCost]:
 Decorator = Callable[[Callable[..., Any]], Any]
 
 
-def field_with_cost(model: FieldCost) -> Decorator:
-    """`@strawberry.field` for a resolver that costs `model`."""
-    return lambda resolver: strawberry.field(resolver, metadata=cost(model))
+def field_with_cost(model: FieldCost, rule: Rule | None = None) -> Decorator:
+    """`@strawberry.field` for a resolver that costs `model`; a root field names its `rule`
+    of access."""
+    return lambda resolver: strawberry.field(resolver, **field_options(model, rule))
 
 
-def mutation_with_cost(model: FieldCost) -> Decorator:
-    """`@strawberry.mutation` for a resolver that costs `model`."""
-    return lambda resolver: strawberry.mutation(resolver, metadata=cost(model))
+def mutation_with_cost(model: FieldCost, rule: Rule) -> Decorator:
+    """`@strawberry.mutation` for a resolver that costs `model`, open to callers `rule` allows."""
+    return lambda resolver: strawberry.mutation(resolver, **field_options(model, rule))
+
+
+def field_options(
+    model: FieldCost, rule: Rule | None, extensions: Sequence[FieldExtension] = ()
+) -> dict[str, Any]:
+    """The metadata and extensions of a field that costs `model` and is guarded by `rule`."""
+    if rule is None:
+        return {"metadata": cost(model), "extensions": list(extensions)}
+    access = guarded(rule)
+    return {
+        "metadata": {**cost(model), **access["metadata"]},
+        "extensions": [*access["extensions"], *extensions],
+    }
 
 
 def figure(value: Figure, args: Args) -> int:

@@ -9,6 +9,7 @@ import strawberry
 
 from data import map as data
 from data.validation import InvalidInput
+from resolvers.access import ANYONE, AUTHOR, Stored
 from resolvers.context import Context
 from resolvers.cost import (
     PAGE,
@@ -87,6 +88,9 @@ class Marker:
     geohash: str
     label: str
     created_at: datetime
+    created_by: str | None = strawberry.field(
+        description="Who added it; null for a marker added with identity off."
+    )
 
     @classmethod
     def from_record(cls, marker: data.Marker) -> Marker:
@@ -97,6 +101,7 @@ class Marker:
             geohash=marker.geohash,
             label=marker.label,
             created_at=marker.created_at,
+            created_by=marker.created_by,
         )
 
 
@@ -141,7 +146,7 @@ class AddMarkerInput:
 
 @strawberry.type
 class MapQuery:
-    @field_with_cost(MARKERS_READ)
+    @field_with_cost(MARKERS_READ, ANYONE)
     async def markers(
         self, info: Info, viewport: ViewportInput, limit: int | None = DEFAULT_LIMIT
     ) -> MarkerSearch:
@@ -152,7 +157,7 @@ class MapQuery:
         found = await data.search_markers(info.context.store, view, limit)
         return MarkerSearch.from_record(found)
 
-    @field_with_cost(HEATMAP_READ)
+    @field_with_cost(HEATMAP_READ, ANYONE)
     async def heatmap(
         self, info: Info, viewport: ViewportInput, precision: int | None = NOT_GIVEN
     ) -> Heatmap:
@@ -163,12 +168,14 @@ class MapQuery:
 
 @strawberry.type
 class MapMutation:
-    @mutation_with_cost(writes(TRANSACT_CALLS))
+    @mutation_with_cost(writes(TRANSACT_CALLS), AUTHOR)
     async def add_marker(self, info: Info, input: AddMarkerInput) -> Marker:
-        marker = await data.add_marker(info.context.store, input.lat, input.lon, input.label)
+        marker = await data.add_marker(
+            info.context.store, input.lat, input.lon, input.label, caller=info.context.caller
+        )
         return Marker.from_record(marker)
 
-    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1))
+    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1), Stored("the marker's creator"))
     async def remove_marker(self, info: Info, id: strawberry.ID) -> bool:
-        await data.remove_marker(info.context.store, id)
+        await data.remove_marker(info.context.store, id, caller=info.context.caller)
         return True

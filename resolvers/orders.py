@@ -8,6 +8,7 @@ import strawberry
 
 from data import orders as data
 from data.orders import OrderStatus
+from resolvers.access import ADMINS, Stored, Themselves
 from resolvers.context import Context
 from resolvers.cost import (
     ORDER_BYTES,
@@ -25,6 +26,7 @@ from resolvers.cost import (
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import DateTimeRange, SortDirection
 from store.client import TRANSACT_CALLS
+from store.errors import Forbidden
 from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
@@ -141,17 +143,25 @@ class PlaceOrderInput:
 
 @strawberry.type
 class OrdersQuery:
-    @field_with_cost(item_read(entity("Customer", "id")))
+    @field_with_cost(
+        item_read(entity("Customer", "id")),
+        Themselves("that customer (`sub` = `id`)", "id", "id", fold_case=False),
+    )
     async def customer(self, info: Info, id: strawberry.ID) -> Customer | None:
         customer = await data.load_customer(info.context.items, id)
         return None if customer is None else Customer.from_record(customer)
 
-    @field_with_cost(item_read(entity("Order", "id")))
+    @field_with_cost(item_read(entity("Order", "id")), Stored("that customer"))
     async def order(self, info: Info, id: strawberry.ID) -> Order | None:
         order = await data.load_order(info.context.items, id)
-        return None if order is None else Order.from_record(order)
+        if order is None:
+            return None
+        caller = info.context.caller
+        if not (caller.unrestricted or order.customer_id == caller.username):
+            raise Forbidden(f"order {id!r} is not yours")
+        return Order.from_record(order)
 
-    @connection_field(page_read(ORDER_BYTES))
+    @connection_field(page_read(ORDER_BYTES), ADMINS)
     async def open_orders(self, info: Info, page: PageArgs) -> Connection[Order]:
         """PLACED orders of every customer, oldest first (a sparse index)."""
         found = await data.open_orders_page(info.context.pages, page)
@@ -160,19 +170,27 @@ class OrdersQuery:
 
 @strawberry.type
 class OrdersMutation:
-    @mutation_with_cost(writes(1))
+    @mutation_with_cost(
+        writes(1),
+        Themselves("the caller, for `id` = their own `sub`", "input.id", "id", fold_case=False),
+    )
     async def create_customer(self, info: Info, input: CreateCustomerInput) -> Customer:
         customer = await data.create_customer(info.context.store, input.id, input.name, input.email)
         return Customer.from_record(customer)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS))
+    @mutation_with_cost(
+        writes(TRANSACT_CALLS),
+        Themselves(
+            "the customer of `customerId`", "input.customer_id", "customerId", fold_case=False
+        ),
+    )
     async def place_order(self, info: Info, input: PlaceOrderInput) -> Order:
         lines = [data.OrderLine(i.sku, i.quantity, i.unit_price_cents) for i in input.items]
         placed_at = given(input.placed_at)
         order = await data.place_order(info.context.store, input.customer_id, lines, placed_at)
         return Order.from_record(order)
 
-    @mutation_with_cost(writes(2, 1))
+    @mutation_with_cost(writes(2, 1), ADMINS)
     async def set_order_status(self, info: Info, id: strawberry.ID, status: OrderStatus) -> Order:
         order = await data.set_order_status(info.context.store, info.context.items, id, status)
         return Order.from_record(order)

@@ -11,6 +11,7 @@ from data import organizations as data
 from data.collections import PageRead, Prefetched, page_for
 from data.organizations import Role
 from resolvers import lookahead
+from resolvers.access import ANYONE, SignedIn, Stored
 from resolvers.context import Context
 from resolvers.cost import (
     SMALL_BYTES,
@@ -27,6 +28,7 @@ from store.client import TRANSACT_CALLS
 from store.pagination import Page, PageArgs, query_calls
 
 Info = strawberry.Info[Context, None]
+ORGANIZATION_ADMINS = Stored("ADMIN members of the organization (its creator is its first)")
 T = TypeVar("T")
 
 # Every team in one page: the most an organization can have, read as any page is.
@@ -129,7 +131,7 @@ class AddMemberInput:
 @strawberry.type
 class OrganizationsQuery:
     # With its first pages selected below, as `Query.repo` does.
-    @field_with_cost(item_read(entity("Organization", "name", fold_case=True)))
+    @field_with_cost(item_read(entity("Organization", "name", fold_case=True)), ANYONE)
     async def organization(self, info: Info, name: str) -> Organization | None:
         """With `members`, `admins` or `teams` selected, the organization and each first
         page are one Query: teams sort before the organization item, members after it,
@@ -152,29 +154,45 @@ class OrganizationsQuery:
 
 @strawberry.type
 class OrganizationsMutation:
-    @mutation_with_cost(writes(1))
+    # One transaction with the caller as first member (one PutItem in open mode).
+    @mutation_with_cost(
+        writes(TRANSACT_CALLS),
+        SignedIn("any signed-in caller, who becomes its first ADMIN member"),
+    )
     async def create_organization(self, info: Info, input: CreateOrganizationInput) -> Organization:
-        organization = await data.create_organization(info.context.store, input.name)
+        organization = await data.create_organization(
+            info.context.store, input.name, caller=info.context.caller
+        )
         return Organization.from_record(organization)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS))
+    # One transaction; a caller adding themselves is refused after two reads at most.
+    @mutation_with_cost(writes(TRANSACT_CALLS, 2), ORGANIZATION_ADMINS)
     async def add_member(self, info: Info, input: AddMemberInput) -> Member:
+        context = info.context
         member = await data.add_member(
-            info.context.store, input.organization, input.username, input.name, input.role
+            context.store,
+            input.organization,
+            input.username,
+            input.name,
+            input.role,
+            caller=context.caller,
         )
         return Member.from_record(member)
 
-    @mutation_with_cost(writes(1))
+    # One UpdateItem, or for an ADMIN member changing another's role a transaction and
+    # up to two reads of the member (one read of the organization when refused instead).
+    @mutation_with_cost(writes(TRANSACT_CALLS + 2, 2), ORGANIZATION_ADMINS)
     async def set_member_role(
         self, info: Info, organization: str, username: str, role: Role
     ) -> Member:
         context = info.context
         member = await data.set_member_role(
-            context.store, context.items, organization, username, role
+            context.store, context.items, organization, username, role, caller=context.caller
         )
         return Member.from_record(member)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1))
+    @mutation_with_cost(writes(TRANSACT_CALLS), ORGANIZATION_ADMINS)
     async def create_team(self, info: Info, organization: str, name: str) -> Team:
-        team = await data.create_team(info.context.store, organization, name)
+        context = info.context
+        team = await data.create_team(context.store, organization, name, caller=context.caller)
         return Team.from_record(team)

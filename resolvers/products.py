@@ -6,6 +6,7 @@ import strawberry
 
 from data import comments as comments_data
 from data import products as data
+from resolvers.access import ADMINS, ANYONE
 from resolvers.comments import Comment
 from resolvers.context import Context
 from resolvers.cost import (
@@ -60,7 +61,7 @@ class CreateProductInput:
 
 @strawberry.type
 class ProductsQuery:
-    @field_with_cost(item_read(entity("Product", "id")))
+    @field_with_cost(item_read(entity("Product", "id")), ANYONE)
     async def product(self, info: Info, id: strawberry.ID) -> Product | None:
         product = await data.load_product(info.context.items, id)
         return None if product is None else Product.from_record(product)
@@ -68,7 +69,7 @@ class ProductsQuery:
 
 @strawberry.type
 class ProductsMutation:
-    @mutation_with_cost(writes(1))
+    @mutation_with_cost(writes(1), ADMINS)
     async def create_product(self, info: Info, input: CreateProductInput) -> Product:
         product = await data.create_product(info.context.store, input.id, input.name)
         return Product.from_record(product)

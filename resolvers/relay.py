@@ -11,7 +11,8 @@ from strawberry.extensions import FieldExtension
 from strawberry.types.arguments import StrawberryArgument
 from strawberry.types.field import StrawberryField
 
-from resolvers.cost import PAGE, FieldCost, cost, field_with_cost
+from resolvers.access import Rule
+from resolvers.cost import PAGE, FieldCost, cost, field_options, field_with_cost
 from store.pagination import Check, Page, PageArgs
 
 FLAG_READ = FieldCost(reads_flag=True)
@@ -72,12 +73,14 @@ def _relay_argument(name: str) -> StrawberryArgument:
     )
 
 
-def connection_field(model: FieldCost) -> Callable[[Callable[..., Any]], Any]:
+def connection_field(
+    model: FieldCost, rule: Rule | None = None
+) -> Callable[[Callable[..., Any]], Any]:
     """`@strawberry.field` for a connection that costs `model`, with the Relay arguments
-    (`PageArguments`)."""
+    (`PageArguments`); a root field names its `rule` of access."""
 
     def field(resolver: Callable[..., Any]) -> Any:
-        return strawberry.field(resolver, extensions=[PageArguments()], metadata=cost(model))
+        return strawberry.field(resolver, **field_options(model, rule, [PageArguments()]))
 
     return field
 

@@ -11,6 +11,7 @@ from data import repos as data
 from data.collections import PageRead, Prefetched, page_for
 from data.repos import IssueState
 from resolvers import lookahead
+from resolvers.access import ANYONE, AUTHOR, Stored, Themselves
 from resolvers.context import Context
 from resolvers.cost import (
     SMALL_BYTES,
@@ -26,6 +27,7 @@ from store.client import TRANSACT_CALLS
 from store.pagination import Page, PageArgs
 
 Info = strawberry.Info[Context, None]
+AS_USERNAME = Themselves("the caller, as `username`", "username", "username", fold_case=True)
 T = TypeVar("T")
 
 # The stored states are the schema's enum.
@@ -38,6 +40,9 @@ class Issue:
     title: str
     state: IssueState
     created_at: datetime
+    author: str | None = strawberry.field(
+        description="Who opened it; null for an issue opened with identity off."
+    )
 
     @classmethod
     def from_record(cls, issue: data.Issue) -> Issue:
@@ -46,6 +51,7 @@ class Issue:
             title=issue.title,
             state=issue.state,
             created_at=issue.created_at,
+            author=issue.author,
         )
 
 
@@ -122,7 +128,7 @@ class OpenIssueInput:
 class ReposQuery:
     # The repository and, in the same Queries, its first pages selected below: each such
     # Query stands in for the page read its field declares.
-    @field_with_cost(item_read(entity("Repo", "owner", "name", fold_case=True)))
+    @field_with_cost(item_read(entity("Repo", "owner", "name", fold_case=True)), ANYONE)
     async def repo(self, info: Info, owner: str, name: str) -> Repo | None:
         """With `issues` or `stars` selected, the repository and their first page are one
         Query each: the repository item sits between its issues and its stars."""
@@ -146,31 +152,39 @@ class ReposQuery:
 
 @strawberry.type
 class ReposMutation:
-    @mutation_with_cost(writes(1))
+    @mutation_with_cost(
+        writes(1),
+        Themselves("the caller, as `owner`", "input.owner", "owner", fold_case=True),
+    )
     async def create_repo(self, info: Info, input: CreateRepoInput) -> Repo:
         repo = await data.create_repo(
             info.context.store, input.owner, input.name, given(input.description)
         )
         return Repo.from_record(repo)
 
-    @mutation_with_cost(writes(1 + data.OPEN_ISSUE_ATTEMPTS, 1))
+    @mutation_with_cost(writes(1 + data.OPEN_ISSUE_ATTEMPTS, 1), AUTHOR)
     async def open_issue(self, info: Info, input: OpenIssueInput) -> Issue:
-        issue = await data.open_issue(info.context.store, input.owner, input.name, input.title)
+        context = info.context
+        issue = await data.open_issue(
+            context.store, input.owner, input.name, input.title, caller=context.caller
+        )
         return Issue.from_record(issue)
 
-    @mutation_with_cost(writes(1))
+    @mutation_with_cost(writes(1), Stored("the repository's owner or the issue's author"))
     async def close_issue(self, info: Info, owner: str, name: str, number: int) -> Issue:
         context = info.context
-        issue = await data.close_issue(context.store, context.items, owner, name, number)
+        issue = await data.close_issue(
+            context.store, context.items, owner, name, number, caller=context.caller
+        )
         return Issue.from_record(issue)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1))
+    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1), AS_USERNAME)
     async def star_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
         repo = await data.star_repo(context.store, context.items, owner, name, username)
         return Repo.from_record(repo)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1))
+    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1), AS_USERNAME)
     async def unstar_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
         repo = await data.unstar_repo(context.store, context.items, owner, name, username)

@@ -10,6 +10,7 @@ from data import tickets as data
 from data.collections import Prefetched, page_for
 from data.tickets import TicketStatus
 from resolvers import lookahead
+from resolvers.access import ADMINS, AUTHOR, SIGNED_IN, Stored
 from resolvers.context import Context
 from resolvers.cost import (
     SMALL_BYTES,
@@ -37,6 +38,9 @@ class Ticket:
     status: TicketStatus
     created_at: datetime
     updated_at: datetime
+    opened_by: str | None = strawberry.field(
+        description="Who opened it; null for a ticket opened with identity off."
+    )
 
     @classmethod
     def from_record(cls, ticket: data.Ticket) -> Ticket:
@@ -46,6 +50,7 @@ class Ticket:
             status=ticket.status,
             created_at=ticket.created_at,
             updated_at=ticket.updated_at,
+            opened_by=ticket.opened_by,
         )
 
 
@@ -93,7 +98,7 @@ class UpdateTicketInput:
 @strawberry.type
 class TicketsQuery:
     # With its first page selected below, as `Query.repo` does.
-    @field_with_cost(item_read(entity("Queue", "id")))
+    @field_with_cost(item_read(entity("Queue", "id")), SIGNED_IN)
     async def queue(self, info: Info, id: strawberry.ID) -> Queue | None:
         """With `tickets` selected, the queue and the first page are one Query on GSI1."""
         reads = lookahead.child_reads(
@@ -102,7 +107,7 @@ class TicketsQuery:
         queue, prefetched = await data.load_queue(info.context.items, info.context.pages, id, reads)
         return None if queue is None else Queue.from_record(queue, prefetched)
 
-    @field_with_cost(item_read(entity("Ticket", "id")))
+    @field_with_cost(item_read(entity("Ticket", "id")), SIGNED_IN)
     async def ticket(self, info: Info, id: strawberry.ID) -> Ticket | None:
         ticket = await data.load_ticket(info.context.items, id)
         return None if ticket is None else Ticket.from_record(ticket)
@@ -110,23 +115,28 @@ class TicketsQuery:
 
 @strawberry.type
 class TicketsMutation:
-    @mutation_with_cost(writes(1))
+    @mutation_with_cost(writes(1), ADMINS)
     async def create_queue(self, info: Info, input: CreateQueueInput) -> Queue:
         queue = await data.create_queue(info.context.store, input.id, input.name)
         return Queue.from_record(queue)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS))
+    @mutation_with_cost(writes(TRANSACT_CALLS), AUTHOR)
     async def open_ticket(self, info: Info, input: OpenTicketInput) -> Ticket:
-        ticket = await data.open_ticket(info.context.store, input.queue_id, input.title)
+        context = info.context
+        ticket = await data.open_ticket(
+            context.store, input.queue_id, input.title, caller=context.caller
+        )
         return Ticket.from_record(ticket)
 
-    @mutation_with_cost(writes(data.UPDATE_ATTEMPTS))
+    @mutation_with_cost(writes(data.UPDATE_ATTEMPTS), Stored("the ticket's opener"))
     async def update_ticket(self, info: Info, input: UpdateTicketInput) -> Ticket:
+        context = info.context
         ticket = await data.update_ticket(
-            info.context.store,
-            info.context.items,
+            context.store,
+            context.items,
             input.id,
             given(input.title),
             given(input.status),
+            caller=context.caller,
         )
         return Ticket.from_record(ticket)

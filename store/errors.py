@@ -5,6 +5,8 @@
      ├── BadCursor         BAD_CURSOR        a cursor was altered or taken from elsewhere
      ├── NotFound          NOT_FOUND         a mutation names a missing entity
      ├── Conflict          CONFLICT          it exists already, or a concurrent write won
+     ├── Unauthenticated   UNAUTHENTICATED   a bad token, or no token where one is needed
+     ├── Forbidden         FORBIDDEN         the caller may not do this
      └── Unavailable       UNAVAILABLE       DynamoDB unreachable, throttling or failing
                                              (5xx) past retries
 
@@ -70,6 +72,14 @@ class NotFound(DynagateError):
 
 class Conflict(DynagateError):
     code = "CONFLICT"
+
+
+class Unauthenticated(DynagateError):
+    code = "UNAUTHENTICATED"
+
+
+class Forbidden(DynagateError):
+    code = "FORBIDDEN"
 
 
 class Unavailable(DynagateError):

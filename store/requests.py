@@ -201,10 +201,12 @@ def update_request(
     remove: Iterable[str] = (),
     condition: str | None = None,
     condition_values: Mapping[str, Any] | None = None,
+    expect: Mapping[str, Any] | None = None,
     old_on_failure: bool = False,
     token: str | None = None,
 ) -> dict[str, Any]:
     """An UpdateItem that sets, adds to and removes attributes, guarded by `condition`;
+    `expect` adds that the stored item holds those values (an author, say);
     `old_on_failure` asks DynamoDB for the stored item when the condition fails. A `token`
     is set on the item (`WRITE_TOKEN`) and implies `old_on_failure`.
 
@@ -234,12 +236,17 @@ def update_request(
         clauses.append("REMOVE " + ", ".join(removals))
     if not clauses:
         raise ValueError("an update needs something to set, add or remove")
+    conditions = ["attribute_exists(#pk)"] + ([] if condition is None else [f"({condition})"])
+    if expect:
+        expression, expected_names, equal = _equalities(expect)
+        conditions.append(expression)
+        names.update(expected_names)
+        values.update(equal)
     request: dict[str, Any] = {
         "TableName": table,
         "Key": to_attributes(key),
         "UpdateExpression": " ".join(clauses),
-        "ConditionExpression": "attribute_exists(#pk)"
-        + ("" if condition is None else f" AND ({condition})"),
+        "ConditionExpression": " AND ".join(conditions),
         "ExpressionAttributeNames": names,
         "ReturnValues": "ALL_NEW",
         "ReturnConsumedCapacity": "TOTAL",
@@ -264,16 +271,44 @@ def transaction_delete(table: str, key: Key, *, must_exist: bool = False) -> dic
     return {"Delete": delete}
 
 
+def expecting(
+    action: Mapping[str, Any], values: Mapping[str, Any], *, old_on_failure: bool = False
+) -> dict[str, Any]:
+    """A transaction's Put, Delete or ConditionCheck `action` that applies only while the
+    stored item holds `values` (an optimistic lock on `version`, an author), on top of any
+    condition it has; `old_on_failure` brings the stored item back with a refusal."""
+    ((kind, body),) = action.items()
+    expression, names, equal = _equalities(values)
+    if "ConditionExpression" in body:
+        expression = f"({body['ConditionExpression']}) AND {expression}"
+    changed = {
+        **body,
+        "ConditionExpression": expression,
+        "ExpressionAttributeNames": {**body.get("ExpressionAttributeNames", {}), **names},
+        "ExpressionAttributeValues": {
+            **body.get("ExpressionAttributeValues", {}),
+            **to_attributes(equal),
+        },
+    }
+    if old_on_failure:
+        changed["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return {kind: changed}
+
+
 def expecting_version(action: Mapping[str, Any], version: int) -> dict[str, Any]:
     """A transaction's Put or Delete `action` that applies only while the stored item's
     `version` is `version` (an optimistic lock)."""
-    ((kind, body),) = action.items()
-    condition = {
-        "ConditionExpression": "#version = :version",
-        "ExpressionAttributeNames": {"#version": "version"},
-        "ExpressionAttributeValues": to_attributes({":version": version}),
-    }
-    return {kind: {**body, **condition}}
+    return expecting(action, {"version": version})
+
+
+def _equalities(values: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """`#a = :expect_a AND …` for `values`, with its names and values."""
+    if not values:
+        raise ValueError("a condition needs at least one attribute to compare")
+    names = {f"#{name}": name for name in values}
+    equal = {f":expect_{name}": value for name, value in values.items()}
+    expression = " AND ".join(f"#{name} = :expect_{name}" for name in values)
+    return expression, names, equal
 
 
 def counter_update(table: str, key: Key, attribute: str, delta: int) -> dict[str, Any]:
@@ -295,7 +330,8 @@ def primary_key(item: Mapping[str, Any]) -> Key:
 
 
 def condition_check(table: str, key: Key, *, exists: bool) -> dict[str, Any]:
-    """A TransactWriteItems ConditionCheck that `key` exists (or does not)."""
+    """A TransactWriteItems ConditionCheck that `key` exists (or does not); `expecting`
+    adds what the item must hold."""
     return {"ConditionCheck": {"TableName": table, "Key": to_attributes(key), **_existence(exists)}}
 
 

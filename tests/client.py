@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -47,6 +47,8 @@ CODES = {
     "NOT_FOUND",
     "CONFLICT",
     "QUERY_TOO_COMPLEX",
+    "UNAUTHENTICATED",
+    "FORBIDDEN",
     "UNAVAILABLE",
     "INTERNAL_SERVER_ERROR",
 }
@@ -76,6 +78,11 @@ def assert_within_bound(result: Result) -> None:
 class Api:
     http: httpx.AsyncClient
     settings: Settings
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def signed_in(self, token: str) -> Api:
+        """This client, sending `token` as its bearer token."""
+        return replace(self, headers={**self.headers, "Authorization": f"Bearer {token}"})
 
     @classmethod
     @asynccontextmanager
@@ -87,7 +94,9 @@ class Api:
                 yield cls(http, settings)
 
     async def __call__(self, query: str, **variables: Any) -> Result:
-        response = await self.http.post("/graphql", json={"query": query, "variables": variables})
+        response = await self.http.post(
+            "/graphql", json={"query": query, "variables": variables}, headers=self.headers
+        )
         result = Result(response.status_code, response.json())
         # Every response of every test also checks the bound of its operation.
         assert_within_bound(result)

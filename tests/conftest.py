@@ -20,10 +20,11 @@ from hypothesis import settings as hypothesis_settings
 
 from gateway.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
-from store.client import open_client
+from store.client import Store, open_client
 from store.tables import create_table
 from tests.client import Api
 from tests.faults import FaultProxy
+from tests.jwks import JwksServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -72,11 +73,25 @@ async def table(client: DynamoDBClient) -> AsyncIterator[str]:
     await client.delete_table(TableName=name)
 
 
+@pytest.fixture(scope="session")
+def provider() -> Iterator[JwksServer]:
+    """An identity provider's key endpoint on a loopback port (`tests/jwks.py`)."""
+    with JwksServer() as running:
+        yield running
+
+
 @pytest.fixture
 async def proxy(endpoint: str) -> AsyncIterator[FaultProxy]:
     """A fault-injecting proxy in front of the session's DynamoDB Local (`tests/faults.py`)."""
     async with FaultProxy(endpoint) as running:
         yield running
+
+
+@pytest.fixture
+async def faulty(proxy: FaultProxy, table: str) -> AsyncIterator[Store]:
+    """A store reaching the test's table through `proxy`; modules may give their own."""
+    async with open_client(proxy.url, "us-east-1", local=True, env={}) as dynamodb:
+        yield Store(dynamodb, table)
 
 
 @pytest.fixture(scope="module")

@@ -152,9 +152,9 @@ def repair_transactions(table: str, difference: Difference) -> list[list[dict[st
         *(transaction_put(table, item) for item in difference.puts),
         *(transaction_delete(table, key) for key in keys),
     ]
-    guard = condition_check(
-        table, {PK: difference.partition, SK: difference.partition}, exists=False
-    )
+    # The comment as scanned: at that version, or (for orphans) still not there.
+    key = {PK: difference.partition, SK: difference.partition}
+    guard = condition_check(table, key, exists=difference.version is not None)
     if difference.version is not None:
         guard = expecting_version(guard, difference.version)
     size = TRANSACTION_LIMIT - 1

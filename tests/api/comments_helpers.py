@@ -37,6 +37,8 @@ RATING_SUBSETS: list[tuple[int, ...]] = [
     subset for size in range(1, 6) for subset in combinations(RATINGS, size)
 ]
 FIELDS = ("id", "productId", "language", "rating", "body", "createdAt", "updatedAt", "version")
+# Absent from comments posted with identity off; copies carry them like the primary.
+AUTHOR_FIELDS = ("author", "authorKey")
 
 
 @dataclass
@@ -177,7 +179,7 @@ async def assert_consistent(client: Any, table: str) -> dict[str, dict[str, Any]
     """Check the invariant over the whole table; returns the primary items by comment id.
 
     Products, primaries and copies only; per primary exactly its 32 copies with the right
-    keys and the primary's fields (version included); no copy without its primary.
+    keys and the primary's fields (version and author included); no copy without its primary.
     """
     items = await scan_all(client, table)
     primaries: dict[str, dict[str, Any]] = {}
@@ -202,7 +204,9 @@ async def assert_consistent(client: Any, table: str) -> dict[str, dict[str, Any]
         assert set(own) == set(expected), (comment_id, sorted(own), sorted(expected))
         for sort_key, copy in own.items():
             assert {k: copy[k] for k in ("GSI1PK", "GSI1SK")} == expected[sort_key], copy
-            assert {f: copy[f] for f in FIELDS} == {f: primary[f] for f in FIELDS}, (
+            assert {f: copy.get(f) for f in FIELDS + AUTHOR_FIELDS} == {
+                f: primary.get(f) for f in FIELDS + AUTHOR_FIELDS
+            }, (
                 sort_key,
                 copy,
                 primary,

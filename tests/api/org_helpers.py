@@ -126,6 +126,23 @@ def a_to_z(names: Iterable[str]) -> list[str]:
     return sorted(names, key=str.lower)
 
 
+# ---- callers ---------------------------------------------------------------------------
+
+
+def refused(result: Result, code: str, requests: int | None = None) -> None:
+    """Refused with `code` (after exactly `requests` DynamoDB calls, when given)."""
+    assert result.codes == [code], result.body
+    assert result.data is None
+    if requests is not None:
+        assert result.cost["requests"] == requests, result.cost
+
+
+async def roles(api: Api, org: str) -> dict[str, str]:
+    """Every member's role, by username as stored."""
+    listed = await members(api, org, first=100)
+    return {e["node"]["username"]: e["node"]["role"] for e in listed["edges"]}
+
+
 # ---- connections -----------------------------------------------------------------------
 
 

@@ -44,6 +44,9 @@ STARS = f"""query ($owner: String!, $name: String!, $first: Int, $after: String,
     stars(first: $first, after: $after, last: $last, before: $before) {{
       edges {{ cursor node {{ username starredAt }} }} {PAGE_INFO} }} }} }}"""
 
+AUTHORS = """query ($owner: String!, $name: String!) {
+  repo(owner: $owner, name: $name) { issues { edges { node { number state author } } } } }"""
+
 OWNER = "Alice"
 NAME = "Dynamo"
 # The repository's partition, as keys/repos.py's docstring lays it out (lower-cased).

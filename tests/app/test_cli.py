@@ -8,6 +8,8 @@ import sys
 import uuid
 from pathlib import Path
 
+import jwt
+
 from gateway.schema import schema_sdl
 
 DYNAGATE = str(Path(sys.executable).with_name("dynagate"))
@@ -66,3 +68,24 @@ def test_admin_commands_need_no_cursor_secret_even_for_aws() -> None:
     # network, never on the missing secret.
     result = run("create-table", env={"AWS_REGION": "us-east-1"})
     assert "DYNAGATE_CURSOR_SECRET" not in result.stderr
+
+
+def test_serve_refuses_open_mode_against_aws_unless_switched_off() -> None:
+    result = run("serve", env={"DYNAGATE_CURSOR_SECRET": "s"})
+    assert result.returncode == 2
+    assert "DYNAGATE_AUTH=off" in result.stderr
+
+
+def test_token_prints_a_token_the_gateway_verifies() -> None:
+    secret = "a-secret-of-at-least-32-bytes-xyz"
+    result = run(
+        "token", "--sub", "Ada", "--admin", "--ttl", "120", env={"DYNAGATE_AUTH_SECRET": secret}
+    )
+    assert result.returncode == 0, result.stderr
+    claims = jwt.decode(result.stdout.strip(), secret.encode(), algorithms=["HS256"])
+    assert claims["sub"] == "Ada"
+    assert claims["groups"] == ["admin"]
+    assert claims["exp"] - claims["iat"] == 120
+    refused = run("token", "--sub", "Ada", env={})
+    assert refused.returncode == 2
+    assert "DYNAGATE_AUTH_SECRET" in refused.stderr

@@ -15,7 +15,7 @@ import pytest
 from starlette.requests import HTTPConnection
 
 from gateway.app import create_app
-from gateway.ratelimit import RateLimiter, caller
+from gateway.ratelimit import RateLimiter, address
 from gateway.settings import Settings
 from store.cost import Cost
 from tests.client import COST_KEYS, Api, Result
@@ -246,4 +246,4 @@ def test_a_caller_has_at_most_eight_requests_running() -> None:
 )
 def test_ipv6_callers_share_a_bucket_per_64_network(host: str, bucket: str) -> None:
     scope = {"type": "http", "client": (host, 1234), "headers": []}
-    assert caller(HTTPConnection(scope)) == bucket
+    assert address(HTTPConnection(scope)) == bucket

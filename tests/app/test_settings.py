@@ -9,7 +9,8 @@ import pytest
 from gateway.settings import Settings, SettingsError
 
 LOCAL = {"DYNAGATE_DYNAMODB_ENDPOINT": "http://127.0.0.1:8000"}
-AWS = {"DYNAGATE_CURSOR_SECRET": "s3cret"}
+AUTH_SECRET = "a-secret-of-at-least-32-bytes-xyz"
+AWS = {"DYNAGATE_CURSOR_SECRET": "s3cret", "DYNAGATE_AUTH_SECRET": AUTH_SECRET}
 
 
 def test_defaults_with_a_secret_and_no_endpoint() -> None:
@@ -19,10 +20,12 @@ def test_defaults_with_a_secret_and_no_endpoint() -> None:
         endpoint=None,
         region="us-east-1",
         cursor_secret=b"s3cret",
-        graphiql=True,
+        graphiql=False,
+        introspection=False,
         cost_report=True,
         max_body_bytes=1024 * 1024,
         rate_limit=6_000.0,
+        auth_secret=AUTH_SECRET.encode(),
     )
     assert not settings.is_local
 
@@ -79,9 +82,8 @@ def test_a_local_endpoint_generates_a_secret_with_a_warning(
         second = Settings.from_env(LOCAL)
     assert len(first.cursor_secret) >= 32
     assert first.cursor_secret != second.cursor_secret
-    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    warnings = [r for r in caplog.records if "DYNAGATE_CURSOR_SECRET" in r.getMessage()]
     assert len(warnings) == 2
-    assert all("DYNAGATE_CURSOR_SECRET" in r.getMessage() for r in warnings)
     # The warning names the problem, never the generated value.
     assert first.cursor_secret.decode() not in caplog.text
 
@@ -92,7 +94,7 @@ def test_a_given_secret_is_used_locally_without_a_warning(
     with caplog.at_level(logging.WARNING, logger="dynagate"):
         settings = Settings.from_env({**LOCAL, "DYNAGATE_CURSOR_SECRET": "given"})
     assert settings.cursor_secret == b"given"
-    assert not caplog.records
+    assert "DYNAGATE_CURSOR_SECRET" not in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -113,7 +115,7 @@ def test_a_given_secret_is_used_locally_without_a_warning(
 )
 @pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT"])
 def test_boolean_flags(name: str, value: str, expected: bool) -> None:
-    settings = Settings.from_env({**AWS, name: value})
+    settings = Settings.from_env({**LOCAL, name: value})
     flags = {"DYNAGATE_GRAPHIQL": settings.graphiql, "DYNAGATE_COST_REPORT": settings.cost_report}
     assert flags[name] is expected
     # The other flag keeps its default.
@@ -132,6 +134,9 @@ def test_a_bad_flag_is_refused_and_named(name: str, value: str) -> None:
 def test_settings_are_read_when_asked_not_at_import(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DYNAGATE_CURSOR_SECRET", "from-process")
     monkeypatch.setenv("DYNAGATE_TABLE", "process-table")
+    monkeypatch.setenv("DYNAGATE_AUTH", "off")
+    monkeypatch.delenv("DYNAGATE_AUTH_SECRET", raising=False)
+    monkeypatch.delenv("DYNAGATE_AUTH_JWKS_URL", raising=False)
     monkeypatch.delenv("DYNAGATE_DYNAMODB_ENDPOINT", raising=False)
     settings = Settings.from_env()
     assert settings.table == "process-table"
@@ -189,3 +194,65 @@ def test_demand_control_from_the_environment() -> None:
 def test_bad_demand_control_values_are_refused_by_name(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({**LOCAL, name: value})
+
+
+# ---- identity ------------------------------------------------------------------------------
+
+
+def test_open_mode_against_aws_is_refused_unless_switched_off_explicitly() -> None:
+    cursor = {"DYNAGATE_CURSOR_SECRET": "s3cret"}
+    with pytest.raises(SettingsError, match="DYNAGATE_AUTH=off"):
+        Settings.from_env(cursor)
+    assert Settings.from_env({**cursor, "DYNAGATE_AUTH": "off"}).open_mode
+    # Admin commands serve no one: they are not asked.
+    assert Settings.from_env(cursor, serving=False).open_mode
+
+
+def test_open_mode_locally_is_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="dynagate"):
+        settings = Settings.from_env(LOCAL)
+    assert settings.open_mode
+    assert "open mode" in caplog.text
+
+
+def test_identity_settings_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {
+            **LOCAL,
+            "DYNAGATE_AUTH_SECRET": AUTH_SECRET,
+            "DYNAGATE_AUTH_JWKS_URL": "https://id.example.com/.well-known/jwks.json",
+            "DYNAGATE_AUTH_ISSUER": "https://id.example.com/",
+            "DYNAGATE_AUTH_AUDIENCE": "dynagate",
+            "DYNAGATE_AUTH_ADMIN_GROUP": "ops",
+        }
+    )
+    assert not settings.open_mode
+    assert settings.auth_secret == AUTH_SECRET.encode()
+    assert settings.auth_jwks_url == "https://id.example.com/.well-known/jwks.json"
+    assert (settings.auth_issuer, settings.auth_audience) == ("https://id.example.com/", "dynagate")
+    assert settings.auth_admin_group == "ops"
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"DYNAGATE_AUTH": "on"}, "DYNAGATE_AUTH='on'"),
+        ({"DYNAGATE_AUTH": "off", "DYNAGATE_AUTH_SECRET": AUTH_SECRET}, "DYNAGATE_AUTH=off"),
+        ({"DYNAGATE_AUTH_SECRET": "short"}, "at least 32"),
+        ({"DYNAGATE_AUTH_JWKS_URL": "file:///etc/passwd"}, "https://"),
+        ({"DYNAGATE_AUTH_JWKS_URL": "https://id.example.com/jwks"}, "DYNAGATE_AUTH_ISSUER"),
+    ],
+)
+def test_bad_identity_settings_are_refused_and_named(env: dict[str, str], named: str) -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({**LOCAL, **env})
+    assert named in str(raised.value)
+
+
+def test_playground_and_introspection_are_off_against_aws_unless_switched_on() -> None:
+    aws = Settings.from_env(AWS)
+    assert (aws.graphiql, aws.introspection) == (False, False)
+    on = Settings.from_env({**AWS, "DYNAGATE_GRAPHIQL": "true", "DYNAGATE_INTROSPECTION": "1"})
+    assert (on.graphiql, on.introspection) == (True, True)
+    local = Settings.from_env(LOCAL)
+    assert (local.graphiql, local.introspection) == (True, True)

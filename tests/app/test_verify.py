@@ -139,8 +139,8 @@ def test_repairs_are_guarded_by_the_scanned_version() -> None:
     (transaction,) = repair_transactions("t", result)
     guard = transaction[0]["ConditionCheck"]
     assert guard["Key"] == to_attributes({"PK": primary["PK"], "SK": primary["PK"]})
-    assert guard["ConditionExpression"] == "#version = :version"
-    assert guard["ExpressionAttributeValues"] == {":version": {"N": "7"}}
+    assert guard["ConditionExpression"] == "(attribute_exists(#pk)) AND #version = :expect_version"
+    assert guard["ExpressionAttributeValues"] == {":expect_version": {"N": "7"}}
     assert [a["Put"]["Item"]["SK"]["S"] for a in transaction[1:]] == list(result.missing)
 
 

@@ -7,7 +7,7 @@ written straight to DynamoDB Local (`direct`), so the proxy sees only the call u
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import aioboto3
@@ -18,7 +18,7 @@ from data import comments, orders, organizations, products, repos, tickets
 from data import map as markers
 from gateway.admin.verify import diff, group
 from keys.codecs import format_timestamp
-from store.client import LOCAL_CREDENTIALS, Store, open_client
+from store.client import LOCAL_CREDENTIALS, Store
 from store.errors import Conflict, Unavailable
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, put_request, update_request
@@ -32,12 +32,6 @@ LINES = [orders.OrderLine("BOOK", 2, 1500)]
 @pytest.fixture(autouse=True)
 def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     without_backoff(monkeypatch)
-
-
-@pytest.fixture
-async def faulty(proxy: FaultProxy, table: str) -> AsyncIterator[Store]:
-    async with open_client(proxy.url, "us-east-1", local=True, env={}) as client:
-        yield Store(client, table)
 
 
 @pytest.fixture

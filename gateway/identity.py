@@ -1,0 +1,215 @@
+"""Bearer tokens (API.md section 7), verified by PyJWT: HS256 with the shared secret, or
+RS256/ES256 with the keys an OpenID Connect provider publishes.
+
+Which algorithms are accepted is fixed here, never read from the token: a token saying
+`alg: none`, or HS256 signed with a provider's public key, is refused. The provider's keys
+are cached; a token naming an unknown key fetches them again, at most once every
+`JWKS_COOLDOWN` seconds, so a flood of made-up key ids cannot hammer the provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import jwt
+
+from data import validation
+from data.callers import ANONYMOUS, Caller
+from gateway.settings import Settings, SettingsError
+from keys.codecs import IDENTIFIER_PATTERN
+from store.errors import BadUserInput, Unauthenticated, Unavailable
+
+SECRET_ALGORITHMS: tuple[str, ...] = ("HS256",)
+PROVIDER_ALGORITHMS: tuple[str, ...] = ("RS256", "ES256")
+# Longer than any token a provider issues; longer ones are refused before being parsed.
+MAX_TOKEN_CHARS = 8 * 1024
+# Seconds a token's clock may be off from ours (expiry, not-before, issued-at).
+LEEWAY_SECONDS = 30
+JWKS_LIFESPAN = 600
+JWKS_COOLDOWN = 30.0
+JWKS_TIMEOUT = 3.0
+_BEARER = re.compile(r"Bearer +([A-Za-z0-9_.~+/=-]+)", re.IGNORECASE)
+_FAILURES: Sequence[tuple[type[jwt.InvalidTokenError], str]] = (
+    (jwt.ExpiredSignatureError, "the token has expired"),
+    (jwt.ImmatureSignatureError, "the token is not valid yet"),
+    (jwt.InvalidAudienceError, "the token is for another audience"),
+    (jwt.InvalidIssuerError, "the token is from another issuer"),
+    (jwt.InvalidSignatureError, "the token's signature does not verify"),
+    (jwt.InvalidAlgorithmError, "the token's algorithm is not accepted"),
+)
+
+
+class TokenVerifier:
+    """Turns an `Authorization` header into the `Caller` it signs in (or refuses it)."""
+
+    def __init__(
+        self,
+        *,
+        secret: bytes | None = None,
+        jwks_url: str | None = None,
+        issuer: str | None = None,
+        audience: str | None = None,
+        admin_group: str = "admin",
+        jwks_cooldown: float = JWKS_COOLDOWN,
+    ) -> None:
+        self.secret = secret
+        self.issuer = issuer
+        self.audience = audience
+        self.admin_group = admin_group
+        self.keys = (
+            None
+            if jwks_url is None
+            else jwt.PyJWKClient(
+                jwks_url,
+                lifespan=JWKS_LIFESPAN,
+                timeout=JWKS_TIMEOUT,
+                cooldown_duration=jwks_cooldown,
+                headers={"User-Agent": "dynagate"},
+            )
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> TokenVerifier | None:
+        """The verifier `settings` configure; None in open mode."""
+        if settings.open_mode:
+            return None
+        return cls(
+            secret=settings.auth_secret,
+            jwks_url=settings.auth_jwks_url,
+            issuer=settings.auth_issuer,
+            audience=settings.auth_audience,
+            admin_group=settings.auth_admin_group,
+        )
+
+    async def caller(self, authorization: Sequence[str]) -> Caller:
+        """The caller the request's `Authorization` headers sign in: anonymous without one."""
+        if not authorization:
+            return ANONYMOUS
+        if len(authorization) > 1:
+            raise Unauthenticated("send one Authorization header, not several")
+        token = _bearer(authorization[0])
+        try:
+            claims = await self._claims(token)
+        except jwt.InvalidTokenError as exc:
+            raise Unauthenticated(_reason(exc)) from None
+        return self._caller(claims)
+
+    async def _claims(self, token: str) -> dict[str, Any]:
+        algorithm = jwt.get_unverified_header(token).get("alg")
+        key: Any
+        if algorithm in SECRET_ALGORITHMS and self.secret is not None:
+            key, algorithms = self.secret, SECRET_ALGORITHMS
+        elif algorithm in PROVIDER_ALGORITHMS and self.keys is not None:
+            key, algorithms = await self._provider_key(token), PROVIDER_ALGORITHMS
+        else:
+            raise jwt.InvalidAlgorithmError(f"{algorithm!r} is not accepted")
+        required = ["exp", "sub"] + ["iss"] * bool(self.issuer) + ["aud"] * bool(self.audience)
+        claims: dict[str, Any] = jwt.decode(
+            token,
+            key,
+            algorithms=list(algorithms),
+            audience=self.audience,
+            issuer=self.issuer,
+            leeway=LEEWAY_SECONDS,
+            options={"require": required},
+        )
+        return claims
+
+    async def _provider_key(self, token: str) -> jwt.PyJWK:
+        assert self.keys is not None
+        kid = jwt.get_unverified_header(token).get("kid")
+        if not isinstance(kid, str) or not kid:
+            raise Unauthenticated("the token names no key (`kid`)")
+        try:
+            # PyJWKClient fetches with urllib, which blocks: off the event loop.
+            return await asyncio.to_thread(self.keys.get_signing_key, kid)
+        except jwt.PyJWKClientConnectionError as exc:
+            raise Unavailable(
+                "the identity provider's keys could not be fetched; try again shortly"
+            ) from exc
+        except jwt.PyJWKClientError:
+            raise Unauthenticated(
+                f"the token names key {kid[:64]!r}, which the provider does not publish"
+            ) from None
+        except jwt.PyJWKSetError as exc:
+            raise Unavailable("the identity provider publishes no usable key") from exc
+
+    def _caller(self, claims: dict[str, Any]) -> Caller:
+        subject = claims["sub"]
+        if not isinstance(subject, str) or not IDENTIFIER_PATTERN.fullmatch(subject):
+            raise Unauthenticated(
+                "the token's subject is not a username: use 1 to 64 letters, digits, "
+                "'.', '_' or '-', starting with a letter or digit"
+            )
+        groups: set[str] = set()
+        for claim in ("groups", "cognito:groups"):
+            value = claims.get(claim)
+            if isinstance(value, str):
+                groups.add(value)
+            elif isinstance(value, list):
+                groups.update(g for g in value if isinstance(g, str))
+        return Caller(subject, admin=self.admin_group in groups, display_name=_display_name(claims))
+
+
+# `dynagate token --ttl`: a day by default, a year at most.
+TOKEN_TTL = 24 * 3600
+MAX_TOKEN_TTL = 365 * 24 * 3600
+
+
+def issue_token(
+    settings: Settings, subject: str, *, admin: bool = False, ttl: int = TOKEN_TTL
+) -> str:
+    """An HS256 token signed with `DYNAGATE_AUTH_SECRET` that signs `subject` in (in the
+    admin group with `admin`), valid for `ttl` seconds: for development and tests."""
+    if settings.auth_secret is None:
+        raise SettingsError("set DYNAGATE_AUTH_SECRET to the secret the gateway verifies with")
+    if not IDENTIFIER_PATTERN.fullmatch(subject):
+        raise SettingsError(
+            f"--sub {subject!r}: use 1 to 64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    if not 0 < ttl <= MAX_TOKEN_TTL:
+        raise SettingsError(f"--ttl {ttl}: use 1 to {MAX_TOKEN_TTL:,} seconds")
+    issued = int(time.time())
+    claims: dict[str, Any] = {"sub": subject, "iat": issued, "exp": issued + ttl}
+    if admin:
+        claims["groups"] = [settings.auth_admin_group]
+    if settings.auth_issuer is not None:
+        claims["iss"] = settings.auth_issuer
+    if settings.auth_audience is not None:
+        claims["aud"] = settings.auth_audience
+    return jwt.encode(claims, settings.auth_secret, algorithm="HS256")
+
+
+def _bearer(header: str) -> str:
+    match = _BEARER.fullmatch(header.strip())
+    if match is None:
+        raise Unauthenticated("use `Authorization: Bearer <token>`")
+    token = match.group(1)
+    if len(token) > MAX_TOKEN_CHARS:
+        raise Unauthenticated(f"the token is over {MAX_TOKEN_CHARS:,} characters")
+    return token
+
+
+def _reason(exc: jwt.InvalidTokenError) -> str:
+    for kind, reason in _FAILURES:
+        if isinstance(exc, kind):
+            return reason
+    if isinstance(exc, jwt.MissingRequiredClaimError):
+        return f"the token has no `{exc.claim}` claim"
+    return "the token is malformed"
+
+
+def _display_name(claims: dict[str, Any]) -> str | None:
+    """The token's `name`, when it is text a member's name may hold."""
+    name = claims.get("name")
+    if not isinstance(name, str):
+        return None
+    try:
+        return validation.text(name, "name")
+    except BadUserInput:
+        return None

@@ -1,0 +1,104 @@
+"""Who may use each Query and Mutation field (API.md section 7), declared next to it.
+
+Every root field names one `Rule`; a test fails when one does not. Fields below the root
+are reached only through it, so they need none. A rule that depends only on the token is
+decided here, before the resolver runs and so before any read. A rule that depends on
+stored data (`Stored`) needs a signed-in caller here; the access pattern then makes the
+decision part of its write's own condition, so no concurrent change slips past it.
+In open mode (no identity configured) every rule lets everyone in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from strawberry.extensions import FieldExtension
+from strawberry.permission import BasePermission, PermissionExtension
+
+from data.callers import Caller
+from resolvers.context import Context
+from store.errors import Forbidden, Unauthenticated
+
+# The key of a field's rule in Strawberry's field metadata.
+RULE: Final = "dynagate.rule"
+
+
+class Rule(BasePermission):
+    """A rule of access; `description` is how the README's table states it."""
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+
+    def has_permission(self, source: Any, info: Any, **kwargs: Any) -> bool:
+        context: Context = info.context
+        caller = context.caller
+        if not caller.open:
+            self.check(caller, kwargs, info.field_name)
+        return True
+
+    def check(self, caller: Caller, args: Mapping[str, Any], field: str) -> None:
+        """Raise `Unauthenticated` or `Forbidden` unless `caller` may use `field`."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.description!r})"
+
+
+class Anyone(Rule):
+    """Signed in or not."""
+
+
+class SignedIn(Rule):
+    """Any signed-in caller."""
+
+    def check(self, caller: Caller, args: Mapping[str, Any], field: str) -> None:
+        if not caller.signed_in:
+            raise Unauthenticated(f"sign in to use `{field}`")
+
+
+class Admins(SignedIn):
+    """Callers in the admin group."""
+
+    def check(self, caller: Caller, args: Mapping[str, Any], field: str) -> None:
+        super().check(caller, args, field)
+        if not caller.admin:
+            raise Forbidden(f"only admins may use `{field}`")
+
+
+class Themselves(SignedIn):
+    """The caller acting as themselves: the argument at `path` (attribute names, dotted,
+    as the resolver receives them) must be their username. Ids compare exactly; usernames
+    and owners ignore case (`fold_case`)."""
+
+    def __init__(self, description: str, path: str, name: str, *, fold_case: bool) -> None:
+        super().__init__(description)
+        self.path = path.split(".")
+        self.name = name
+        self.fold_case = fold_case
+
+    def check(self, caller: Caller, args: Mapping[str, Any], field: str) -> None:
+        super().check(caller, args, field)
+        if caller.admin:
+            return
+        value: Any = args[self.path[0]]
+        for attribute in self.path[1:]:
+            value = getattr(value, attribute)
+        same = caller.is_user(value) if self.fold_case else value == caller.username
+        if not same:
+            raise Forbidden(f"`{field}`: {self.name} must be your own username, {caller.username}")
+
+
+class Stored(SignedIn):
+    """A rule on stored data: the access pattern decides it in its write (or its read)."""
+
+
+def guarded(rule: Rule) -> dict[str, Any]:
+    """`strawberry.field` arguments that enforce `rule` and record it in the metadata."""
+    extensions: list[FieldExtension] = [PermissionExtension([rule], use_directives=False)]
+    return {"extensions": extensions, "metadata": {RULE: rule}}
+
+
+ANYONE = Anyone("anyone, signed in or not")
+SIGNED_IN = SignedIn("any signed-in caller")
+AUTHOR = SignedIn("any signed-in caller, recorded as the author")
+ADMINS = Admins("admins")

@@ -1,0 +1,98 @@
+"""An OpenID Connect provider's key endpoint for tests: a real HTTP server on a loopback
+port, serving the JWKS the test publishes, with keys the test generates."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self
+
+import jwt
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+
+ISSUER = "https://id.test.example/"
+AUDIENCE = "dynagate-tests"
+
+
+@dataclass
+class SigningKey:
+    kid: str
+    algorithm: str  # RS256 or ES256
+    private: Any
+
+    @classmethod
+    def generate(cls, kid: str, algorithm: str = "RS256") -> SigningKey:
+        if algorithm == "ES256":
+            return cls(kid, algorithm, ec.generate_private_key(ec.SECP256R1()))
+        return cls(kid, algorithm, rsa.generate_private_key(public_exponent=65537, key_size=2048))
+
+    @property
+    def public_jwk(self) -> dict[str, Any]:
+        to_jwk = ECAlgorithm.to_jwk if self.algorithm == "ES256" else RSAAlgorithm.to_jwk
+        jwk: dict[str, Any] = to_jwk(self.private.public_key(), as_dict=True)
+        return {**jwk, "kid": self.kid, "use": "sig", "alg": self.algorithm}
+
+    def sign(self, subject: str, *, ttl: int = 600, **claims: Any) -> str:
+        """A token of the provider for `subject`; `claims` add or replace claims."""
+        now = int(time.time())
+        body = {"sub": subject, "iss": ISSUER, "aud": AUDIENCE, "iat": now, "exp": now + ttl}
+        return jwt.encode(
+            {**body, **claims}, self.private, algorithm=self.algorithm, headers={"kid": self.kid}
+        )
+
+
+@dataclass
+class JwksServer:
+    """Serves `keys` at `url`; `fetches` counts the requests, `down` answers 503."""
+
+    keys: list[SigningKey] = field(default_factory=list)
+    fetches: int = 0
+    down: bool = False
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/.well-known/jwks.json"
+
+    def publish(self, *keys: SigningKey) -> None:
+        self.keys = list(keys)
+
+    def __enter__(self) -> Self:
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                provider.fetches += 1
+                if provider.down:
+                    self.send_error(503)
+                    return
+                body = json.dumps({"keys": [k.public_jwk for k in provider.keys]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        assert self._server is not None
+        self._server.shutdown()
+        self._server.server_close()
