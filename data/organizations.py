@@ -278,7 +278,9 @@ async def _update_own_role(store: Store, organization: str, username: str, role:
         applied = exc.written_by(token)
         if applied is not None:
             return applied
-        raise await _not_admin(store, organization, exc.item) from exc
+        if exc.item is None:  # the member to change is missing: NOT_FOUND comes first
+            raise _not_a_member(organization, username) from exc
+        raise _forbidden(organization) from exc
 
 
 async def _update_role_as_admin(
@@ -289,6 +291,9 @@ async def _update_role_as_admin(
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
+        # A missing member (or organization) to change is NOT_FOUND, before FORBIDDEN.
+        if exc.failed(1):
+            raise _not_a_member(organization, username) from exc
         if exc.failed(0):
             raise await _not_admin(store, organization, exc.items[0]) from exc
         refusals = {1: _not_a_member(organization, username)}

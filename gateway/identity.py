@@ -10,6 +10,7 @@ are cached; a token naming an unknown key fetches them again, at most once every
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Sequence
@@ -23,6 +24,8 @@ from gateway.settings import Settings, SettingsError
 from keys.codecs import IDENTIFIER_PATTERN
 from store.errors import BadUserInput, Unauthenticated, Unavailable
 
+logger = logging.getLogger("dynagate.identity")
+
 SECRET_ALGORITHMS: tuple[str, ...] = ("HS256",)
 PROVIDER_ALGORITHMS: tuple[str, ...] = ("RS256", "ES256")
 # Longer than any token a provider issues; longer ones are refused before being parsed.
@@ -32,6 +35,8 @@ LEEWAY_SECONDS = 30
 JWKS_LIFESPAN = 600
 JWKS_COOLDOWN = 30.0
 JWKS_TIMEOUT = 3.0
+# How PyJWKClient says that a key id is in none of the keys it could fetch.
+_UNKNOWN_KEY = "Unable to find a signing key that matches"
 _BEARER = re.compile(r"Bearer +([A-Za-z0-9_.~+/=-]+)", re.IGNORECASE)
 _FAILURES: Sequence[tuple[type[jwt.InvalidTokenError], str]] = (
     (jwt.ExpiredSignatureError, "the token has expired"),
@@ -127,16 +132,16 @@ class TokenVerifier:
         try:
             # PyJWKClient fetches with urllib, which blocks: off the event loop.
             return await asyncio.to_thread(self.keys.get_signing_key, kid)
-        except jwt.PyJWKClientConnectionError as exc:
-            raise Unavailable(
-                "the identity provider's keys could not be fetched; try again shortly"
-            ) from exc
-        except jwt.PyJWKClientError:
-            raise Unauthenticated(
-                f"the token names key {kid[:64]!r}, which the provider does not publish"
-            ) from None
-        except jwt.PyJWKSetError as exc:
-            raise Unavailable("the identity provider publishes no usable key") from exc
+        except jwt.PyJWKClientError as exc:
+            if str(exc).startswith(_UNKNOWN_KEY):
+                raise Unauthenticated(
+                    f"the token names key {kid[:64]!r}, which the provider does not publish"
+                ) from None
+            raise _provider_failed(exc) from exc
+        except Exception as exc:
+            # Anything else the fetch raises (an HTML error page, a body cut short, a key
+            # set with no usable key) is the provider's failure, not the caller's.
+            raise _provider_failed(exc) from exc
 
     def _caller(self, claims: dict[str, Any]) -> Caller:
         subject = claims["sub"]
@@ -183,6 +188,11 @@ def issue_token(
     if settings.auth_audience is not None:
         claims["aud"] = settings.auth_audience
     return jwt.encode(claims, settings.auth_secret, algorithm="HS256")
+
+
+def _provider_failed(exc: Exception) -> Unavailable:
+    logger.warning("the identity provider's keys could not be used: %s", exc)
+    return Unavailable("the identity provider's keys could not be fetched; try again shortly")
 
 
 def _bearer(header: str) -> str:

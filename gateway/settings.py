@@ -66,7 +66,8 @@ class Settings:
             return False
         host = urlsplit(self.endpoint).hostname or ""
         return not (
-            host == "amazonaws.com" or host.endswith((".amazonaws.com", ".amazonaws.com.cn"))
+            host == "amazonaws.com"
+            or host.endswith((".amazonaws.com", ".amazonaws.com.cn", ".api.aws"))
         )
 
     @property
@@ -157,6 +158,7 @@ def _rate_limit(env: Mapping[str, str], *, local: bool) -> float | None:
     return _number(env, "DYNAGATE_RATE_LIMIT", DEFAULT_RATE_LIMIT)
 
 
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 # HS256 keys shorter than the hash (RFC 7518 section 3.2) are refused.
 MIN_SECRET_BYTES = 32
 
@@ -193,7 +195,10 @@ def _identity(env: Mapping[str, str], *, local: bool, serving: bool) -> dict[str
             f"{MIN_SECRET_BYTES} random bytes (for instance `openssl rand -hex 32`)"
         )
     if jwks_url is not None:
-        if urlsplit(jwks_url).scheme not in ("http", "https"):
+        parts = urlsplit(jwks_url)
+        # Keys fetched in the clear could be swapped on the way: https, except on this host.
+        loopback = parts.scheme == "http" and parts.hostname in _LOOPBACK
+        if parts.scheme != "https" and not loopback:
             raise SettingsError(f"DYNAGATE_AUTH_JWKS_URL={jwks_url!r}: use an https:// URL")
         if issuer is None or audience is None:
             raise SettingsError(

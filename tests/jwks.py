@@ -53,6 +53,8 @@ class JwksServer:
     keys: list[SigningKey] = field(default_factory=list)
     fetches: int = 0
     down: bool = False
+    # Served instead of the key set when set (a provider answering garbage).
+    garbage: bytes | None = None
     _server: ThreadingHTTPServer | None = None
 
     @property
@@ -73,7 +75,8 @@ class JwksServer:
                 if provider.down:
                     self.send_error(503)
                     return
-                body = json.dumps({"keys": [k.public_jwk for k in provider.keys]}).encode()
+                keys = {"keys": [k.public_jwk for k in provider.keys]}
+                body = provider.garbage or json.dumps(keys).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))

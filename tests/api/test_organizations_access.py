@@ -134,8 +134,8 @@ async def team(api: Api, org: str, n: int) -> Result:
 
 
 OPERATIONS: dict[str, Operation] = {"addMember": add, "setMemberRole": set_role, "createTeam": team}
-# DynamoDB calls of a refused call: the transaction, and for setMemberRole by a non-member a
-# read telling a missing organization (NOT_FOUND) from another's (FORBIDDEN).
+# DynamoDB calls of a refusal to a non-member: the transaction, and for setMemberRole a read
+# telling a missing organization (NOT_FOUND) from another's (FORBIDDEN).
 REFUSAL_CALLS = {"addMember": 1, "setMemberRole": 2, "createTeam": 1}
 
 
@@ -152,7 +152,7 @@ async def test_only_admin_members_and_admins_change_an_organization(
     refused(await operation(as_user(api, "dave"), ORG_NAME, 1), "FORBIDDEN", non_member)
     refused(await operation(as_user(api, "Bob"), ORG_NAME, 1), "FORBIDDEN", requests=1)
     # An ADMIN member elsewhere is no ADMIN member here; a missing organization comes first.
-    refused(await operation(as_user(api, "dave"), "nowhere", 1), "NOT_FOUND", non_member)
+    refused(await operation(as_user(api, "dave"), "nowhere", 1), "NOT_FOUND", requests=1)
     refused(await operation(as_user(api, "carol"), "nowhere", 1), "NOT_FOUND")
     refused(await operation(as_user(api, "root", admin=True), "nowhere", 1), "NOT_FOUND")
     assert await snapshot(client, table) == before
@@ -194,7 +194,8 @@ async def test_a_conflict_comes_after_the_callers_role(api: Api, client: Any, ta
     taken = {"organization": ORG_NAME, "username": "ERIN", "name": "N", "role": "ADMIN"}
     refused(await bob(ADD_MEMBER, input=taken), "FORBIDDEN")
     refused(await bob(CREATE_TEAM, org=ORG_NAME, name="Core"), "FORBIDDEN")
-    refused(await bob(SET_ROLE, org=ORG_NAME, username="nobody", role="ADMIN"), "FORBIDDEN")
+    # A missing member to change is NOT_FOUND before the caller's role is looked at.
+    refused(await bob(SET_ROLE, org=ORG_NAME, username="nobody", role="ADMIN"), "NOT_FOUND")
     carol = as_user(api, "carol")
     refused(await carol(ADD_MEMBER, input=taken), "CONFLICT")
     refused(await carol(CREATE_TEAM, org=ORG_NAME, name="Core"), "CONFLICT")
@@ -240,8 +241,9 @@ async def test_an_admin_member_may_change_their_own_role_once(
     bob = as_user(api, "bob")
     refused(await bob(SET_ROLE, org=ORG_NAME, username="bob", role="ADMIN"), "FORBIDDEN", 1)
     dave = as_user(api, "dave")
-    refused(await dave(SET_ROLE, org=ORG_NAME, username="dave", role="ADMIN"), "FORBIDDEN", 2)
-    refused(await dave(SET_ROLE, org="nowhere", username="dave", role="ADMIN"), "NOT_FOUND", 2)
+    # Not a member: the member to change is missing.
+    refused(await dave(SET_ROLE, org=ORG_NAME, username="dave", role="ADMIN"), "NOT_FOUND", 1)
+    refused(await dave(SET_ROLE, org="nowhere", username="dave", role="ADMIN"), "NOT_FOUND", 1)
     assert await snapshot(client, table) == before
     # The last ADMIN member may step down too: the admins then manage the organization.
     (await as_user(api, "alice")(SET_ROLE, org=ORG_NAME, username="alice", role="MEMBER")).ok()

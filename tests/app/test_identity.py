@@ -31,7 +31,9 @@ EC_KEY = SigningKey.generate("ec-1", "ES256")
 def jwks(provider: JwksServer) -> Iterator[JwksServer]:
     provider.publish(RSA_KEY, EC_KEY)
     provider.down = False
+    provider.garbage = None
     yield provider
+    provider.garbage = None
 
 
 def verifier(jwks: JwksServer | None = None, **given: Any) -> TokenVerifier:
@@ -245,6 +247,17 @@ async def test_a_provider_that_cannot_be_reached_is_unavailable_not_a_sign_in(
     jwks: JwksServer,
 ) -> None:
     jwks.down = True
+    with pytest.raises(Unavailable, match="identity provider"):
+        await sign_in(verifier(jwks), RSA_KEY.sign("alice"))
+
+
+@pytest.mark.parametrize(
+    "garbage", [b"<html>502 Bad Gateway</html>", b"[]", b'{"keys": []}', b'{"keys": [{}]}']
+)
+async def test_a_provider_answering_garbage_is_unavailable_not_a_crash(
+    jwks: JwksServer, garbage: bytes
+) -> None:
+    jwks.garbage = garbage
     with pytest.raises(Unavailable, match="identity provider"):
         await sign_in(verifier(jwks), RSA_KEY.sign("alice"))
 

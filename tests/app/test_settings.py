@@ -240,6 +240,7 @@ def test_identity_settings_from_the_environment() -> None:
         ({"DYNAGATE_AUTH": "off", "DYNAGATE_AUTH_SECRET": AUTH_SECRET}, "DYNAGATE_AUTH=off"),
         ({"DYNAGATE_AUTH_SECRET": "short"}, "at least 32"),
         ({"DYNAGATE_AUTH_JWKS_URL": "file:///etc/passwd"}, "https://"),
+        ({"DYNAGATE_AUTH_JWKS_URL": "http://id.example.com/jwks"}, "https://"),
         ({"DYNAGATE_AUTH_JWKS_URL": "https://id.example.com/jwks"}, "DYNAGATE_AUTH_ISSUER"),
     ],
 )
@@ -256,3 +257,7 @@ def test_playground_and_introspection_are_off_against_aws_unless_switched_on() -
     assert (on.graphiql, on.introspection) == (True, True)
     local = Settings.from_env(LOCAL)
     assert (local.graphiql, local.introspection) == (True, True)
+
+
+def test_dual_stack_aws_endpoints_are_aws() -> None:
+    assert not Settings(endpoint="https://dynamodb.eu-west-1.api.aws").is_local
