@@ -2,13 +2,14 @@
 # Build stage: turn the project into a wheel with its dependencies.
 FROM python:3.11-slim AS build
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY gateway gateway
 COPY resolvers resolvers
 COPY data data
 COPY store store
 COPY keys keys
-RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+# The exact versions the tests ran with, not whatever resolves on the day of the build.
+RUN pip wheel --no-cache-dir --constraint constraints.txt --wheel-dir /wheels .
 
 # Runtime stage: only the installed package, run as an unprivileged user.
 FROM python:3.11-slim

@@ -11,8 +11,11 @@ DATA := .dynamodb
 LOCAL_PORT ?= 8001
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make image`: docker, or `podman`/`buildah` (which need the docker format to keep HEALTHCHECK).
+IMAGE_TOOL ?= docker
+IMAGE ?= dynagate:local
 
-.PHONY: install dynamodb-local run test test-offline lint typecheck pytest schema bench clean
+.PHONY: install dynamodb-local run test test-offline lint typecheck pytest schema bench image clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +41,9 @@ run: dynamodb-local
 	$(BIN)/dynagate serve --host $(HOST) --port $(PORT)
 
 test: lint typecheck pytest
+
+image:
+	$(if $(filter docker,$(IMAGE_TOOL)),$(IMAGE_TOOL) build,$(IMAGE_TOOL) build --format docker) -t $(IMAGE) .
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,4 +1,5 @@
-"""The ASGI application: GraphQL at /graphql, health at /healthz and /readyz."""
+"""The ASGI application: GraphQL at /graphql, health at /healthz and /readyz, metrics at
+/metrics."""
 
 from __future__ import annotations
 
@@ -19,12 +20,17 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.types import ExecutionResult
 
 from data.callers import ANONYMOUS, OPEN, Caller
+from gateway.exchange import note_codes, note_cost
 from gateway.identity import TokenVerifier
+from gateway.metrics import Metrics
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.schema import build_schema
 from gateway.settings import Settings
+from gateway.tracing import RequestTracing
 from resolvers.context import Context
 from store.cost import Cost
 from store.cursors import CursorCodec
@@ -92,6 +98,7 @@ class GraphQLApp(GraphQL[Context, None]):
             if wait is not None:
                 return self._rate_limited(limiter, who, wait)
         context = self._context(who, signed_in)
+        note_cost(context.cost)
         deadline = asyncio.timeout(self.runtime.settings.request_timeout)
         try:
             async with deadline:
@@ -130,6 +137,12 @@ class GraphQLApp(GraphQL[Context, None]):
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
         return self._context(bucket(request, self._no_token), self._no_token)
+
+    async def process_result(
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        note_codes([_code(error.extensions) for error in result.errors or []])
+        return await super().process_result(request, result)
 
     def decode_json(self, data: str | bytes) -> object:
         """The body as a JSON object; anything else is a 400 that says what is wrong."""
@@ -229,7 +242,13 @@ class _TooLarge(Exception):
     pass
 
 
+def _code(extensions: dict[str, Any] | None) -> str:
+    return str((extensions or {}).get("code", "INTERNAL_SERVER_ERROR"))
+
+
 def _errors(message: str, code: str) -> dict[str, Any]:
+    # Every answer the gateway makes itself is made here: the request log hears of it.
+    note_codes([code])
     return {"errors": [{"message": message, "extensions": {"code": code}}]}
 
 
@@ -241,15 +260,19 @@ def error_response(message: str, status_code: int) -> Response:
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = Settings.from_env() if settings is None else settings
     runtime = Runtime(settings, CursorCodec(settings.cursor_secret))
+    metrics = Metrics() if settings.metrics else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with settings.open_client() as client:
             runtime.client = client
+            unwatch = None if metrics is None else metrics.watch(client)
             # What start-up allocated lives as long as the process: keep the collector
             # from walking it again on every young-generation collection.
             gc.freeze()
             yield
+            if unwatch is not None:
+                unwatch()
             runtime.client = None
 
     async def healthz(request: Request) -> Response:
@@ -266,13 +289,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
         return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
 
     graphql = GraphQLApp(runtime)
-    app = Starlette(
-        routes=[
-            Route("/graphql", graphql, methods=["GET", "POST"]),
-            Route("/healthz", healthz),
-            Route("/readyz", readyz),
-        ],
-        lifespan=lifespan,
-    )
+    routes = [
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+    ]
+    if metrics is not None:
+        routes.append(Route("/metrics", metrics.endpoint))
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    # Added last, so outermost: the 413 that BodySizeLimit makes gets an id too.
+    app.add_middleware(RequestTracing, metrics=metrics)
     return app

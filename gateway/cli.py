@@ -6,28 +6,76 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gateway.dynamodb_local import DynamoDBLocalError
 from gateway.identity import TOKEN_TTL, issue_token
+from gateway.logs import log_handler
 from gateway.seed import SeedError
 from gateway.settings import Settings, SettingsError
-from store.errors import DynamoDBFailure, admin_failures
+from store.errors import (
+    NO_CREDENTIALS,
+    UNREACHABLE,
+    DynamoDBFailure,
+    Unavailable,
+    admin_failures,
+)
+
+if TYPE_CHECKING:
+    from store.client import DynamoDBClient
+
+ENVIRONMENT = """\
+environment:
+  DYNAGATE_DYNAMODB_ENDPOINT  DynamoDB endpoint URL, e.g. http://127.0.0.1:8001 for
+                              `dynagate dynamodb-local`; unset: AWS itself
+  DYNAGATE_TABLE              table name (default dynagate)
+  AWS_REGION                  AWS region (default us-east-1)
+  DYNAGATE_CURSOR_SECRET      key that signs cursors; `serve` needs it when the endpoint
+                              is AWS
+  DYNAGATE_AUTH_SECRET        HS256 secret (32 bytes or more) whose tokens sign callers in
+  DYNAGATE_AUTH_JWKS_URL      an OpenID Connect provider's key set URL
+  DYNAGATE_AUTH_ISSUER        that provider's issuer
+  DYNAGATE_AUTH_AUDIENCE      that provider's audience
+  DYNAGATE_AUTH_ADMIN_GROUP   the group whose members are admins (default admin)
+  DYNAGATE_AUTH               off: open mode even when the endpoint is AWS
+  DYNAGATE_GRAPHIQL           true or false: the GraphiQL playground (default: on locally)
+  DYNAGATE_INTROSPECTION      true or false: schema introspection (default: on locally)
+  DYNAGATE_COST_REPORT        false: no extensions.cost in responses
+  DYNAGATE_MAX_REQUESTS       most DynamoDB calls an operation may make (default 50)
+  DYNAGATE_MAX_ITEMS          most items an operation may read (default 150000)
+  DYNAGATE_MAX_FIELDS         most fields a response may hold (default 20000)
+  DYNAGATE_RATE_LIMIT         capacity units per caller per minute, or off (default: off
+                              locally, 6000 on AWS)
+  DYNAGATE_REQUEST_TIMEOUT    seconds within which a request is answered (default 10)
+  DYNAGATE_METRICS            true or false: GET /metrics (Prometheus)
+  DYNAGATE_LOG_FORMAT         json: log lines as JSON
+"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if not hasattr(args, "run"):  # no command: a newcomer is better served by the help
+        parser.print_help(sys.stderr)
+        return 2
+    # Plain text, or JSON lines with DYNAGATE_LOG_FORMAT=json (`gateway/logs.py`).
+    logging.basicConfig(level=logging.INFO, handlers=[log_handler()])
     try:
         with admin_failures():
             result: int = args.run(args)
     except SettingsError as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 2
-    except (DynamoDBLocalError, DynamoDBFailure, TimeoutError, SeedError) as exc:
+    except DynamoDBFailure as exc:
+        print(f"dynagate: {_explained(exc, os.environ)}", file=sys.stderr)
+        return 1
+    # Unavailable: DynamoDB failed midway, after `_reach` found it.
+    except (DynamoDBLocalError, TimeoutError, SeedError, Unavailable, _NoTable) as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -35,39 +83,100 @@ def main(argv: Sequence[str] | None = None) -> int:
     return result
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dynagate", description=__doc__)
-    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+def _explained(exc: DynamoDBFailure, env: Mapping[str, str]) -> str:
+    """Botocore's message, with the fix when the cause is a usual set-up mistake."""
+    cause = exc.__cause__
+    endpoint = env.get("DYNAGATE_DYNAMODB_ENDPOINT") or None
+    if isinstance(cause, NO_CREDENTIALS) and endpoint is None:
+        return (
+            "no AWS credentials found, and DYNAGATE_DYNAMODB_ENDPOINT is not set, so AWS itself "
+            "was used. To work locally, start `dynagate dynamodb-local` and set "
+            "DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:8001; to use AWS, configure "
+            "credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
+            "~/.aws/credentials)"
+        )
+    if isinstance(cause, NO_CREDENTIALS):
+        return f"no AWS credentials found for DYNAGATE_DYNAMODB_ENDPOINT={endpoint}: {exc}"
+    if isinstance(cause, UNREACHABLE) and endpoint is not None:
+        return (
+            f"DynamoDB at DYNAGATE_DYNAMODB_ENDPOINT={endpoint} is unreachable: is "
+            "`dynagate dynamodb-local` running (port 8001 unless --port says otherwise)? "
+            f"({exc})"
+        )
+    if isinstance(cause, UNREACHABLE):
+        return (
+            f"AWS DynamoDB is unreachable ({exc}): DYNAGATE_DYNAMODB_ENDPOINT is not set, so "
+            "AWS itself was used; check the network and AWS_REGION, or set "
+            "DYNAGATE_DYNAMODB_ENDPOINT to a running `dynagate dynamodb-local`"
+        )
+    return str(exc)
 
-    serve = commands.add_parser("serve", help="serve the GraphQL API")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+
+class _NoTable(Exception):
+    """The command needs the table, which does not exist."""
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows each option's default, save where there is none to show, and keeps the
+    epilog's lines as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dynagate", description=__doc__, epilog=ENVIRONMENT, formatter_class=_Formatter
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('dynagate')}")
+    commands = parser.add_subparsers(metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="serve the GraphQL API", formatter_class=_Formatter)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.set_defaults(run=_serve)
 
-    create = commands.add_parser("create-table", help="create the table and its indexes")
+    create = commands.add_parser(
+        "create-table", help="create the table and its indexes", formatter_class=_Formatter
+    )
     create.set_defaults(run=_create_table)
 
-    seed = commands.add_parser("seed", help="load demo data through the API's mutations")
-    seed.add_argument("--customers", type=int, default=40)
-    seed.add_argument("--max-orders", type=int, default=20)
-    seed.add_argument("--products", type=int, default=6)
-    seed.add_argument("--max-comments", type=int, default=25)
-    seed.add_argument("--markers-per-place", type=int, default=60)
-    seed.add_argument("--repos", type=int, default=4)
-    seed.add_argument("--organizations", type=int, default=2)
-    seed.add_argument("--queues", type=int, default=2)
+    seed = commands.add_parser(
+        "seed", help="load demo data through the API's mutations", formatter_class=_Formatter
+    )
+    seed.add_argument("--customers", type=int, default=40, help="customers to create")
+    seed.add_argument("--max-orders", type=int, default=20, help="most orders per customer")
+    seed.add_argument("--products", type=int, default=6, help="products to create")
+    seed.add_argument("--max-comments", type=int, default=25, help="most comments per product")
+    seed.add_argument(
+        "--markers-per-place",
+        type=int,
+        default=60,
+        help="map markers around each of the demo places",
+    )
+    seed.add_argument(
+        "--repos", type=int, default=4, help="repositories, each with issues and stars"
+    )
+    seed.add_argument("--organizations", type=int, default=2, help="organizations, each with teams")
+    seed.add_argument("--queues", type=int, default=2, help="support queues with tickets")
     seed.set_defaults(run=_seed)
 
     local = commands.add_parser(
-        "dynamodb-local", help="run Amazon DynamoDB Local in the foreground"
+        "dynamodb-local",
+        help="run Amazon DynamoDB Local in the foreground",
+        formatter_class=_Formatter,
     )
-    local.add_argument("--port", type=int, default=8001)
+    local.add_argument("--port", type=int, default=8001, help="port to listen on")
     local.add_argument(
         "--db-path", type=Path, default=None, help="keep data here (default: in memory)"
     )
     local.set_defaults(run=_dynamodb_local)
 
-    export = commands.add_parser("export-schema", help="print the schema in SDL")
+    export = commands.add_parser(
+        "export-schema", help="print the schema in SDL", formatter_class=_Formatter
+    )
     export.add_argument("--output", type=Path, default=None, help="write to this file instead")
     export.set_defaults(run=_export_schema)
 
@@ -77,6 +186,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Scan the table and report comment copies that are missing, stale, extra "
         "or orphaned. Exit status: 0 when nothing differs (or --repair fixed all of it), "
         "1 when differences remain.",
+        formatter_class=_Formatter,
     )
     verify.add_argument(
         "--repair",
@@ -90,12 +200,11 @@ def _parser() -> argparse.ArgumentParser:
     token = commands.add_parser(
         "token",
         help="print a bearer token signed with DYNAGATE_AUTH_SECRET (development and tests)",
+        formatter_class=_Formatter,
     )
     token.add_argument("--sub", required=True, help="the username the token signs in")
     token.add_argument("--admin", action="store_true", help="in the admin group")
-    token.add_argument(
-        "--ttl", type=int, default=TOKEN_TTL, help=f"seconds it is valid (default {TOKEN_TTL})"
-    )
+    token.add_argument("--ttl", type=int, default=TOKEN_TTL, help="seconds it is valid")
     token.set_defaults(run=_token)
     return parser
 
@@ -128,6 +237,17 @@ def _create_table(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _reach(client: DynamoDBClient, table: str) -> None:
+    """One call before the work, so a missing database or table fails at once with its fix
+    (`_explained`), not as the API's client-facing error halfway through a progress bar."""
+    try:
+        await client.describe_table(TableName=table)
+    except client.exceptions.ResourceNotFoundException:
+        raise _NoTable(
+            f"table {table!r} does not exist: run `dynagate create-table` first"
+        ) from None
+
+
 def _seed(args: argparse.Namespace) -> int:
     from gateway.seed import Seeder
 
@@ -135,6 +255,7 @@ def _seed(args: argparse.Namespace) -> int:
 
     async def run() -> tuple[int, ...]:
         async with settings.open_client() as client:
+            await _reach(client, settings.table)
             seeder = Seeder(client, settings.table)
             customers, orders = await seeder.run(args.customers, args.max_orders)
             products, comments = await seeder.run_comments(args.products, args.max_comments)
@@ -160,6 +281,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     async def run() -> Report:
         async with settings.open_client() as client:
+            await _reach(client, settings.table)
             return await verify(client, settings.table, repair=args.repair, segments=args.segments)
 
     report = asyncio.run(run())

@@ -5,11 +5,14 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from contextlib import suppress
 from typing import Any
 
 from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import MaskErrors, SchemaExtension
+from strawberry.types import ExecutionContext
 
+from gateway.exchange import current, request_id
 from keys.errors import InvalidInput
 from resolvers.context import Context
 from store.errors import INTERNAL_SERVER_ERROR, QUERY_TOO_COMPLEX, DynagateError
@@ -62,7 +65,12 @@ class CodedMaskErrors(MaskErrors):
         )
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
-        logger.error("unexpected error at %s", error.path, exc_info=error.original_error)
+        logger.error(
+            "unexpected error at %s (request %s)",
+            error.path,
+            request_id(),
+            exc_info=error.original_error,
+        )
         masked = super().anonymise_error(error)
         masked.extensions = {"code": INTERNAL_SERVER_ERROR}
         return masked
@@ -70,12 +78,25 @@ class CodedMaskErrors(MaskErrors):
     def on_operation(self) -> Iterator[None]:
         yield from super().on_operation()
         _add_codes(getattr(self.execution_context.result, "errors", None) or [])
+        # The one extension every schema has: it tells the request log what ran.
+        _note_operation(self.execution_context)
 
     def get_results(self) -> dict[str, Any]:
         # A syntax error raised by ParserCache's parse hook escapes the operation hooks and
         # becomes the result only after `on_operation` has run; this hook still sees it.
         _add_codes(self.execution_context.pre_execution_errors or [])
         return {}
+
+
+def _note_operation(context: ExecutionContext) -> None:
+    exchange = current()
+    if exchange is None:
+        return
+    exchange.operation_name = context.operation_name
+    if context.graphql_document is not None:
+        # RuntimeError: operationName names no operation of the document.
+        with suppress(RuntimeError):
+            exchange.operation_type = context.operation_type.value
 
 
 def _add_codes(errors: list[GraphQLError]) -> None:

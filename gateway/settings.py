@@ -53,6 +53,8 @@ class Settings:
     auth_audience: str | None = None
     auth_admin_group: str = "admin"
     introspection: bool = True
+    # `GET /metrics` (API.md section 8).
+    metrics: bool = True
 
     @property
     def open_mode(self) -> bool:
@@ -89,8 +91,10 @@ class Settings:
         elif not secret:
             if not cls(endpoint=endpoint).is_local:
                 raise SettingsError(
-                    "DYNAGATE_CURSOR_SECRET is required when the endpoint is AWS: "
-                    "set it to a long random string shared by every instance"
+                    "DYNAGATE_CURSOR_SECRET is required when the endpoint is AWS "
+                    "(DYNAGATE_DYNAMODB_ENDPOINT is not set): set it to a long random string "
+                    "shared by every instance, or, to work locally, start `dynagate "
+                    "dynamodb-local` and set DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:8001"
                 )
             secret = secrets.token_hex(32)
             logger.warning(
@@ -113,6 +117,7 @@ class Settings:
             graphiql=_flag(env, "DYNAGATE_GRAPHIQL", default=local),
             introspection=_flag(env, "DYNAGATE_INTROSPECTION", default=local),
             cost_report=_flag(env, "DYNAGATE_COST_REPORT", default=True),
+            metrics=_flag(env, "DYNAGATE_METRICS", default=True),
             max_requests=int(_number(env, "DYNAGATE_MAX_REQUESTS", 50, whole=True)),
             max_items=int(_number(env, "DYNAGATE_MAX_ITEMS", 150_000, whole=True)),
             max_fields=int(_number(env, "DYNAGATE_MAX_FIELDS", 20_000, whole=True)),
@@ -183,7 +188,8 @@ def _identity(env: Mapping[str, str], *, local: bool, serving: bool) -> dict[str
         if not local and mode != "off":
             raise SettingsError(
                 "no identity is configured and the endpoint is AWS: set DYNAGATE_AUTH_SECRET "
-                "or DYNAGATE_AUTH_JWKS_URL, or DYNAGATE_AUTH=off to let anyone do everything"
+                "or DYNAGATE_AUTH_JWKS_URL, or DYNAGATE_AUTH=off to let anyone do everything "
+                "(to work locally, set DYNAGATE_DYNAMODB_ENDPOINT to `dynagate dynamodb-local`)"
             )
         logger.warning(
             "open mode: no identity is configured, so every request may do everything; "

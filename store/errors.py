@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError, NoCredentialsError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from store.requests import WRITE_TOKEN, Item, from_attributes
@@ -47,6 +47,8 @@ _SERVER_FAULTS = {"InternalServerError", "InternalFailure", "ServiceUnavailable"
 _THROTTLED_ACTIONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
 # Botocore's errors for a DynamoDB that cannot be reached (connection refused, timeouts).
 UNREACHABLE = (BotoConnectionError, HTTPClientError)
+# Botocore's error when AWS was used and no credentials were found (the CLI names the fix).
+NO_CREDENTIALS = NoCredentialsError
 
 
 class DynagateError(Exception):
@@ -171,8 +173,12 @@ def mapped(exc: ClientError) -> Exception | None:
         logger.warning("DynamoDB failed past retries: HTTP %s %s", status, code)
         return Unavailable("the database is failing; try again shortly")
     if code == "ResourceNotFoundException":
-        logger.error("table missing: %s", exc.response.get("Error", {}).get("Message"))
-        return Unavailable("the table is not available; run `dynagate create-table`")
+        # The fix is the operator's, so only the log names it; clients cannot run it.
+        logger.error(
+            "table missing (run `dynagate create-table`): %s",
+            exc.response.get("Error", {}).get("Message"),
+        )
+        return Unavailable("the table is not available")
     return None
 
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
+import socket
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
 import jwt
+import pytest
 
 from gateway.schema import schema_sdl
 
@@ -89,3 +93,105 @@ def test_token_prints_a_token_the_gateway_verifies() -> None:
     refused = run("token", "--sub", "Ada", env={})
     assert refused.returncode == 2
     assert "DYNAGATE_AUTH_SECRET" in refused.stderr
+
+
+# ---- guidance for a newcomer
+
+# Wide enough that argparse does not wrap a help line in the middle of what is asserted.
+WIDE = {"COLUMNS": "200"}
+ENVIRONMENT = (
+    *("DYNAGATE_DYNAMODB_ENDPOINT", "DYNAGATE_TABLE", "AWS_REGION", "DYNAGATE_CURSOR_SECRET"),
+    *("DYNAGATE_AUTH_SECRET", "DYNAGATE_AUTH_JWKS_URL", "DYNAGATE_AUTH_ISSUER"),
+    *("DYNAGATE_AUTH_AUDIENCE", "DYNAGATE_AUTH_ADMIN_GROUP", "DYNAGATE_AUTH "),
+    *("DYNAGATE_GRAPHIQL", "DYNAGATE_INTROSPECTION", "DYNAGATE_COST_REPORT"),
+    *("DYNAGATE_MAX_REQUESTS", "DYNAGATE_MAX_ITEMS", "DYNAGATE_MAX_FIELDS"),
+    *("DYNAGATE_RATE_LIMIT", "DYNAGATE_REQUEST_TIMEOUT", "DYNAGATE_METRICS"),
+    "DYNAGATE_LOG_FORMAT",
+)
+
+
+def test_version_prints_the_installed_version() -> None:
+    result = run("--version", env={})
+    assert result.returncode == 0
+    assert re.fullmatch(r"dynagate \d+\.\d+\.\d+\S*\n", result.stdout)
+
+
+def test_help_lists_the_commands_and_every_environment_variable() -> None:
+    result = run("--help", env=WIDE)
+    assert result.returncode == 0
+    for command in ("serve", "create-table", "seed", "dynamodb-local", "verify", "token"):
+        assert command in result.stdout
+    lines = result.stdout.splitlines()
+    for name in ENVIRONMENT:
+        described = [line for line in lines if line.strip().startswith(name)]
+        assert described, name
+        assert len(described[0].strip()) > len(name) + 5, name  # says what it is
+
+
+def test_bare_dynagate_prints_the_help() -> None:
+    result = run(env={})
+    assert result.returncode == 2
+    assert "usage: dynagate" in result.stderr
+    assert "DYNAGATE_DYNAMODB_ENDPOINT" in result.stderr
+    assert "error:" not in result.stderr
+
+
+def test_help_of_each_option_shows_its_default() -> None:
+    seed = run("seed", "--help", env=WIDE).stdout
+    options = re.findall(r"^\s+(--[a-z-]+) [A-Z_]+\s+(.*)$", seed, re.MULTILINE)
+    assert {option for option, _ in options} == {
+        *("--customers", "--max-orders", "--products", "--max-comments"),
+        *("--markers-per-place", "--repos", "--organizations", "--queues"),
+    }
+    for option, help_text in options:
+        assert re.fullmatch(r"\w.* \(default: \d+\)", help_text), option
+    assert "(default: 40)" in seed
+    serve = run("serve", "--help", env=WIDE).stdout
+    assert "(default: 127.0.0.1)" in serve
+    assert "(default: 8000)" in serve
+    assert "(default: 8001)" in run("dynamodb-local", "--help", env=WIDE).stdout
+    assert "(default: 4)" in run("verify", "--help", env=WIDE).stdout
+    assert "(default: 86400)" in run("token", "--help", env=WIDE).stdout
+
+
+def test_no_endpoint_and_no_credentials_names_both_fixes(tmp_path: Path) -> None:
+    # An empty home (no ~/.aws) and no instance metadata: nothing to find credentials in.
+    env = {"HOME": str(tmp_path), "AWS_EC2_METADATA_DISABLED": "true"}
+    for command in ("create-table", "seed", "verify"):
+        result = run(command, env=env)
+        assert result.returncode == 1, command
+        assert "Unable to locate credentials" not in result.stderr, command
+        assert "DYNAGATE_DYNAMODB_ENDPOINT is not set" in result.stderr, command
+        assert "DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:8001" in result.stderr
+        assert "dynagate dynamodb-local" in result.stderr
+        assert "configure credentials" in result.stderr
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.mark.parametrize("command", ["create-table", "seed", "verify"])
+def test_dynamodb_local_down_fails_fast_naming_the_endpoint(command: str) -> None:
+    endpoint = f"http://127.0.0.1:{_closed_port()}"
+    started = time.monotonic()
+    result = run(command, env={"DYNAGATE_DYNAMODB_ENDPOINT": endpoint})
+    assert time.monotonic() - started < 10
+    assert result.returncode == 1
+    assert endpoint in result.stderr
+    assert "dynagate dynamodb-local" in result.stderr
+    assert "try again shortly" not in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "seeding customers" not in result.stderr  # it stopped before starting
+
+
+@pytest.mark.parametrize("command", ["seed", "verify"])
+def test_a_missing_table_names_create_table(endpoint: str, command: str) -> None:
+    table = f"missing-{uuid.uuid4().hex[:8]}"
+    result = run(command, env={"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table})
+    assert result.returncode == 1
+    assert f"table {table!r} does not exist: run `dynagate create-table`" in result.stderr
+    assert "Traceback" not in result.stderr

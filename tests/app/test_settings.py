@@ -113,17 +113,21 @@ def test_a_given_secret_is_used_locally_without_a_warning(
         ("", True),
     ],
 )
-@pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT"])
+@pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT", "DYNAGATE_METRICS"])
 def test_boolean_flags(name: str, value: str, expected: bool) -> None:
     settings = Settings.from_env({**LOCAL, name: value})
-    flags = {"DYNAGATE_GRAPHIQL": settings.graphiql, "DYNAGATE_COST_REPORT": settings.cost_report}
+    flags = {
+        "DYNAGATE_GRAPHIQL": settings.graphiql,
+        "DYNAGATE_COST_REPORT": settings.cost_report,
+        "DYNAGATE_METRICS": settings.metrics,
+    }
     assert flags[name] is expected
     # The other flag keeps its default.
     assert all(flag is True for other, flag in flags.items() if other != name)
 
 
 @pytest.mark.parametrize("value", ["maybe", "2", "tru", " true", "enabled"])
-@pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT"])
+@pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT", "DYNAGATE_METRICS"])
 def test_a_bad_flag_is_refused_and_named(name: str, value: str) -> None:
     with pytest.raises(SettingsError) as raised:
         Settings.from_env({**AWS, name: value})

@@ -1,0 +1,72 @@
+"""What one HTTP request is: its id, and for the request log and the metrics, what its
+GraphQL operation was and how it ended.
+
+The request-id middleware opens an `Exchange` per request in a context variable, so the
+code answering the request can note what it did, and every log record can name the request,
+without threading either through the layers below.
+"""
+
+from __future__ import annotations
+
+import time
+from contextvars import ContextVar, Token
+from dataclasses import dataclass, field
+
+from store.cost import Cost
+
+
+@dataclass
+class Exchange:
+    request_id: str
+    started: float = field(default_factory=time.perf_counter)
+    operation_name: str | None = None
+    # "query", "mutation", or "none" while no operation was read from the document.
+    operation_type: str = "none"
+    # `extensions.code` of each error of the response, in order.
+    codes: list[str] = field(default_factory=list)
+    # The request's own cost once it has a context; a request refused at the door has none.
+    cost: Cost = field(default_factory=Cost)
+
+    @property
+    def outcome(self) -> str:
+        """`ok`, or the first error's code."""
+        return self.codes[0] if self.codes else "ok"
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+
+_current: ContextVar[Exchange | None] = ContextVar("dynagate_exchange", default=None)
+
+
+def current() -> Exchange | None:
+    return _current.get()
+
+
+def request_id() -> str | None:
+    """The id of the request being answered, if any."""
+    exchange = _current.get()
+    return None if exchange is None else exchange.request_id
+
+
+def note_codes(codes: list[str]) -> None:
+    """Record the error codes of the response being made (the last answer made wins)."""
+    exchange = _current.get()
+    if exchange is not None:
+        exchange.codes = codes
+
+
+def opened(exchange: Exchange) -> Token[Exchange | None]:
+    """Make `exchange` the current one; pass what this returns to `closed`."""
+    return _current.set(exchange)
+
+
+def closed(token: Token[Exchange | None]) -> None:
+    _current.reset(token)
+
+
+def note_cost(cost: Cost) -> None:
+    """Record the cost report of the request being answered."""
+    exchange = _current.get()
+    if exchange is not None:
+        exchange.cost = cost

@@ -1,0 +1,57 @@
+"""The log format: plain text, or one JSON object a line for log collectors
+(`DYNAGATE_LOG_FORMAT=json`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from gateway.exchange import request_id
+
+TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
+_FORMATS = ("text", "json")
+
+
+class JsonFormatter(logging.Formatter):
+    """Each record as one JSON object: time, level, logger, message, the id of the request
+    being answered, the record's `fields` (the request log's), and any traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        current = request_id()
+        if current is not None:
+            entry["requestId"] = current
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            entry.update(fields)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(entry, default=str)
+
+
+def log_handler(env: Mapping[str, str] | None = None) -> logging.Handler:
+    """A stderr handler in the format `DYNAGATE_LOG_FORMAT` names (`text` by default)."""
+    env = os.environ if env is None else env
+    value = env.get("DYNAGATE_LOG_FORMAT") or "text"
+    name = value.lower()
+    if name not in _FORMATS:
+        # Logging is not configured yet, and a bad format must not keep the gateway down.
+        print(
+            f"dynagate: DYNAGATE_LOG_FORMAT={value!r}: use text or json; logging as text",
+            file=sys.stderr,
+        )
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter() if name == "json" else logging.Formatter(TEXT_FORMAT))
+    return handler

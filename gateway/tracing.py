@@ -1,0 +1,108 @@
+"""X-Request-ID on every response, and one log line (and the metrics) per GraphQL request."""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway.exchange import Exchange, closed, opened
+from gateway.metrics import Metrics
+
+logger = logging.getLogger("dynagate.requests")
+errors = logging.getLogger("dynagate.errors")
+
+HEADER = b"x-request-id"
+# What a client's id may be: short, and nothing that could forge a log line or a header.
+_VALID_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
+_UNHANDLED = b'{"errors":[{"message":"Internal server error.","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}'  # noqa: E501
+
+
+def new_request_id(headers: list[tuple[bytes, bytes]]) -> str:
+    """The client's X-Request-ID when it is a valid one, else a new one."""
+    given = next((value for name, value in headers if name.lower() == HEADER), None)
+    if given is not None and _VALID_ID.fullmatch(given):
+        return given.decode("ascii")
+    return uuid.uuid4().hex
+
+
+class RequestTracing:
+    """Opens each HTTP request's `Exchange`, names the response with its id, and when a
+    GraphQL request ends, logs it and counts it.
+
+    Outermost of the application's own middleware, so that the answers the others make
+    themselves (413 for a body too large) carry the id too.
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics | None = None) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        exchange = Exchange(new_request_id(scope["headers"]))
+        header = (HEADER, exchange.request_id.encode("ascii"))
+        status: int | None = None
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                kept = [h for h in message.get("headers", []) if h[0].lower() != HEADER]
+                message = {**message, "headers": [*kept, header]}
+            await send(message)
+
+        token = opened(exchange)
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception:
+            # Starlette's own 500 would be made outside this middleware, without the id.
+            errors.exception("unhandled error (request %s)", exchange.request_id)
+            if status is not None:
+                raise
+            exchange.codes = ["INTERNAL_SERVER_ERROR"]
+            await _internal_error(send_with_id)
+        finally:
+            if scope["method"] == "POST" and scope["path"] == "/graphql":
+                self._ended(exchange, 500 if status is None else status)
+            closed(token)
+
+    def _ended(self, exchange: Exchange, status: int) -> None:
+        seconds = exchange.elapsed()
+        if self.metrics is not None:
+            self.metrics.observe(exchange, seconds)
+        cost = exchange.cost
+        fields = {
+            "requestId": exchange.request_id,
+            "operationName": exchange.operation_name,
+            "operationType": exchange.operation_type,
+            "status": status,
+            "durationMs": round(seconds * 1000, 1),
+            "errorCodes": exchange.codes,
+            "cost": cost.as_dict(),
+        }
+        logger.info(
+            "graphql request=%s operation=%s type=%s status=%d duration_ms=%.1f codes=%s "
+            "requests=%d rcu=%g wcu=%g items_scanned=%d",
+            exchange.request_id,
+            exchange.operation_name or "-",
+            exchange.operation_type,
+            status,
+            seconds * 1000,
+            ",".join(exchange.codes) or "-",
+            cost.requests,
+            round(cost.read_capacity_units, 4),
+            round(cost.write_capacity_units, 4),
+            cost.items_scanned,
+            extra={"fields": fields},
+        )
+
+
+async def _internal_error(send: Send) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(_UNHANDLED))]
+    await send({"type": "http.response.start", "status": 500, "headers": headers})
+    await send({"type": "http.response.body", "body": _UNHANDLED})
