@@ -15,12 +15,13 @@ PORT ?= 8000
 IMAGE_TOOL ?= docker
 IMAGE ?= dynagate:local
 
-.PHONY: install dynamodb-local run test test-offline lint typecheck pytest schema bench image clean
+.PHONY: install dynamodb-local browser run test test-offline lint typecheck pytest schema bench image clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --constraint constraints.txt -e '.[dev]'
+	$(BIN)/python -m gateway.playground
 	touch $(INSTALLED)
 
 install: $(INSTALLED)
@@ -53,8 +54,17 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: dynamodb-local
+pytest: dynamodb-local browser
 	$(BIN)/python -m pytest
+
+# Debian's Chromium, for the test that loads the playground in a real browser.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { \
+	  echo "installing Debian's chromium for the browser test"; \
+	  $$( [ "$$(id -u)" = 0 ] || echo sudo -n ) apt-get install -y --no-install-recommends chromium \
+	  || { $$( [ "$$(id -u)" = 0 ] || echo sudo -n ) apt-get update && \
+	       $$( [ "$$(id -u)" = 0 ] || echo sudo -n ) apt-get install -y --no-install-recommends chromium; }; }
 
 # The tests that need no DynamoDB Local (keys, request builders, cursors, settings): seconds.
 test-offline: install

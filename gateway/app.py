@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from cross_web import HTTPException
@@ -21,12 +22,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse
+from strawberry.http.base import BaseRequestProtocol
 from strawberry.types import ExecutionResult
 
 from data.callers import ANONYMOUS, OPEN, Caller
 from gateway.exchange import note_codes, note_cost
 from gateway.identity import TokenVerifier
 from gateway.metrics import Metrics
+from gateway.playground import asset_path, page_html
+from gateway.playground import missing as missing_assets
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.schema import build_schema
 from gateway.settings import Settings
@@ -40,6 +44,8 @@ from store.tables import table_status
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
+
+logger = logging.getLogger("dynagate")
 
 # Orchestrators probe readiness every few seconds; a probe must answer within that time.
 READY_CHECK_SECONDS = 3.0
@@ -83,6 +89,17 @@ class GraphQLApp(GraphQL[Context, None]):
             return
         response = await self._respond(Request(scope=scope, receive=receive))
         await response(scope, receive, send)
+
+    @cached_property
+    def graphql_ide_html(self) -> str:
+        """GraphiQL with every file served by this gateway (`gateway/playground.py`)."""
+        return page_html()
+
+    def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
+        """Also for the `?query=…` URLs GraphiQL writes: a browser asking for a page gets
+        the playground, which reads the query from the URL (never run over GET)."""
+        wants_page = request.method == "GET" and "text/html" in request.headers.get("accept", "")
+        return wants_page or super().should_render_graphql_ide(request)
 
     async def _respond(self, request: Request) -> Response:
         # Only POST runs operations (queries over GET are refused).
@@ -257,6 +274,17 @@ def error_response(message: str, status_code: int) -> Response:
     return JSONResponse(_errors(message, "BAD_USER_INPUT"), status_code=status_code)
 
 
+async def playground_asset(request: Request) -> Response:
+    """`GET /graphql/assets/<name>`: a pinned GraphiQL file, cached by browsers for a year
+    (another version has another name)."""
+    path = asset_path(request.path_params["name"])
+    if path is None:
+        return PlainTextResponse("Not Found", status_code=404)
+    kind = "text/css" if path.suffix == ".css" else "text/javascript"
+    headers = {"Cache-Control": "public, max-age=31536000, immutable"}
+    return Response(path.read_bytes(), media_type=kind, headers=headers)
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = Settings.from_env() if settings is None else settings
     runtime = Runtime(settings, CursorCodec(settings.cursor_secret))
@@ -296,6 +324,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
     ]
     if metrics is not None:
         routes.append(Route("/metrics", metrics.endpoint))
+    if settings.graphiql:
+        routes.append(Route("/graphql/assets/{name}", playground_asset))
+        if missing_assets():
+            logger.warning(
+                "GraphiQL's files are missing: run `python -m gateway.playground` to fetch them"
+            )
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     # Added last, so outermost: the 413 that BodySizeLimit makes gets an id too.

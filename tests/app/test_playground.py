@@ -1,0 +1,57 @@
+"""GraphiQL served whole by the gateway: no file from another origin, each one exactly the
+pinned file its `integrity` attribute names, and the URLs GraphiQL writes open it again."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from urllib.parse import quote
+
+from gateway.playground import PINNED, URL_PREFIX, missing, page_html, sha384
+from tests.client import Api
+
+HTML = {"Accept": "text/html"}
+
+
+def test_every_pinned_file_is_fetched_and_as_pinned() -> None:
+    assert missing() == []
+    assert len({a.name for a in PINNED}) == len(PINNED)
+
+
+def test_the_page_loads_nothing_from_another_origin() -> None:
+    html = page_html()
+    urls = re.findall(r"https?://[^\s\"'<>)]+", html)
+    assert [u for u in urls if not u.startswith("http://www.w3.org/2000/svg")] == []
+    assert "unpkg.com" not in html
+
+
+async def test_the_page_and_its_files_are_served_as_pinned(app: Api) -> None:
+    page = await app.http.get("/graphql", headers=HTML)
+    assert page.status_code == 200
+    tags = re.findall(
+        r'(?:src|href)="(/graphql/assets/[^"]+)"\s+integrity="sha384-([^"]+)"', page.text
+    )
+    assert len(tags) == len(PINNED)
+    for url, digest in tags:
+        served = await app.http.get(url)
+        assert served.status_code == 200, url
+        assert sha384(served.content) == digest, url
+        assert "immutable" in served.headers["cache-control"]
+
+
+async def test_a_url_graphiql_wrote_opens_the_playground(app: Api) -> None:
+    query = quote('{ product(id: "p1") { id } }')
+    page = await app.http.get(f"/graphql?query={query}&variables=%7B%7D", headers=HTML)
+    assert page.status_code == 200
+    assert "graphiql" in page.text.lower()
+    # A client asking for JSON is still told that queries do not run over GET.
+    refused = await app.http.get(f"/graphql?query={query}", headers={"Accept": "application/json"})
+    assert refused.status_code == 400
+
+
+async def test_unknown_files_and_a_switched_off_playground_are_not_found(app: Api) -> None:
+    assert (await app.http.get(URL_PREFIX + "../settings.py")).status_code == 404
+    assert (await app.http.get(URL_PREFIX + "evil.js")).status_code == 404
+    async with Api.serving(replace(app.settings, graphiql=False)) as off:
+        name = PINNED[0].name
+        assert (await off.http.get(URL_PREFIX + name)).status_code == 404
