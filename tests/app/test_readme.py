@@ -46,3 +46,19 @@ async def test_the_demo_ids_the_readme_names_are_seeded(api: Api, client: Any, t
         found = (await api(admins, n=organization)).ok()["organization"]["admins"]["edges"]
         assert creator in [e["node"]["username"] for e in found]
     assert (await api('{ product(id: "product-05") { id } }')).ok()["product"] is not None
+
+
+def test_the_dynamodb_local_versions_the_readme_states_are_the_ones_used() -> None:
+    """Compose runs Amazon's image, the tests and `make run` the npm package: the README
+    names both versions, and they are the ones the files pin."""
+    from gateway import dynamodb_local
+
+    compose = (README.parent / "docker-compose.yml").read_text()
+    image = re.search(r"amazon/dynamodb-local:([\d.]+)", compose)
+    bundled = re.search(
+        r"bundles DynamoDB Local ([\d.]+)", Path(dynamodb_local.__file__).read_text()
+    )
+    assert image is not None and bundled is not None
+    containers = README.read_text().split("## Containers", 1)[1]
+    assert f"amazon/dynamodb-local:{image.group(1)}" in containers
+    assert f"DynamoDB Local {bundled.group(1)}" in containers
