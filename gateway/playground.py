@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import re
 import sys
 import tarfile
 import urllib.request
@@ -21,6 +22,8 @@ ASSETS = Path(__file__).with_name("graphiql")
 # Where the page asks for them: same origin, below the GraphQL path.
 URL_PREFIX = "/graphql/assets/"
 _REGISTRY = "https://registry.npmjs.org"
+# An absolute URL in a `src` or `href` attribute of the page.
+_ABSOLUTE = re.compile(r'\b(src|href)="(https?://[^"]+)"')
 
 
 @dataclass(frozen=True)
@@ -39,9 +42,9 @@ class Asset:
         )
 
     @property
-    def cdn_url(self) -> str:
-        """Where Strawberry's page loads it from."""
-        return f"https://unpkg.com/{self.package}@{self.version}/{self.path}"
+    def spec(self) -> str:
+        """`package@version/path`, the tail of the URL Strawberry's page names it by."""
+        return f"{self.package}@{self.version}/{self.path}"
 
     @property
     def tarball(self) -> str:
@@ -133,15 +136,23 @@ def fetch() -> None:
 
 
 def page_html() -> str:
-    """Strawberry's GraphiQL page, loading every file from this gateway."""
+    """Strawberry's GraphiQL page with every file it loads served by this gateway: each
+    absolute `src` or `href` must name a pinned file, and is pointed at its local copy."""
     # Imported here: the image build fetches the files before anything is installed.
     from strawberry.http.ides import get_graphql_ide_html
 
-    html = get_graphql_ide_html(graphql_ide="graphiql")
-    for asset in PINNED:
-        if asset.cdn_url not in html:
-            raise AssetError(f"the GraphiQL page no longer loads {asset.cdn_url}")
-        html = html.replace(asset.cdn_url, URL_PREFIX + asset.name)
+    by_spec = {asset.spec: asset for asset in PINNED}
+
+    def local(match: re.Match[str]) -> str:
+        attribute, url = match.group(1), match.group(2)
+        asset = next((a for spec, a in by_spec.items() if url.endswith("/" + spec)), None)
+        if asset is None:
+            raise AssetError(f"the GraphiQL page loads {url}, which is not pinned")
+        return f'{attribute}="{URL_PREFIX}{asset.name}"'
+
+    html, count = _ABSOLUTE.subn(local, get_graphql_ide_html(graphql_ide="graphiql"))
+    if count != len(PINNED):
+        raise AssetError(f"the GraphiQL page loads {count} files, not the {len(PINNED)} pinned")
     return html
 
 
