@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -282,7 +282,8 @@ async def playground_asset(request: Request) -> Response:
         return PlainTextResponse("Not Found", status_code=404)
     kind = "text/css" if path.suffix == ".css" else "text/javascript"
     headers = {"Cache-Control": "public, max-age=31536000, immutable"}
-    return Response(path.read_bytes(), media_type=kind, headers=headers)
+    # Streamed from disk off the event loop (the largest is 3.5 MB), with ETag and ranges.
+    return FileResponse(path, media_type=kind, headers=headers)
 
 
 def create_app(settings: Settings | None = None) -> Starlette:

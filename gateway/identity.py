@@ -104,12 +104,13 @@ class TokenVerifier:
         return self._caller(claims)
 
     async def _claims(self, token: str) -> dict[str, Any]:
-        algorithm = jwt.get_unverified_header(token).get("alg")
+        header = jwt.get_unverified_header(token)
+        algorithm = header.get("alg")
         key: Any
         if algorithm in SECRET_ALGORITHMS and self.secret is not None:
             key, algorithms = self.secret, SECRET_ALGORITHMS
         elif algorithm in PROVIDER_ALGORITHMS and self.keys is not None:
-            key, algorithms = await self._provider_key(token), PROVIDER_ALGORITHMS
+            key, algorithms = await self._provider_key(header.get("kid")), PROVIDER_ALGORITHMS
         else:
             raise jwt.InvalidAlgorithmError(f"{algorithm!r} is not accepted")
         required = ["exp", "sub"] + ["iss"] * bool(self.issuer) + ["aud"] * bool(self.audience)
@@ -124,9 +125,8 @@ class TokenVerifier:
         )
         return claims
 
-    async def _provider_key(self, token: str) -> jwt.PyJWK:
+    async def _provider_key(self, kid: object) -> jwt.PyJWK:
         assert self.keys is not None
-        kid = jwt.get_unverified_header(token).get("kid")
         if not isinstance(kid, str) or not kid:
             raise Unauthenticated("the token names no key (`kid`)")
         try:
