@@ -15,7 +15,7 @@ PORT ?= 8000
 IMAGE_TOOL ?= docker
 IMAGE ?= dynagate:local
 
-.PHONY: install dynamodb-local browser run test test-offline lint typecheck pytest schema bench image clean
+.PHONY: install dynamodb-local browser wrk run test test-offline lint typecheck pytest schema bench image clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -57,14 +57,18 @@ typecheck: install
 pytest: dynamodb-local browser
 	$(BIN)/python -m pytest
 
+# A Debian package, as root or through `sudo -n`; the package lists are updated only when
+# they do not know it.
+SUDO := $$( [ "$$(id -u)" = 0 ] || echo sudo -n )
+APT_INSTALL = $(SUDO) apt-get install -y --no-install-recommends $(1) \
+	|| { $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $(1); }
+
 # Debian's Chromium, for the test that loads the playground in a real browser.
 CHROMIUM ?= /usr/bin/chromium
 browser:
 	@test -x $(CHROMIUM) || { \
 	  echo "installing Debian's chromium for the browser test"; \
-	  $$( [ "$$(id -u)" = 0 ] || echo sudo -n ) apt-get install -y --no-install-recommends chromium \
-	  || { $$( [ "$$(id -u)" = 0 ] || echo sudo -n ) apt-get update && \
-	       $$( [ "$$(id -u)" = 0 ] || echo sudo -n ) apt-get install -y --no-install-recommends chromium; }; }
+	  $(call APT_INSTALL,chromium); }
 
 # The tests that need no DynamoDB Local (keys, request builders, cursors, settings): seconds.
 test-offline: install
@@ -74,8 +78,19 @@ test-offline: install
 schema: install
 	$(BIN)/dynagate export-schema --output schema.graphql
 
-bench: dynamodb-local
-	$(BIN)/python -m bench.orders_page
+# Debian's wrk, the load generator of `make bench` (a C program: it leaves the CPUs to the
+# servers it measures).
+WRK ?= /usr/bin/wrk
+wrk:
+	@test -x $(WRK) || { \
+	  echo "installing Debian's wrk for the benchmarks"; \
+	  $(call APT_INSTALL,wrk); }
+
+# The six access patterns against their hand-written floor, then the scale curve, then the
+# design benchmarks of the comments, the map and demand control (bench/results/).
+bench: dynamodb-local wrk
+	$(BIN)/python -m bench.speed
+	$(BIN)/python -m bench.scale
 	$(BIN)/python -m bench.comments
 	$(BIN)/python -m bench.map
 	$(BIN)/python -m bench.demand

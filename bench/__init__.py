@@ -1,4 +1,6 @@
-"""Benchmarks: the dynagate gateway against a hand-written baseline, side by side.
+"""Benchmarks: the dynagate gateway against hand-written code and against table growth.
 
-Run `python -m bench.orders_page` from the repository root (what `make bench` runs).
+`make bench` runs them from the repository root: `python -m bench.speed` (the six access
+patterns against their floor), `python -m bench.scale` (the scale curve), then the design
+benchmarks `bench.comments`, `bench.map` and `bench.demand`.
 """

@@ -30,7 +30,7 @@ from bench import comments_reads as reads
 from bench import comments_writes as writes
 from bench.comments_report import render
 from bench.comments_sizes import RULES
-from bench.orders_page import Progress
+from bench.progress import Progress
 from bench.servers import REPOSITORY
 from gateway.dynamodb_local import DynamoDBLocal
 from store.client import open_client

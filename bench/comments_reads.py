@@ -16,7 +16,7 @@ from data.comments import comment_items, new_comment
 from keys.comments import product_comments
 from keys.conditions import KeyCondition
 from keys.table import GSI1, TABLE
-from store.requests import Item, from_attributes, put_request, query_request, to_attributes
+from store.requests import Filter, Item, from_attributes, put_request, query_request, to_attributes
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -26,6 +26,11 @@ else:
 WANTED = WANTED_LANGUAGE, WANTED_RATING = "fr", 2
 PAGE = 21  # a page of 20 plus one to know there is a next page, as the paginator asks
 FILTER = "#language = :l AND #rating = :r"
+_FILTER = Filter(
+    FILTER,
+    {":l": WANTED_LANGUAGE, ":r": WANTED_RATING},
+    {"#language": "language", "#rating": "rating"},
+)
 _LANGUAGES = ("en", "fr", "de", "es", "it")
 _BATCH = 25
 _CONCURRENCY = 16
@@ -136,13 +141,8 @@ async def read(
             forward=False,
             limit=limit,
             start_key=start,
-            filter_expression=FILTER if filtered else None,
-            filter_values={":l": WANTED_LANGUAGE, ":r": WANTED_RATING} if filtered else None,
+            filter=_FILTER if filtered else None,
         )
-        if filtered:
-            request["ExpressionAttributeNames"].update(
-                {"#language": "language", "#rating": "rating"}
-            )
         response = await client.query(**request)
         page = [from_attributes(i) for i in response.get("Items", [])]
         scanned = int(response.get("ScannedCount", 0))

@@ -35,7 +35,7 @@ from bench import map_runs as runs
 from bench import map_views as views
 from bench.map_report import render
 from bench.map_results import Options, Setup, median_max, rule_name, summarise
-from bench.orders_page import Progress
+from bench.progress import Progress
 from bench.servers import REPOSITORY
 from gateway.dynamodb_local import DynamoDBLocal
 from keys import map as map_keys

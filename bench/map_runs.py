@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench.map_views import marker_item
-from data.map import MAX_LIMIT, Marker, add_marker, heatmap, read_markers, search_markers
+from data.map import MAX_LIMIT, Marker, add_marker, heatmap, search_markers
 from keys import map as map_keys
 from keys.codecs import format_timestamp
 from keys.conditions import KeyCondition
 from store.client import Store
 from store.cost import Cost
-from store.requests import Item, to_attributes
+from store.requests import Item, Key, to_attributes
 from store.tables import create_table
 
 if TYPE_CHECKING:
@@ -101,10 +101,22 @@ async def ranged(
     conditions: Sequence[KeyCondition],
     limit: int = MAX_LIMIT,
 ) -> Run:
-    """`search_markers`' own read loop over the ranges of another rule."""
+    """The ranges of another rule read one after another to the end, or until `limit + 1`
+    markers in view (`read_markers` stops at the served rule's calls, fewer than a rule of
+    32 ranges needs)."""
     store = Store(client, table)
-    result = await read_markers(store, viewport, conditions, limit)
-    return Run.of(store.cost, result.markers)
+    found: list[Item] = []
+    for condition in conditions:
+        start: Key | None = None
+        while len(found) <= limit:
+            page = await store.query(
+                condition, forward=True, limit=limit + 1 - len(found), start_key=start
+            )
+            found.extend(m for m in page.items if viewport.contains(m["lat"], m["lon"]))
+            start = page.last_key
+            if start is None:
+                break
+    return Run.of(store.cost, [Marker.from_item(item) for item in found[:limit]])
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +28,12 @@ class Server:
     pid: int
 
 
-def uvicorn_command(factory: str, port: int) -> list[str]:
-    """The same uvicorn configuration for both servers (no access log: the client is us)."""
+def uvicorn_command(factory: str, port: int, options: Sequence[str] = ()) -> list[str]:
+    """The same uvicorn configuration for both servers (no access log: the client is us).
+
+    uvicorn picks uvloop and httptools when they are installed (the project installs
+    both); `options` such as `--loop asyncio --http h11` choose otherwise.
+    """
     return [
         sys.executable,
         "-m",
@@ -43,16 +47,19 @@ def uvicorn_command(factory: str, port: int) -> list[str]:
         "--no-access-log",
         "--log-level",
         "warning",
+        *options,
     ]
 
 
 @contextmanager
-def serving(factory: str, env: Mapping[str, str], timeout: float = 60.0) -> Iterator[Server]:
+def serving(
+    factory: str, env: Mapping[str, str], timeout: float = 60.0, options: Sequence[str] = ()
+) -> Iterator[Server]:
     """Run `factory` under uvicorn for a `with` block; yields it once it answers."""
     port = free_port()
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
-            uvicorn_command(factory, port),
+            uvicorn_command(factory, port, options),
             cwd=REPOSITORY,
             env={**_inherited(), **env},
             stdin=subprocess.DEVNULL,

@@ -27,7 +27,6 @@ from store.errors import DynagateError, Forbidden, NotFound, TransactionCanceled
 from store.pagination import query_calls
 from store.requests import (
     Item,
-    Key,
     counter_update,
     expecting,
     transaction_delete,
@@ -89,12 +88,11 @@ class Heatmap:
     cells: list[Cell]
 
 
-async def add_marker(
-    store: Store, lat: float, lon: float, label: str, *, caller: Caller = OPEN
-) -> Marker:
+def marker_items(
+    marker_id: str, lat: float, lon: float, label: str, created: datetime, caller: Caller = OPEN
+) -> tuple[Item, Item]:
+    """The marker's id item and its place item (what `markers` reads)."""
     geohash = map_keys.marker_geohash(lat, lon)
-    created = now()
-    marker_id = new_ksuid(created)
     fields = {
         "id": marker_id,
         "lat": lat,
@@ -104,13 +102,21 @@ async def add_marker(
         "createdAt": format_timestamp(created),
         **caller.authored(),
     }
-    marker = {**map_keys.marker_place(geohash, marker_id), **fields, "type": "MARKER"}
+    return (
+        {**map_keys.marker_key(marker_id), **fields},
+        {**map_keys.marker_place(geohash, marker_id), **fields, "type": "MARKER"},
+    )
+
+
+async def add_marker(
+    store: Store, lat: float, lon: float, label: str, *, caller: Caller = OPEN
+) -> Marker:
+    created = now()
+    by_id, marker = marker_items(new_ksuid(created), lat, lon, label, created, caller)
     actions = [
-        transaction_put(
-            store.table, {**map_keys.marker_key(marker_id), **fields}, must_be_new=True
-        ),
+        transaction_put(store.table, by_id, must_be_new=True),
         transaction_put(store.table, marker),
-        *_count_updates(store.table, geohash, +1),
+        *_count_updates(store.table, marker["geohash"], +1),
     ]
     try:
         await store.transact(actions)
@@ -175,14 +181,27 @@ async def search_markers(store: Store, viewport: Viewport, limit: int) -> Marker
 async def read_markers(
     store: Store, viewport: Viewport, conditions: Sequence[KeyCondition], limit: int
 ) -> MarkerSearch:
-    """Read `conditions` one after another, keeping markers in the view, until `limit + 1`
-    (or `MARKER_READS` calls)."""
+    """Markers of `conditions` in the view, in key order: up to `limit`, and whether more
+    may exist.
+
+    The first page of every range is read at once (a view's ranges are few, and most views
+    hold fewer than `limit` markers, which a one-range-at-a-time read reads in full anyway).
+    A range with more is then read on in order until `limit + 1` markers are in hand, or
+    `MARKER_READS` calls are made. A dense view can so read one page more per range than
+    strictly needed, within its bound (`markers_bound`).
+    """
+    # More ranges than calls (a budget above MARKER_READS): those past it stay unread.
+    first, beyond = conditions[:MARKER_READS], conditions[MARKER_READS:]
+    firsts = await asyncio.gather(
+        *(store.query(condition, forward=True, limit=limit + 1) for condition in first)
+    )
     found: list[Item] = []
-    calls = 0
+    calls = len(first)
     unread = False  # a range left unread when the calls ran out
-    for condition in conditions:
-        start: Key | None = None
-        while len(found) <= limit:
+    for condition, page in zip(first, firsts, strict=True):
+        found.extend(m for m in page.items if viewport.contains(m["lat"], m["lon"]))
+        start = page.last_key
+        while start is not None and len(found) <= limit:
             if calls == MARKER_READS:
                 unread = True
                 break
@@ -192,10 +211,10 @@ async def read_markers(
             calls += 1
             found.extend(m for m in page.items if viewport.contains(m["lat"], m["lon"]))
             start = page.last_key
-            if start is None:
-                break
         if len(found) > limit or unread:
             break
+    else:
+        unread = bool(beyond)
     markers = [Marker.from_item(item) for item in found[:limit]]
     return MarkerSearch(markers, truncated=len(found) > limit or unread)
 

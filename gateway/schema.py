@@ -22,6 +22,7 @@ from strawberry.types import ExecutionContext
 
 from gateway.demand import BoundCache, DemandControl, Limits
 from gateway.document_limits import alias_rule, depth_rule
+from gateway.execution import PlainFieldsExecutionContext
 from gateway.extensions import CodedMaskErrors, CostReport, OperationChoice
 from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.map import MapMutation, MapQuery
@@ -94,6 +95,7 @@ def build_schema(
         mutation=Mutation,
         extensions=extensions,
         config=StrawberryConfig(scalar_map={datetime: DATETIME_SCALAR}),
+        execution_context_class=PlainFieldsExecutionContext,
     )
 
 

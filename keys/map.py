@@ -22,6 +22,7 @@ from keys.geohash import (
     ALPHABET,
     Box,
     cell_box,
+    cell_numbers,
     cell_size,
     cells_meeting,
     encode,
@@ -263,12 +264,25 @@ def marker_queries(viewport: Viewport, budget: int = MARKER_QUERY_BUDGET) -> lis
 
 
 def cover(viewport: Viewport, depth: int) -> list[MarkerRange]:
-    """The view's cells down to `depth`, neighbours in key order merged into one range."""
+    """The view's cells of length `depth`, runs of neighbours in key order as one range.
+
+    Every cell of that length meeting the view is read (a cell wholly inside it is read
+    whole, so are all its descendants; one on the edge down to `depth`): in key order,
+    its numbers, with consecutive ones of one partition merged.
+    """
+    numbers = sorted({n for box in viewport.boxes() for n in cell_numbers(box, depth)})
+    shift = 5 * (depth - MARKER_PARTITION_LENGTH)
     ranges: list[MarkerRange] = []
-    for box in viewport.boxes():
-        for partition in cells_meeting(box, MARKER_PARTITION_LENGTH):
-            ranges.extend(_cover(partition, box, depth))
-    return _merge_touching(sorted(set(ranges)))
+    low = previous = -2
+    for number in [*numbers, -2]:
+        if number != previous + 1 or number >> shift != previous >> shift:
+            if previous >= 0:
+                partition = _suffix(previous >> shift, MARKER_PARTITION_LENGTH)
+                mask = (1 << shift) - 1
+                ranges.append(MarkerRange(partition, low & mask, previous & mask))
+            low = number
+        previous = number
+    return ranges
 
 
 def within_budget(ranges: list[MarkerRange], budget: int) -> list[MarkerRange]:
@@ -316,41 +330,10 @@ def cover_depth(viewport: Viewport, fraction: int = COVER_FRACTION) -> int:
     return MARKER_GEOHASH_LENGTH
 
 
-def _cover(cell: str, box: Box, depth: int) -> list[MarkerRange]:
-    bounds = cell_box(cell)
-    if not bounds.intersects(box):
-        return []
-    if bounds.within(box) or len(cell) == depth:
-        partition, rest = cell[:MARKER_PARTITION_LENGTH], cell[MARKER_PARTITION_LENGTH:]
-        span = 32 ** (depth - len(cell))
-        first = _index(rest) * span
-        return [MarkerRange(partition, first, first + span - 1)]
-    children = cells_meeting(_clip(bounds, box), len(cell) + 1)
-    return [r for child in children if child.startswith(cell) for r in _cover(child, box, depth)]
-
-
 def _clip(a: Box, b: Box) -> Box:
     return Box(
         max(a.south, b.south), min(a.north, b.north), max(a.west, b.west), min(a.east, b.east)
     )
-
-
-def _merge_touching(ranges: list[MarkerRange]) -> list[MarkerRange]:
-    merged: list[MarkerRange] = []
-    for r in ranges:
-        last = merged[-1] if merged else None
-        if last is not None and last.partition == r.partition and r.low <= last.high + 1:
-            merged[-1] = MarkerRange(last.partition, last.low, max(last.high, r.high))
-        else:
-            merged.append(r)
-    return merged
-
-
-def _index(chars: str) -> int:
-    value = 0
-    for char in chars:
-        value = value * 32 + ALPHABET.index(char)
-    return value
 
 
 def _suffix(index: int, digits: int) -> str:

@@ -33,7 +33,33 @@ def to_attributes(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_attributes(attributes: Mapping[str, Any]) -> Item:
-    return {name: _from_wire(_deserializer.deserialize(v)) for name, v in attributes.items()}
+    """Plain values of DynamoDB's typed attributes: a number is an int when whole, else
+    a float; sets and binaries are as boto3 reads them."""
+    return {name: _plain(value) for name, value in attributes.items()}
+
+
+def _plain(attribute: Mapping[str, Any]) -> Any:
+    # Every read decodes every attribute of every item: the common types here, directly
+    # (boto3's deserializer dispatches by name, then numbers go through Decimal).
+    for kind, raw in attribute.items():
+        if kind == "S":
+            return raw
+        if kind == "N":
+            return _number(raw)
+        if kind == "M":
+            return {name: _plain(value) for name, value in raw.items()}
+        if kind == "L":
+            return [_plain(value) for value in raw]
+        break
+    return _from_wire(_deserializer.deserialize(attribute))
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        value = Decimal(text)
+        return int(value) if value == value.to_integral_value() else float(value)
 
 
 def _to_wire(value: Any) -> Any:

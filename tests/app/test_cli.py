@@ -195,3 +195,21 @@ def test_a_missing_table_names_create_table(endpoint: str, command: str) -> None
     assert result.returncode == 1
     assert f"table {table!r} does not exist: run `dynagate create-table`" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_serve_runs_on_uvloop_and_httptools() -> None:
+    """`serve` leaves uvicorn's loop and parser on `auto`: the installed uvloop and httptools
+    (README "Performance"), not the pure-Python asyncio loop and h11."""
+    import uvicorn
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    config = uvicorn.Config(app=None, loop="auto", http="auto")
+    config.load()
+    assert config.http_protocol_class is HttpToolsProtocol
+    factory = config.get_loop_factory()
+    assert factory is not None
+    loop = factory()
+    try:
+        assert type(loop).__module__.startswith("uvloop")
+    finally:
+        loop.close()

@@ -24,6 +24,7 @@ from keys.geohash import (
     Box,
     cell_box,
     cell_count,
+    cell_numbers,
     cell_size,
     cells_meeting,
     encode,
@@ -277,6 +278,16 @@ def test_cells_meeting_by_descent(data: st.DataObject, length: int) -> None:
     assert cell_count(box, length) == len(found)
     rows, cols = grid_span(box, length)
     assert len(rows) * len(cols) == len(found)
+
+
+@FAST
+@given(data=st.data(), length=st.integers(1, 10))
+def test_cell_numbers_are_the_ordinals_of_the_cells_meeting(
+    data: st.DataObject, length: int
+) -> None:
+    dlat, dlon = cell_size(length)
+    box = data.draw(small_boxes(max_side=3 * max(dlat, dlon), min_length=length))
+    assert cell_numbers(box, length) == [ordinal(c) for c in cells_meeting(box, length)]
 
 
 @FAST

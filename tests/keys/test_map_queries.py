@@ -8,13 +8,15 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keys.conditions import KeyCondition
 from keys.errors import InvalidInput
-from keys.geohash import cell_box, cell_size, cells_meeting
+from keys.geohash import ALPHABET, cell_box, cell_size, cells_meeting, ordinal
 from keys.map import (
     MARKER_QUERY_BUDGET,
     MAX_MARKER_SPAN,
@@ -22,6 +24,8 @@ from keys.map import (
     Viewport,
     cell_key,
     checked_marker_view,
+    cover,
+    cover_depth,
     default_precision,
     heatmap_queries,
     marker_geohash,
@@ -72,6 +76,19 @@ def check_heatmap(view: Viewport, precision: int, queries: list[CellQuery]) -> N
             key = cell_key(cell)
             assert condition.partition == key[PK] == "DgCe#" + cell[: precision - 3]
             assert condition.contains(key[SK])
+        # What the read keeps of its span: exactly the view's cells.
+        prefix = condition.partition.removeprefix("DgCe#")
+        span = [prefix + suffix for suffix in _suffixes(condition.low, condition.high)]
+        assert {cell for cell in span if query.wants(cell)} == query.cells
+
+
+def _suffixes(low: str, high: str) -> list[str]:
+    first, last = ordinal(low), ordinal(high)
+    digits = len(low)
+    return [
+        "".join(ALPHABET[n >> (5 * (digits - 1 - i)) & 31] for i in range(digits))
+        for n in range(first, last + 1)
+    ]
 
 
 @FEWER
@@ -128,6 +145,19 @@ def test_marker_queries_hold_every_marker_in_view(data: st.DataObject, view: Vie
     check_marker_queries(view, conditions, points + corners)
     if len(marker_partitions(view)) <= MARKER_QUERY_BUDGET:
         assert len(conditions) <= MARKER_QUERY_BUDGET
+
+
+@FEWER
+@given(view=marker_views)
+def test_cover_reads_exactly_the_cells_meeting_the_view(view: Viewport) -> None:
+    depth = cover_depth(view)
+    ranges = [(r.partition, r.low, r.high) for r in cover(view, depth)]
+    covered = {(p, i) for p, low, high in ranges for i in range(low, high + 1)}
+    meeting = {c for box in view.boxes() for c in cells_meeting(box, depth)}
+    assert covered == {(c[:3], ordinal(c[3:])) for c in meeting}
+    assert ranges == sorted(ranges)
+    # Neighbours in one partition are one range.
+    assert all(a[2] + 1 < b[1] for a, b in pairwise(ranges) if a[0] == b[0])
 
 
 @FEWER

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from boto3.dynamodb.types import TypeDeserializer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from keys.codecs import KEY_MAX
 from keys.conditions import KeyCondition
@@ -12,6 +15,7 @@ from keys.table import GSI1, GSI3, TABLE
 from store.requests import (
     BATCH_GET_LIMIT,
     Filter,
+    _from_wire,
     batch_get_requests,
     condition_check,
     from_attributes,
@@ -249,3 +253,48 @@ def test_attributes_round_trip() -> None:
 def test_a_float_with_an_integral_value_comes_back_as_an_int() -> None:
     # DynamoDB has one number type; 3.0 and 3 are the same number on the wire.
     assert from_attributes(to_attributes({"x": 3.0})) == {"x": 3}
+
+
+# Every attribute value DynamoDB can send, numbers as it writes them (up to 38 digits, any
+# exponent it allows, signs, trailing zeros).
+_numbers = st.one_of(
+    st.integers(-(10**38) + 1, 10**38 - 1).map(str),
+    st.decimals(allow_nan=False, allow_infinity=False, places=None)
+    .filter(lambda d: len(d.as_tuple().digits) <= 38 and (d.is_zero() or -130 < d.adjusted() < 126))
+    .map(str),
+    st.sampled_from(["0", "-0", "1.0", "1E+3", "-2.50", "1e-3", "100.000"]),
+)
+_attributes = st.recursive(
+    st.one_of(
+        st.builds(lambda s: {"S": s}, st.text(max_size=20)),
+        st.builds(lambda n: {"N": n}, _numbers),
+        st.builds(lambda b: {"BOOL": b}, st.booleans()),
+        st.just({"NULL": True}),
+        st.builds(lambda b: {"B": b}, st.binary(max_size=8)),
+        st.builds(lambda s: {"SS": sorted(s)}, st.sets(st.text(max_size=5), min_size=1)),
+        st.builds(lambda s: {"NS": sorted(s)}, st.sets(_numbers, min_size=1, max_size=4)),
+    ),
+    lambda inner: st.one_of(
+        st.builds(lambda v: {"L": v}, st.lists(inner, max_size=4)),
+        st.builds(lambda v: {"M": v}, st.dictionaries(st.text(max_size=5), inner, max_size=4)),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(item=st.dictionaries(st.text(max_size=8), _attributes, max_size=6))
+def test_items_decode_as_boto3_reads_them(item: dict[str, Any]) -> None:
+    """The direct decoder agrees with boto3's deserializer followed by the number rule."""
+    expected = {name: _from_wire(TypeDeserializer().deserialize(v)) for name, v in item.items()}
+    decoded = from_attributes(item)
+    assert decoded == expected
+    assert _types(decoded) == _types(expected)
+
+
+def _types(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _types(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_types(v) for v in value]
+    return type(value)

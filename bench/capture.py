@@ -1,0 +1,60 @@
+"""The DynamoDB calls a GraphQL operation makes, recorded as the gateway sends them.
+
+The gateway runs in this process (the real application, over httpx's ASGI transport) with
+`Store._call`, through which every call of a request goes, wrapped to note the client
+method and its request. The floor (`bench/floor.py`) replays exactly these calls.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+
+from bench.operations import Operation
+from gateway.app import create_app
+from gateway.settings import Settings
+from store.client import Store
+
+# (client method name, request), in the order the gateway made them.
+Call = tuple[str, dict[str, Any]]
+
+
+@contextmanager
+def _recording(calls: list[Call]) -> Iterator[None]:
+    original = Store._call
+
+    async def recorded(self: Store, operation: Any, method: Any, request: Any) -> Any:
+        calls.append((method.__name__, copy.deepcopy(request)))
+        return await original(self, operation, method, request)
+
+    Store._call = recorded  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Store._call = original  # type: ignore[method-assign]
+
+
+async def capture(settings: Settings, operations: Sequence[Operation]) -> dict[str, list[Call]]:
+    """Each operation's calls, after checking it answers without errors."""
+    app = create_app(settings)
+    captured: dict[str, list[Call]] = {}
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://gateway") as http,
+    ):
+        for operation in operations:
+            calls: list[Call] = []
+            with _recording(calls):
+                response = await http.post(
+                    "/graphql", content=operation.body, headers={"content-type": "application/json"}
+                )
+            body = response.json()
+            if response.status_code != 200 or body.get("errors"):
+                raise RuntimeError(f"{operation.name} answered {response.status_code}: {body}")
+            captured[operation.name] = calls
+    return captured

@@ -1,0 +1,122 @@
+"""GraphQL execution with a short path for plain fields.
+
+graphql-core runs every field through the same machinery: a path, a resolve-info object,
+the resolver, an awaitable check and value completion, several microseconds a field. Most
+fields of an answer are plain leaves — a node's `id`, `status`, `placedAt`, a marker's
+`lat` — that Strawberry resolves by reading one attribute (no resolver, no extension,
+no argument). Those are read and coerced here directly; anything unusual about a value
+(None where the schema says non-null, a value the scalar refuses, an error) goes the
+ordinary way, which reports it exactly as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any
+
+from graphql import (
+    GraphQLField,
+    GraphQLLeafType,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    Undefined,
+    is_leaf_type,
+)
+from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
+from graphql.pyutils import Path
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.schema.schema_converter import GraphQLCoreConverter
+from strawberry.types.field import StrawberryField
+
+
+class PlainLeaf:
+    """How to answer one plain leaf field: read the attribute, coerce it for output."""
+
+    __slots__ = ("coerce", "nullable", "read")
+
+    def __init__(self, read: Callable[[Any], Any], coerce: Callable[[Any], Any], nullable: bool):
+        self.read = read
+        self.coerce = coerce
+        self.nullable = nullable
+
+
+# (type name, field name) -> its PlainLeaf, or None for a field that takes the usual way.
+# One schema's types per process: the entries never go stale.
+_PLAIN: dict[tuple[str, str], PlainLeaf | None] = {}
+
+
+def plain_leaf(field: GraphQLField) -> PlainLeaf | None:
+    """A PlainLeaf for Strawberry's basic fields of scalar or enum type, else None."""
+    if field.args or not getattr(field.resolve, "_is_default", False):
+        return None
+    definition = (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+    if not isinstance(definition, StrawberryField) or not definition.is_basic_field:
+        return None
+    nullable = not isinstance(field.type, GraphQLNonNull)
+    named = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
+    if not is_leaf_type(named):
+        return None
+    leaf: GraphQLLeafType = named
+    return PlainLeaf(attrgetter(definition.python_name), leaf.coerce_output_value, nullable)
+
+
+class PlainFieldsExecutionContext(StrawberryGraphQLCoreExecutionContext):
+    """Strawberry's execution context, answering plain leaves without the field machinery."""
+
+    def execute_fields(
+        self,
+        parent_type: GraphQLObjectType,
+        source_value: Any,
+        path: Path | None,
+        grouped_field_set: GroupedFieldSet,
+        position_context: Any,
+    ) -> Any:
+        # An object whose selected fields are all plain leaves (a node, a line, a cell) is
+        # answered in one loop; any other, or any unusual value, the usual way.
+        results: dict[str, Any] = {}
+        for response_name, field_details_list in grouped_field_set.items():
+            value = self._plain_value(parent_type, source_value, field_details_list)
+            if value is Undefined:
+                return super().execute_fields(
+                    parent_type, source_value, path, grouped_field_set, position_context
+                )
+            results[response_name] = value
+        return results
+
+    def execute_field(
+        self,
+        parent_type: GraphQLObjectType,
+        source: Any,
+        field_details_list: FieldDetailsList,
+        path: Path,
+        position_context: Any,
+    ) -> Any:
+        value = self._plain_value(parent_type, source, field_details_list)
+        if value is not Undefined:
+            return value
+        return super().execute_field(
+            parent_type, source, field_details_list, path, position_context
+        )
+
+    def _plain_value(
+        self, parent_type: GraphQLObjectType, source: Any, field_details_list: FieldDetailsList
+    ) -> Any:
+        """The field's answer if it is a plain leaf with an ordinary value, else Undefined."""
+        node = field_details_list[0].node
+        key = (parent_type.name, node.name.value)
+        try:
+            leaf = _PLAIN[key]
+        except KeyError:
+            field = self.schema.get_field(parent_type, node.name.value)
+            leaf = _PLAIN[key] = None if field is None else plain_leaf(field)
+        if leaf is None or node.arguments:
+            return Undefined
+        try:
+            value = leaf.read(source)
+            if value is None:
+                return None if leaf.nullable else Undefined
+            coerced = leaf.coerce(value)
+        except Exception:
+            return Undefined  # the usual way reports it, at its path
+        return Undefined if coerced is None else coerced

@@ -1,0 +1,122 @@
+"""The short path for plain fields answers exactly what graphql-core's own path answers,
+errors included, and skips the field machinery for plain leaves (no I/O here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import Enum
+from typing import Any
+
+import pytest
+import strawberry
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from gateway.execution import PlainFieldsExecutionContext
+
+
+@strawberry.enum
+class Colour(Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@strawberry.type
+class Thing:
+    name: str
+    count: int
+    colour: Colour
+    at: datetime
+    note: str | None = None
+    tags: list[str] = strawberry.field(default_factory=list)
+
+    @strawberry.field
+    def shout(self, times: int = 1) -> str:
+        return self.name.upper() * times
+
+
+@dataclass
+class Loose:
+    """A source that breaks the schema's promises, as a bug would."""
+
+    name: Any
+    count: Any
+    colour: Any = Colour.RED
+    at: Any = datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
+    note: Any = None
+    tags: Any = field(default_factory=list)
+
+
+GOOD = Thing(name="a", count=1, colour=Colour.BLUE, at=datetime(2024, 5, 6, tzinfo=UTC))
+SOURCES: list[Any] = [
+    GOOD,
+    Thing(name="b", count=-7, colour=Colour.RED, at=GOOD.at, note="n", tags=["x", "y"]),
+    Loose(name=None, count=1),  # null in a non-null field
+    Loose(name="c", count="three"),  # a value Int refuses
+    Loose(name="d", count=2**40),  # out of Int's range
+    Loose(name="e", count=1, colour="green"),  # not an enum value
+    Loose(name="f", count=1.5),  # a float where an int belongs
+]
+
+
+def schema(context: type[StrawberryGraphQLCoreExecutionContext]) -> strawberry.Schema:
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        def things(self) -> list[Thing | None]:
+            return SOURCES
+
+        @strawberry.field
+        def first(self) -> Thing:
+            return SOURCES[0]
+
+    return strawberry.Schema(query=Query, execution_context_class=context)
+
+
+DOCUMENTS = [
+    "{ things { name count colour at note tags } }",
+    "{ things { n: name name count shout(times: 2) } }",
+    "{ things { ... on Thing { count note } colour } }",
+    "{ things { name @skip(if: true) count @include(if: false) at } }",
+    "{ first { name count colour at note tags shout } }",
+]
+
+
+def answer(context: type[StrawberryGraphQLCoreExecutionContext], document: str) -> Any:
+    result = schema(context).execute_sync(document)
+    errors = sorted((e.message, tuple(e.path or ())) for e in result.errors or [])
+    return result.data, errors
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_same_answers_and_errors_as_graphql_core(document: str) -> None:
+    ours = answer(PlainFieldsExecutionContext, document)
+    assert ours == answer(StrawberryGraphQLCoreExecutionContext, document)
+
+
+def test_the_loose_sources_do_raise_errors() -> None:
+    data, errors = answer(PlainFieldsExecutionContext, DOCUMENTS[0])
+    assert sorted(path[1] for _, path in errors) == [2, 3, 4, 5, 6]
+    assert data["things"][0] == {
+        "name": "a",
+        "count": 1,
+        "colour": "BLUE",
+        "at": "2024-05-06T00:00:00+00:00",
+        "note": None,
+        "tags": [],
+    }
+    assert data["things"][2:] == [None] * 5
+
+
+def test_plain_leaves_skip_the_field_machinery(monkeypatch: pytest.MonkeyPatch) -> None:
+    executed: list[str] = []
+    original = StrawberryGraphQLCoreExecutionContext.execute_field
+
+    def counted(self: Any, parent_type: Any, source: Any, details: Any, *rest: Any) -> Any:
+        executed.append(details[0].node.name.value)
+        return original(self, parent_type, source, details, *rest)
+
+    monkeypatch.setattr(StrawberryGraphQLCoreExecutionContext, "execute_field", counted)
+    assert answer(PlainFieldsExecutionContext, DOCUMENTS[4])[1] == []
+    # `first` has a resolver, `tags` is a list and `shout` has one: the rest are plain.
+    assert executed == ["first", "tags", "shout"]

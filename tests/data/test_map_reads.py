@@ -1,0 +1,37 @@
+"""`read_markers` given more key ranges than it may make calls (a budget above the one
+served): what lies past its calls is unread, so the answer says it may be incomplete."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from data import map as data
+from keys import map as map_keys
+from store.client import Store
+
+VIEW = map_keys.Viewport(north=48.9, south=48.8, east=2.4, west=2.3)
+
+
+async def test_ranges_past_the_calls_leave_the_answer_truncated(client: Any, table: str) -> None:
+    store = Store(client, table)
+    rng = random.Random(3)
+    added = [
+        await data.add_marker(store, rng.uniform(48.8, 48.9), rng.uniform(2.3, 2.4), f"m{n}")
+        for n in range(80)
+    ]
+    many = map_keys.marker_queries(VIEW, budget=4 * data.MARKER_READS)
+    assert len(many) > data.MARKER_READS
+    read = many[: data.MARKER_READS]
+
+    def within(marker: data.Marker, conditions: list[Any]) -> bool:
+        key = map_keys.marker_place(marker.geohash, marker.id)
+        return any(c.partition == key["PK"] and c.contains(key["SK"]) for c in conditions)
+
+    reachable = {m.id for m in added if within(m, read)}
+    assert 0 < len(reachable) < len(added)  # markers lie past the ranges that can be read
+    found = await data.read_markers(store, VIEW, many, limit=1000)
+    assert ({m.id for m in found.markers}, found.truncated) == (reachable, True)
+    # The served ranges reach every marker: nothing is left unread.
+    found = await data.read_markers(store, VIEW, map_keys.marker_queries(VIEW), limit=1000)
+    assert ({m.id for m in found.markers}, found.truncated) == ({m.id for m in added}, False)
