@@ -19,7 +19,6 @@ from gateway.dynamodb_local import free_port
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 GATEWAY = "gateway.app:create_app"  # the real application factory, settings from env
-BASELINE = "bench.baseline:create_app"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ through its mutations; records the DynamoDB calls each operation makes (`bench/c
 serves the floor (`bench/floor`), which replays exactly those calls at once and answers
 their items as JSON, and checks it returns as many items as the gateway reports reading.
 Then, operation by operation, wrk loads each server in turn — a discarded warm-up each,
-then alternating rounds (gateway, floor, gateway, …) so machine noise hits both alike.
+then alternating rounds (gateway, floor, floor, gateway, …) so machine noise hits both alike.
 
 Prints a table (gateway req/s ÷ floor req/s, medians of the rounds), writes
 bench/results/speed.json and the README's markdown table to bench/results/speed.md.
@@ -151,7 +151,8 @@ def _measure(
             one(name, options.warmup)
             usage[name].clear()
     for index in range(1, options.rounds + 1):
-        for name in servers:
+        # Gateway first in odd rounds, floor first in even ones: neither always follows.
+        for name in list(servers)[:: 1 if index % 2 else -1]:
             done = one(name, options.seconds)
             rounds[name].append(done)
             say(

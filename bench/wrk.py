@@ -62,7 +62,8 @@ def command() -> str:
 
 
 def run(server: str, url: str, body: bytes, connections: int, seconds: float) -> Round:
-    """One round of load on `url` (one wrk thread is plenty for a few thousand req/s)."""
+    """One round of load on `url` (one wrk thread is plenty for a few thousand req/s);
+    RuntimeError when wrk fails."""
     if b"]==]" in body:
         raise ValueError("the body cannot be embedded in wrk's script")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
@@ -85,9 +86,11 @@ def run(server: str, url: str, body: bytes, connections: int, seconds: float) ->
             ],
             capture_output=True,
             text=True,
-            check=True,
         )
     finally:
         Path(script.name).unlink()
-    line = next(x for x in finished.stdout.splitlines() if x.startswith("RESULT "))
+    line = next((x for x in finished.stdout.splitlines() if x.startswith("RESULT ")), None)
+    if finished.returncode != 0 or line is None:
+        said = (finished.stderr or finished.stdout).strip()[-500:]
+        raise RuntimeError(f"wrk failed on {url} (exit {finished.returncode}): {said}")
     return Round(server=server, **json.loads(line.removeprefix("RESULT ")))

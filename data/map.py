@@ -9,10 +9,10 @@ creator (or an admin) removes it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from data import validation
 from data.callers import AUTHOR_KEY, OPEN, Caller, author_of, wrote
@@ -32,6 +32,8 @@ from store.requests import (
     transaction_delete,
     transaction_put,
 )
+
+T = TypeVar("T")
 
 MAX_LIMIT = 1_000
 # A view's key ranges can also hold markers outside it. A search makes at most this many
@@ -192,8 +194,8 @@ async def read_markers(
     """
     # More ranges than calls (a budget above MARKER_READS): those past it stay unread.
     first, beyond = conditions[:MARKER_READS], conditions[MARKER_READS:]
-    firsts = await asyncio.gather(
-        *(store.query(condition, forward=True, limit=limit + 1) for condition in first)
+    firsts = await _all(
+        [store.query(condition, forward=True, limit=limit + 1) for condition in first]
     )
     found: list[Item] = []
     calls = len(first)
@@ -219,6 +221,18 @@ async def read_markers(
     return MarkerSearch(markers, truncated=len(found) > limit or unread)
 
 
+async def _all(reads: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
+    """Every read's result; on the first failure the others are cancelled, so no capacity
+    goes to an answer that is already an error."""
+    tasks = [asyncio.ensure_future(read) for read in reads]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
+
+
 def markers_bound(limit: int) -> tuple[int, int]:
     """The most DynamoDB calls and items a search for `limit` markers can take."""
     return MARKER_READS * query_calls(limit + 1, MARKER_BYTES), MARKER_READS * (limit + 1)
@@ -237,7 +251,7 @@ async def heatmap(store: Store, viewport: Viewport, precision: int | None) -> He
     """Exact marker counts of the cells of one length that meet the view and hold markers."""
     length = map_keys.checked_precision(viewport, precision)
     queries = map_keys.heatmap_queries(viewport, length)
-    results = await asyncio.gather(*(store.query(q.condition, forward=True) for q in queries))
+    results = await _all([store.query(q.condition, forward=True) for q in queries])
     cells = [
         Cell(geohash, item["count"])
         for query, result in zip(queries, results, strict=True)

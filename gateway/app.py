@@ -163,8 +163,15 @@ class GraphQLApp(GraphQL[Context, None]):
         return await super().process_result(request, result)
 
     def encode_json(self, data: object) -> bytes:
-        """Responses through orjson: a tenth of the stdlib encoder's time on a page."""
-        return orjson.dumps(data)
+        """Responses through orjson: a tenth of the stdlib encoder's time on a page.
+
+        orjson refuses what strict UTF-8 cannot hold, such as a lone surrogate (`\\ud800`,
+        valid in JSON) that a client sent and an error message quotes back: those
+        answers take the stdlib encoder, which escapes it."""
+        try:
+            return orjson.dumps(data)
+        except orjson.JSONEncodeError:
+            return json.dumps(data, separators=(",", ":")).encode()
 
     def decode_json(self, data: str | bytes) -> object:
         """The body as a JSON object; anything else is a 400 that says what is wrong."""

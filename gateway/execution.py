@@ -12,8 +12,10 @@ ordinary way, which reports it exactly as before.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from operator import attrgetter
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from graphql import (
     GraphQLField,
@@ -41,9 +43,9 @@ class PlainLeaf:
         self.nullable = nullable
 
 
-# (type name, field name) -> its PlainLeaf, or None for a field that takes the usual way.
-# One schema's types per process: the entries never go stale.
-_PLAIN: dict[tuple[str, str], PlainLeaf | None] = {}
+# Per object type (each schema has its own), field name -> its PlainLeaf, or None for a
+# field that takes the usual way; gone with the schema.
+_PLAIN: WeakKeyDictionary[GraphQLObjectType, dict[str, PlainLeaf | None]] = WeakKeyDictionary()
 
 
 def plain_leaf(field: GraphQLField) -> PlainLeaf | None:
@@ -58,11 +60,22 @@ def plain_leaf(field: GraphQLField) -> PlainLeaf | None:
     if not is_leaf_type(named):
         return None
     leaf: GraphQLLeafType = named
-    return PlainLeaf(attrgetter(definition.python_name), leaf.coerce_output_value, nullable)
+    name, resolver = definition.python_name, definition.default_resolver
+    read = attrgetter(name) if resolver is getattr else partial(_read_with, resolver, name)
+    return PlainLeaf(read, leaf.coerce_output_value, nullable)
+
+
+def _read_with(resolver: Callable[[Any, str], Any], name: str, source: Any) -> Any:
+    return resolver(source, name)
 
 
 class PlainFieldsExecutionContext(StrawberryGraphQLCoreExecutionContext):
     """Strawberry's execution context, answering plain leaves without the field machinery."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # This request's view of `_PLAIN`: a plain dict, faster to ask field after field.
+        self._plain_fields: dict[GraphQLObjectType, dict[str, PlainLeaf | None]] = {}
 
     def execute_fields(
         self,
@@ -104,12 +117,17 @@ class PlainFieldsExecutionContext(StrawberryGraphQLCoreExecutionContext):
     ) -> Any:
         """The field's answer if it is a plain leaf with an ordinary value, else Undefined."""
         node = field_details_list[0].node
-        key = (parent_type.name, node.name.value)
+        name = node.name.value
+        if name == "__typename":  # clients such as Apollo ask it of every object
+            return parent_type.name
+        fields = self._plain_fields.get(parent_type)
+        if fields is None:
+            fields = self._plain_fields[parent_type] = _PLAIN.setdefault(parent_type, {})
         try:
-            leaf = _PLAIN[key]
+            leaf = fields[name]
         except KeyError:
-            field = self.schema.get_field(parent_type, node.name.value)
-            leaf = _PLAIN[key] = None if field is None else plain_leaf(field)
+            field = self.schema.get_field(parent_type, name)
+            leaf = fields[name] = None if field is None else plain_leaf(field)
         if leaf is None or node.arguments:
             return Undefined
         try:

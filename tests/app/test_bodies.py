@@ -87,6 +87,36 @@ async def test_json_escapes_are_read(app: Api) -> None:
     assert response.json()["data"] == {"__typename": "Query"}
 
 
+@pytest.mark.parametrize(
+    ("query", "variables"),
+    [
+        pytest.param(
+            'query ($s: OrderStatus) { customer(id: "x") { orders(status: $s) { __typename } } }',
+            '{"s": "\\ud800"}',
+            id="enum-value",
+        ),
+        pytest.param(
+            'query ($p: DateTimeRange) { customer(id: "x") { orders(placed: $p) { __typename } } }',
+            '{"p": {"\\udfff": 1}}',
+            id="input-field-name",
+        ),
+    ],
+)
+async def test_a_lone_surrogate_quoted_back_is_answered_in_json(
+    app: Api, query: str, variables: str
+) -> None:
+    # Valid JSON, but no UTF-8 text can hold it: the error that quotes it is still JSON
+    # (escaped), a 200 with a coded error, never a 500.
+    body = '{"query": ' + json.dumps(query) + ', "variables": ' + variables + "}"
+    response = await app.http.post(
+        "/graphql", content=body.encode(), headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 200
+    assert b"\\ud" in response.content
+    errors = response.json()["errors"]
+    assert [e["extensions"]["code"] for e in errors] == ["BAD_USER_INPUT"]
+
+
 async def test_variables_nested_within_reach_are_answered_in_json(app: Api) -> None:
     response = await app.http.post(
         "/graphql",

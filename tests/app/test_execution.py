@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import strawberry
+from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from gateway.execution import PlainFieldsExecutionContext
@@ -79,6 +80,7 @@ DOCUMENTS = [
     "{ things { ... on Thing { count note } colour } }",
     "{ things { name @skip(if: true) count @include(if: false) at } }",
     "{ first { name count colour at note tags shout } }",
+    "{ things { __typename name t: __typename } first { __typename count } }",
 ]
 
 
@@ -120,3 +122,75 @@ def test_plain_leaves_skip_the_field_machinery(monkeypatch: pytest.MonkeyPatch) 
     assert answer(PlainFieldsExecutionContext, DOCUMENTS[4])[1] == []
     # `first` has a resolver, `tags` is a list and `shout` has one: the rest are plain.
     assert executed == ["first", "tags", "shout"]
+    executed.clear()
+    assert answer(PlainFieldsExecutionContext, "{ first { __typename name } }")[0] == {
+        "first": {"__typename": "Thing", "name": "a"}
+    }
+    assert executed == ["first"]
+
+
+@strawberry.type(name="Item")
+class NullableItem:
+    name: str | None
+
+
+@strawberry.type(name="Item")
+class StrictItem:
+    name: str
+
+
+@strawberry.type(name="Query")
+class NullableQuery:
+    @strawberry.field
+    def item(self) -> NullableItem | None:
+        return NullableItem(name=None)
+
+
+@strawberry.type(name="Query")
+class StrictQuery:
+    @strawberry.field
+    def item(self) -> StrictItem | None:
+        return StrictItem(name=None)  # type: ignore[arg-type]
+
+
+def test_schemas_with_the_same_type_names_keep_their_own_fields() -> None:
+    """A type of one schema never answers for its namesake in another."""
+    context = PlainFieldsExecutionContext
+    first = strawberry.Schema(query=NullableQuery, execution_context_class=context)
+    result = first.execute_sync("{ item { name } }")
+    assert (result.data, result.errors) == ({"item": {"name": None}}, None)
+    second = strawberry.Schema(query=StrictQuery, execution_context_class=context)
+    result = second.execute_sync("{ item { name } }")
+    assert result.data == {"item": None}
+    assert [e.message for e in result.errors or []] == [
+        "Cannot return null for non-nullable field Item.name."
+    ]
+
+
+@strawberry.type
+class Entry:
+    key: str
+    size: int
+
+
+@strawberry.type(name="Query")
+class EntriesQuery:
+    @strawberry.field
+    def entries(self) -> list[Entry]:
+        return [{"key": "a", "size": 1}, {"key": "b", "size": 2}]  # type: ignore[list-item]
+
+
+def test_a_configured_default_resolver_reads_the_plain_fields() -> None:
+    config = StrawberryConfig(default_resolver=lambda source, name: source[name])
+    results = [
+        strawberry.Schema(
+            query=EntriesQuery, config=config, execution_context_class=context
+        ).execute_sync("{ entries { key size } }")
+        for context in (PlainFieldsExecutionContext, StrawberryGraphQLCoreExecutionContext)
+    ]
+    assert (
+        results[0].data
+        == results[1].data
+        == {"entries": [{"key": "a", "size": 1}, {"key": "b", "size": 2}]}
+    )
+    assert results[0].errors is None

@@ -3,12 +3,16 @@ served): what lies past its calls is unread, so the answer says it may be incomp
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
+
+import pytest
 
 from data import map as data
 from keys import map as map_keys
 from store.client import Store
+from store.errors import Unavailable
 
 VIEW = map_keys.Viewport(north=48.9, south=48.8, east=2.4, west=2.3)
 
@@ -35,3 +39,30 @@ async def test_ranges_past_the_calls_leave_the_answer_truncated(client: Any, tab
     # The served ranges reach every marker: nothing is left unread.
     found = await data.read_markers(store, VIEW, map_keys.marker_queries(VIEW), limit=1000)
     assert ({m.id for m in found.markers}, found.truncated) == ({m.id for m in added}, False)
+
+
+async def test_a_failed_range_read_cancels_the_others(
+    client: Any, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first pages go out together; when one fails the answer is that error, and the
+    reads still under way are cancelled rather than left to spend capacity."""
+    store = Store(client, table)
+    started: list[int] = []
+    finished: list[int] = []
+
+    async def failing_first(self: Store, *args: Any, **kwargs: Any) -> Any:
+        number = len(started)
+        started.append(number)
+        if number == 0:
+            await asyncio.sleep(0.01)
+            raise Unavailable("the database is unreachable; try again shortly")
+        await asyncio.sleep(1.0)
+        finished.append(number)
+
+    monkeypatch.setattr(Store, "query", failing_first)
+    conditions = map_keys.marker_queries(VIEW)
+    with pytest.raises(Unavailable):
+        await data.read_markers(store, VIEW, conditions, limit=10)
+    await asyncio.sleep(1.1)
+    assert len(started) == len(conditions) > 1
+    assert finished == []
