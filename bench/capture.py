@@ -1,4 +1,5 @@
-"""The DynamoDB calls a GraphQL operation makes, recorded as the gateway sends them.
+"""The DynamoDB calls a GraphQL operation makes, recorded as the gateway sends them, and
+the cost the gateway reports for it.
 
 The gateway runs in this process (the real application, over httpx's ASGI transport) with
 `Store._call`, through which every call of a request goes, wrapped to note the client
@@ -10,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -21,6 +23,12 @@ from store.client import Store
 
 # (client method name, request), in the order the gateway made them.
 Call = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Captured:
+    calls: list[Call]
+    cost: dict[str, Any]  # the response's `extensions.cost`
 
 
 @contextmanager
@@ -38,10 +46,11 @@ def _recording(calls: list[Call]) -> Iterator[None]:
         Store._call = original  # type: ignore[method-assign]
 
 
-async def capture(settings: Settings, operations: Sequence[Operation]) -> dict[str, list[Call]]:
-    """Each operation's calls, after checking it answers without errors."""
+async def capture(settings: Settings, operations: Sequence[Operation]) -> dict[str, Captured]:
+    """Each operation's calls and cost; RuntimeError when it answers with errors or reads
+    fewer items than a full page (`Operation.items`)."""
     app = create_app(settings)
-    captured: dict[str, list[Call]] = {}
+    captured: dict[str, Captured] = {}
     transport = httpx.ASGITransport(app=app)
     async with (
         app.router.lifespan_context(app),
@@ -56,5 +65,11 @@ async def capture(settings: Settings, operations: Sequence[Operation]) -> dict[s
             body = response.json()
             if response.status_code != 200 or body.get("errors"):
                 raise RuntimeError(f"{operation.name} answered {response.status_code}: {body}")
-            captured[operation.name] = calls
+            cost = body["extensions"]["cost"]
+            if cost["itemsReturned"] < operation.items:
+                raise RuntimeError(
+                    f"{operation.name} read {cost['itemsReturned']} items, fewer than"
+                    f" {operation.items}: the seeded data does not fill its page"
+                )
+            captured[operation.name] = Captured(calls, cost)
     return captured

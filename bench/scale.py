@@ -46,6 +46,7 @@ import httpx
 from bench import load as http_load
 from bench import scale_load as loading
 from bench import scale_report as report
+from bench import scale_write as writing
 from bench.progress import Progress
 from bench.scale_questions import (
     SCAN_PARALLEL,
@@ -246,13 +247,13 @@ async def at_size(
     options: Options,
     say: Progress,
 ) -> dict[str, Any]:
-    loaded = await loading.load(
+    loaded = await writing.load(
         client, TABLE, dataset.grow(size), say, concurrency=options.concurrency
     )
     say(
         f"{size:,} items: wrote {loaded.items:,} in {loaded.seconds:.1f} s,"
         f" {loaded.rate:,.0f} items/s ({loaded.calls:,} BatchWriteItem calls);"
-        f" 10^6 items would take {loading.projected_seconds(loaded, report.MILLION) / 60:.1f} min"
+        f" 10^6 items would take {writing.projected_seconds(loaded, report.MILLION) / 60:.1f} min"
     )
     # DynamoDB Local's JVM compiles its read path during the first requests it serves:
     # without a long first warm-up, the smallest size would look slow and the curve flat.
@@ -309,8 +310,8 @@ def _difference(question: Question, ours: Answer | None, theirs: Answer, size: i
 
 
 async def prepare(endpoint: str, say: Progress) -> None:
-    async with loading.open_client(endpoint) as client:
-        await loading.shape_check(client, SHAPE_TABLE)
+    async with writing.open_client(endpoint) as client:
+        await writing.shape_check(client, SHAPE_TABLE)
         say("shape check: one real add_marker and order status move wrote the bench's items")
         say(await create_table(client, TABLE))
 
@@ -321,7 +322,7 @@ async def measure(
     dataset = loading.Dataset(options.target, options.seed)
     asked = questions(options.target)
     out = []
-    async with loading.open_client(endpoint) as client:
+    async with writing.open_client(endpoint) as client:
         for size in options.sizes:
             out.append(await at_size(client, dataset, size, gateway, asked, options, say))
     return out

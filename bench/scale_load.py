@@ -1,51 +1,39 @@
-"""bench.scale's table: the entities its questions ask about, realistic filler, the loader.
+"""bench.scale's table: the entities its questions ask about, and realistic filler.
 
-Every item is the one the gateway writes: customers, orders, products and comments come
-from `data`'s own builders (`customer_item`, `order_item`, `product_item`, `new_comment`,
-`comment_items`); an order moved on from PLACED and a marker with its cell counts are
-built here as `set_order_status` and `add_marker` write them, which `shape_check` proves
-against the real calls. The filler is other customers' orders, other products' comments
-(33 items each) and markers elsewhere on the globe, so that a Scan has to read and
-evaluate items of every shape the questions' own items have.
+Every item is the one the gateway writes: customers, orders, products, comments and
+markers come from `data`'s own builders (`customer_item`, `order_item`, `product_item`,
+`new_comment`, `comment_items`, `marker_items`); an order moved on from PLACED and the
+markers' cell counts are built here as `set_order_status` and `add_marker` leave them,
+which `bench.scale_write.shape_check` proves against the real calls. The filler is other
+customers' orders, other products' comments (33 items each) and markers elsewhere on the
+globe, so that a Scan has to read and evaluate items of every shape the questions' own
+items have.
 """
 
 from __future__ import annotations
 
-import asyncio
-import math
 import random
-import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import aioboto3
-from aiobotocore.config import AioConfig
-
 from bench.map_views import viewport
 from data.callers import OPEN, Caller
-from data.clock import new_ksuid, new_token, now
+from data.clock import new_ksuid, new_token
 from data.comments import comment_items, new_comment
-from data.map import add_marker, marker_items
+from data.map import marker_items
 from data.orders import (
     OrderLine,
     OrderStatus,
-    create_customer,
     customer_item,
     order_item,
-    place_order,
-    set_order_status,
 )
 from data.products import product_item
 from keys import map as map_keys
 from keys import orders as order_keys
 from keys.codecs import format_timestamp, parse_timestamp
-from store.client import LOCAL_CREDENTIALS, Store
-from store.loaders import ItemLoader
-from store.requests import WRITE_TOKEN, Item, primary_key, to_attributes
-from store.tables import create_table
+from store.requests import WRITE_TOKEN, Item
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -216,9 +204,11 @@ class Dataset:
         joined = TAKEN - timedelta(days=rng.uniform(400, 900))
         name = f"Customer {customer_id}"
         email = f"{customer_id}@example.com"
-        items = [{**customer_item(customer_id, name, email, _ms(joined)), WRITE_TOKEN: new_token()}]
+        items = [
+            {**customer_item(customer_id, name, email, whole_ms(joined)), WRITE_TOKEN: new_token()}
+        ]
         for _ in range(orders):
-            placed = _ms(TAKEN - timedelta(days=rng.uniform(0, 730)))
+            placed = whole_ms(TAKEN - timedelta(days=rng.uniform(0, 730)))
             lines = [
                 OrderLine(
                     f"SKU-{rng.randrange(5000):04d}", rng.randint(1, 4), rng.randint(199, 9999)
@@ -228,18 +218,18 @@ class Dataset:
             order = order_item(new_ksuid(placed), customer_id, lines, placed, placed)
             status = _status(TAKEN - placed, rng)
             if status is not OrderStatus.PLACED:
-                updated = _ms(placed + timedelta(hours=rng.uniform(2, 200)))
+                updated = whole_ms(placed + timedelta(hours=rng.uniform(2, 200)))
                 order = order_in(order, status, min(updated, TAKEN), new_token())
             items.append(order)
         return items
 
     def _product(self, product_id: str, comments: int) -> list[Item]:
         rng = self.rng
-        created = _ms(TAKEN - timedelta(days=rng.uniform(730, 1000)))
+        created = whole_ms(TAKEN - timedelta(days=rng.uniform(730, 1000)))
         name = f"Product {product_id}"
         items = [{**product_item(product_id, name, created), WRITE_TOKEN: new_token()}]
         for _ in range(comments):
-            at = _ms(TAKEN - timedelta(days=rng.uniform(0, 700)))
+            at = whole_ms(TAKEN - timedelta(days=rng.uniform(0, 700)))
             body = ". ".join(rng.sample(_WORDS, rng.randint(1, 3))).capitalize() + "."
             comment = new_comment(
                 product_id, _pick(LANGUAGES, rng), _pick(RATINGS, rng), body, at, at
@@ -248,7 +238,7 @@ class Dataset:
         return items
 
     def _marker(self, lat: float, lon: float) -> list[Item]:
-        at = _ms(TAKEN - timedelta(days=self.rng.uniform(0, 365)))
+        at = whole_ms(TAKEN - timedelta(days=self.rng.uniform(0, 365)))
         label = f"{self.rng.choice(_PLACES)} {self.rng.randrange(1000)}"
         point = round(lat, 7), round(lon, 7)
         items = list(marker_items(new_ksuid(at), *point, label, at, self._caller()))
@@ -263,7 +253,8 @@ class Dataset:
         return OPEN if self.rng.random() < 0.15 else Caller(username=self.rng.choice(AUTHORS))
 
 
-def _ms(at: datetime) -> datetime:
+def whole_ms(at: datetime) -> datetime:
+    """`at` to the millisecond, as the gateway stores times."""
     return at.replace(microsecond=at.microsecond // 1000 * 1000)
 
 
@@ -278,127 +269,3 @@ def _status(age: timedelta, rng: random.Random) -> OrderStatus:
     if age < timedelta(days=10):
         return rng.choice((OrderStatus.PLACED, OrderStatus.SHIPPED))
     return OrderStatus.CANCELLED if rng.random() < 0.08 else OrderStatus.DELIVERED
-
-
-# ---- DynamoDB ----------------------------------------------------------------------------
-
-
-@asynccontextmanager
-async def open_client(endpoint: str) -> AsyncIterator[DynamoDBClient]:
-    """A client for bulk work, not the gateway's: a full-table Scan page or a busy batch
-    may take longer than the gateway's 2 s read timeout, and botocore's parameter
-    validation of a million items would cost more CPU than their serialisation."""
-    config = AioConfig(
-        retries={"total_max_attempts": 10, "mode": "standard"},
-        read_timeout=120,
-        max_pool_connections=64,
-        parameter_validation=False,
-    )
-    session = aioboto3.Session()
-    async with session.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        config=config,
-        aws_access_key_id=LOCAL_CREDENTIALS["aws_access_key_id"],
-        aws_secret_access_key=LOCAL_CREDENTIALS["aws_secret_access_key"],
-    ) as client:
-        yield client
-
-
-@dataclass(frozen=True)
-class Loaded:
-    items: int  # PutRequests written (rewritten cell counts included)
-    calls: int  # BatchWriteItem calls, retries of unprocessed items included
-    seconds: float
-
-    @property
-    def rate(self) -> float:
-        return self.items / self.seconds if self.seconds else 0.0
-
-
-_BATCH = 25  # BatchWriteItem's most
-
-
-async def load(
-    client: DynamoDBClient,
-    table: str,
-    items: Iterable[Item],
-    say: Say,
-    concurrency: int = 8,
-    every: float = 10.0,
-) -> Loaded:
-    """BatchWriteItem `items`, 25 a call and `concurrency` calls in flight, retrying
-    unprocessed items with backoff; items are built as they are sent (a million would not
-    sit well in memory)."""
-    source = iter(items)
-    written = calls = 0
-    started = last = time.monotonic()
-
-    def next_batch() -> list[Item]:
-        batch: list[Item] = []
-        for item in source:
-            batch.append(item)
-            if len(batch) == _BATCH:
-                break
-        return batch
-
-    async def worker() -> None:
-        nonlocal written, calls, last
-        while batch := next_batch():
-            pending: Any = {table: [{"PutRequest": {"Item": to_attributes(i)}} for i in batch]}
-            for attempt in range(20):
-                response = await client.batch_write_item(RequestItems=pending)
-                calls += 1
-                pending = response.get("UnprocessedItems") or None
-                if not pending:
-                    break
-                await asyncio.sleep(min(1.0, 0.05 * 2**attempt))
-            else:
-                raise RuntimeError(f"BatchWriteItem left items unprocessed 20 times: {pending}")
-            written += len(batch)
-            if (at := time.monotonic()) - last >= every:
-                last = at
-                say(f"  loading: {written:,} items, {written / (at - started):,.0f} items/s")
-
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return Loaded(written, calls, time.monotonic() - started)
-
-
-async def shape_check(client: DynamoDBClient, table: str) -> None:
-    """Do the items built here equal what the gateway writes? Real calls in a scratch table.
-
-    One `add_marker` (its id item, place item and six cell counts) and one order moved
-    PLACED -> SHIPPED -> DELIVERED by `set_order_status`; AssertionError on any difference
-    but the write token's random value.
-    """
-    await create_table(client, table)
-    store = Store(client, table)
-    caller = Caller(username="Ada")
-    lat, lon = 48.8566, 2.3522
-    marker = await add_marker(store, lat, lon, "shape check", caller=caller)
-    ours = list(marker_items(marker.id, lat, lon, "shape check", marker.created_at, caller))
-    ours += [count_item(map_keys.cell_of(key), 1) for key in map_keys.cell_keys(marker.geohash)]
-    for item in ours:
-        _same(item, await store.get(primary_key(item)), "add_marker")
-    await create_customer(store, "shape", "Shape", "shape@example.com")
-    placed_at = _ms(now() - timedelta(days=3))
-    lines = [OrderLine("SKU-1", 2, 300)]
-    order = await place_order(store, "shape", lines, placed_at)
-    for status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED):
-        moved = await set_order_status(store, ItemLoader(store), order.id, status)
-    stored = await store.get(order_keys.order_key(order.id))
-    assert stored is not None
-    placed = order_item(order.id, "shape", lines, placed_at, placed_at)
-    ours_order = order_in(placed, OrderStatus.DELIVERED, moved.updated_at, stored[WRITE_TOKEN])
-    _same(ours_order, stored, "set_order_status")
-
-
-def _same(ours: Item, stored: Item | None, what: str) -> None:
-    if ours != stored:
-        raise AssertionError(f"bench.scale builds {ours}, {what} stored {stored}")
-
-
-def projected_seconds(loaded: Loaded, items: int) -> float:
-    """At the measured rate, how long `items` would take to load."""
-    return math.inf if not loaded.rate else items / loaded.rate

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.load import percentile
-from bench.scale_load import Loaded, projected_seconds
 from bench.scale_questions import Answer, ScanRun
+from bench.scale_write import Loaded, projected_seconds
 
 # The claim: the gateway's p50 at the largest size is within this factor of the smallest.
 FLAT_TARGET = 1.2

@@ -34,12 +34,11 @@ from typing import Any
 import httpx
 
 from bench import cpu, wrk
-from bench.capture import Call, capture
+from bench.capture import Captured, capture
 from bench.operations import OPERATIONS, Operation, seed
 from bench.progress import Progress
 from bench.servers import GATEWAY, REPOSITORY, Server, serving
 from bench.speed_report import markdown, render, summary
-from bench.workload import graphql
 from gateway.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
 from store.tables import create_table
@@ -89,27 +88,18 @@ def parse(argv: Sequence[str] | None) -> Options:
 
 async def prepare(
     gateway: Server, settings: Settings, operations: Sequence[Operation], say: Progress
-) -> tuple[dict[str, list[Call]], dict[str, Any]]:
+) -> dict[str, Captured]:
     """Seed, then each operation's calls and the gateway's cost report of it."""
     async with settings.open_client() as client:
         say(f"table: {await create_table(client, settings.table)}")
     async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
         seeded = await seed(http, f"{gateway.url}/graphql", random.Random(42))
         say(f"seeded through the gateway's mutations: {seeded}")
-        costs = {}
-        for operation in operations:
-            answer = await graphql(http, f"{gateway.url}/graphql", operation.query)
-            costs[operation.name] = answer["extensions"]["cost"]
-            if (read := costs[operation.name]["itemsReturned"]) < operation.items:
-                raise RuntimeError(
-                    f"{operation.name} read {read} items, fewer than {operation.items}:"
-                    " the seeded data does not fill its page"
-                )
-    return await capture(settings, operations), costs
+    return await capture(settings, operations)
 
 
 async def _check_floor(
-    floor: Server, operations: Sequence[Operation], costs: dict[str, Any]
+    floor: Server, operations: Sequence[Operation], captured: dict[str, Captured]
 ) -> None:
     """The floor must read what the gateway read: as many items, without errors."""
     async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
@@ -118,7 +108,7 @@ async def _check_floor(
             if response.status_code != 200:
                 raise RuntimeError(f"the floor answered {operation.name} with {response.text}")
             items = sum(len(found) for found in response.json()["data"])
-            expected = costs[operation.name]["itemsReturned"]
+            expected = captured[operation.name].cost["itemsReturned"]
             if items != expected:
                 raise RuntimeError(
                     f"{operation.name}: the floor read {items} items, the gateway {expected}"
@@ -174,15 +164,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = Settings(table=TABLE, endpoint=local.endpoint, cursor_secret=SECRET.encode())
         gateway = stack.enter_context(serving(GATEWAY, env, options=options.uvicorn))
         try:
-            calls, costs = asyncio.run(prepare(gateway, settings, operations, say))
+            captured = asyncio.run(prepare(gateway, settings, operations, say))
             calls_file = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "calls.json"
-            calls_file.write_text(json.dumps({o.body.decode(): calls[o.name] for o in operations}))
+            calls = {o.body.decode(): captured[o.name].calls for o in operations}
+            calls_file.write_text(json.dumps(calls))
             floor = stack.enter_context(
                 serving(
                     FLOOR, {**env, "DYNAGATE_FLOOR_CALLS": str(calls_file)}, options=options.uvicorn
                 )
             )
-            asyncio.run(_check_floor(floor, operations, costs))
+            asyncio.run(_check_floor(floor, operations, captured))
         except RuntimeError as error:
             print(f"FAILED: {error}", file=sys.stderr)
             return 1
@@ -199,8 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results[operation.name] = {
                     "label": operation.label,
                     "query": operation.query,
-                    "calls": [name for name, _ in calls[operation.name]],
-                    "cost": costs[operation.name],
+                    "calls": [name for name, _ in captured[operation.name].calls],
+                    "cost": captured[operation.name].cost,
                     "servers": measured,
                 }
         except RuntimeError as error:

@@ -1,0 +1,162 @@
+"""bench.scale's writing side: a client for bulk work, the BatchWriteItem loader, and the
+check that the items `bench.scale_load` builds are the ones the gateway writes."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import aioboto3
+from aiobotocore.config import AioConfig
+
+from data.callers import Caller
+from data.clock import now
+from data.map import add_marker, marker_items
+from data.orders import (
+    OrderLine,
+    OrderStatus,
+    create_customer,
+    order_item,
+    place_order,
+    set_order_status,
+)
+from keys import map as map_keys
+from keys import orders as order_keys
+from store.client import LOCAL_CREDENTIALS, Store
+from store.loaders import ItemLoader
+from store.requests import WRITE_TOKEN, Item, primary_key, to_attributes
+from store.tables import create_table
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+else:
+    DynamoDBClient = Any
+
+from bench.scale_load import Say, count_item, order_in, whole_ms
+
+
+@asynccontextmanager
+async def open_client(endpoint: str) -> AsyncIterator[DynamoDBClient]:
+    """A client for bulk work, not the gateway's: a full-table Scan page or a busy batch
+    may take longer than the gateway's 2 s read timeout, and botocore's parameter
+    validation of a million items would cost more CPU than their serialisation."""
+    config = AioConfig(
+        retries={"total_max_attempts": 10, "mode": "standard"},
+        read_timeout=120,
+        max_pool_connections=64,
+        parameter_validation=False,
+    )
+    session = aioboto3.Session()
+    async with session.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        config=config,
+        aws_access_key_id=LOCAL_CREDENTIALS["aws_access_key_id"],
+        aws_secret_access_key=LOCAL_CREDENTIALS["aws_secret_access_key"],
+    ) as client:
+        yield client
+
+
+@dataclass(frozen=True)
+class Loaded:
+    items: int  # PutRequests written (rewritten cell counts included)
+    calls: int  # BatchWriteItem calls, retries of unprocessed items included
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.items / self.seconds if self.seconds else 0.0
+
+
+_BATCH = 25  # BatchWriteItem's most
+
+
+async def load(
+    client: DynamoDBClient,
+    table: str,
+    items: Iterable[Item],
+    say: Say,
+    concurrency: int = 8,
+    every: float = 10.0,
+) -> Loaded:
+    """BatchWriteItem `items`, 25 a call and `concurrency` calls in flight, retrying
+    unprocessed items with backoff; items are built as they are sent (a million would not
+    sit well in memory)."""
+    source = iter(items)
+    written = calls = 0
+    started = last = time.monotonic()
+
+    def next_batch() -> list[Item]:
+        batch: list[Item] = []
+        for item in source:
+            batch.append(item)
+            if len(batch) == _BATCH:
+                break
+        return batch
+
+    async def worker() -> None:
+        nonlocal written, calls, last
+        while batch := next_batch():
+            pending: Any = {table: [{"PutRequest": {"Item": to_attributes(i)}} for i in batch]}
+            for attempt in range(20):
+                response = await client.batch_write_item(RequestItems=pending)
+                calls += 1
+                pending = response.get("UnprocessedItems") or None
+                if not pending:
+                    break
+                await asyncio.sleep(min(1.0, 0.05 * 2**attempt))
+            else:
+                raise RuntimeError(f"BatchWriteItem left items unprocessed 20 times: {pending}")
+            written += len(batch)
+            if (at := time.monotonic()) - last >= every:
+                last = at
+                say(f"  loading: {written:,} items, {written / (at - started):,.0f} items/s")
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return Loaded(written, calls, time.monotonic() - started)
+
+
+async def shape_check(client: DynamoDBClient, table: str) -> None:
+    """Do the items built here equal what the gateway writes? Real calls in a scratch table.
+
+    One `add_marker` (its id item, place item and six cell counts) and one order moved
+    PLACED -> SHIPPED -> DELIVERED by `set_order_status`; AssertionError on any difference
+    but the write token's random value.
+    """
+    await create_table(client, table)
+    store = Store(client, table)
+    caller = Caller(username="Ada")
+    lat, lon = 48.8566, 2.3522
+    marker = await add_marker(store, lat, lon, "shape check", caller=caller)
+    ours = list(marker_items(marker.id, lat, lon, "shape check", marker.created_at, caller))
+    ours += [count_item(map_keys.cell_of(key), 1) for key in map_keys.cell_keys(marker.geohash)]
+    for item in ours:
+        _same(item, await store.get(primary_key(item)), "add_marker")
+    await create_customer(store, "shape", "Shape", "shape@example.com")
+    placed_at = whole_ms(now() - timedelta(days=3))
+    lines = [OrderLine("SKU-1", 2, 300)]
+    order = await place_order(store, "shape", lines, placed_at)
+    for status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED):
+        moved = await set_order_status(store, ItemLoader(store), order.id, status)
+    stored = await store.get(order_keys.order_key(order.id))
+    assert stored is not None
+    placed = order_item(order.id, "shape", lines, placed_at, placed_at)
+    ours_order = order_in(placed, OrderStatus.DELIVERED, moved.updated_at, stored[WRITE_TOKEN])
+    _same(ours_order, stored, "set_order_status")
+
+
+def _same(ours: Item, stored: Item | None, what: str) -> None:
+    if ours != stored:
+        raise AssertionError(f"bench.scale builds {ours}, {what} stored {stored}")
+
+
+def projected_seconds(loaded: Loaded, items: int) -> float:
+    """At the measured rate, how long `items` would take to load."""
+    return math.inf if not loaded.rate else items / loaded.rate
