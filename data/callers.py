@@ -43,13 +43,14 @@ class Caller:
         """Whether `username` names this caller (usernames are case-insensitive)."""
         return self.key is not None and self.key == username.lower()
 
-    def restriction(self) -> str | None:
+    def restriction(self, refusal: str = "sign in to change what others wrote") -> str | None:
         """The author key a stored-data rule holds this caller to; None when none applies
-        (an admin, open mode). An anonymous caller can be held to no key: refused."""
+        (an admin, open mode). An anonymous caller can be held to no key: refused, saying
+        `refusal`."""
         if self.unrestricted:
             return None
         if self.key is None:
-            raise Unauthenticated("sign in to change what others wrote")
+            raise Unauthenticated(refusal)
         return self.key
 
     def authored(self) -> dict[str, Any]:

@@ -25,7 +25,6 @@ from store.errors import (
     Forbidden,
     NotFound,
     TransactionCanceled,
-    Unauthenticated,
 )
 from store.loaders import ItemLoader, item_key
 from store.pagination import PageArgs, Paginator
@@ -133,9 +132,7 @@ def _member_item(organization: str, username: str, name: str, role: Role, joined
 
 def _restricted(caller: Caller) -> str | None:
     """The username that must be an ADMIN member; None when no rule applies."""
-    if not caller.unrestricted and caller.key is None:
-        raise Unauthenticated("sign in to change an organization")
-    return caller.restriction()
+    return caller.restriction("sign in to change an organization")
 
 
 def _admin_check(table: str, organization: str, username: str) -> dict[str, Any]:

@@ -29,7 +29,6 @@ from store.errors import (
     Forbidden,
     NotFound,
     TransactionCanceled,
-    Unauthenticated,
 )
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
@@ -238,9 +237,7 @@ def _author_required(caller: Caller, owner: str) -> str | None:
     """The author key the issue must hold for `caller` to close it; None when any will do."""
     if caller.is_user(owner):
         return None
-    if not (caller.signed_in or caller.unrestricted):
-        raise Unauthenticated("sign in to close an issue")
-    return caller.restriction()
+    return caller.restriction("sign in to close an issue")
 
 
 async def star_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Repo:

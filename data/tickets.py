@@ -25,7 +25,6 @@ from store.errors import (
     Forbidden,
     NotFound,
     TransactionCanceled,
-    Unauthenticated,
 )
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
@@ -175,9 +174,7 @@ async def update_ticket(
 
 def _opener_required(caller: Caller) -> str | None:
     """The opener key a ticket must hold for `caller` to change it; None when any will do."""
-    if not (caller.signed_in or caller.unrestricted):
-        raise Unauthenticated("sign in to change a ticket")
-    return caller.restriction()
+    return caller.restriction("sign in to change a ticket")
 
 
 async def load_ticket(items: ItemLoader, ticket_id: str) -> Ticket | None:

@@ -14,7 +14,7 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jwt
 
@@ -23,6 +23,9 @@ from data.callers import ANONYMOUS, Caller
 from gateway.settings import Settings, SettingsError
 from keys.codecs import IDENTIFIER_PATTERN
 from store.errors import BadUserInput, Unauthenticated, Unavailable
+
+if TYPE_CHECKING:
+    from jwt.types import Options
 
 logger = logging.getLogger("dynagate.identity")
 
@@ -65,6 +68,9 @@ class TokenVerifier:
         self.issuer = issuer
         self.audience = audience
         self.admin_group = admin_group
+        # What every token must carry; the same for every token this verifier checks.
+        required = ["exp", "sub"] + ["iss"] * bool(issuer) + ["aud"] * bool(audience)
+        self._options: Options = {"require": required}
         self.keys = (
             None
             if jwks_url is None
@@ -113,7 +119,6 @@ class TokenVerifier:
             key, algorithms = await self._provider_key(header.get("kid")), PROVIDER_ALGORITHMS
         else:
             raise jwt.InvalidAlgorithmError(f"{algorithm!r} is not accepted")
-        required = ["exp", "sub"] + ["iss"] * bool(self.issuer) + ["aud"] * bool(self.audience)
         claims: dict[str, Any] = jwt.decode(
             token,
             key,
@@ -121,7 +126,7 @@ class TokenVerifier:
             audience=self.audience,
             issuer=self.issuer,
             leeway=LEEWAY_SECONDS,
-            options={"require": required},
+            options=self._options,
         )
         return claims
 

@@ -75,6 +75,8 @@ class RequestTracing:
         seconds = exchange.elapsed()
         if self.metrics is not None:
             self.metrics.observe(exchange, seconds)
+        if not logger.isEnabledFor(logging.INFO):
+            return  # the line, and the fields only the JSON format reads, would be dropped
         cost = exchange.cost
         fields = {
             "requestId": exchange.request_id,

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from strawberry.extensions import FieldExtension
-from strawberry.permission import BasePermission, PermissionExtension
+from strawberry.permission import BasePermission
 
 from data.callers import Caller
 from resolvers.context import Context
@@ -90,12 +89,6 @@ class Themselves(SignedIn):
 
 class Stored(SignedIn):
     """A rule on stored data: the access pattern decides it in its write (or its read)."""
-
-
-def guarded(rule: Rule) -> dict[str, Any]:
-    """`strawberry.field` arguments that enforce `rule` and record it in the metadata."""
-    extensions: list[FieldExtension] = [PermissionExtension([rule], use_directives=False)]
-    return {"extensions": extensions, "metadata": {RULE: rule}}
 
 
 ANYONE = Anyone("anyone, signed in or not")

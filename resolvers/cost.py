@@ -20,8 +20,9 @@ from typing import Any, Final, Literal
 
 import strawberry
 from strawberry.extensions import FieldExtension
+from strawberry.permission import PermissionExtension
 
-from resolvers.access import Rule, guarded
+from resolvers.access import RULE, Rule
 from store.pagination import (
     DEFAULT_PAGE_SIZE,
     FILTER_CALLS,
@@ -125,10 +126,10 @@ def field_options(
     """The metadata and extensions of a field that costs `model` and is guarded by `rule`."""
     if rule is None:
         return {"metadata": cost(model), "extensions": list(extensions)}
-    access = guarded(rule)
+    # The rule is enforced by Strawberry's permission extension and recorded in the metadata.
     return {
-        "metadata": {**cost(model), **access["metadata"]},
-        "extensions": [*access["extensions"], *extensions],
+        "metadata": {**cost(model), RULE: rule},
+        "extensions": [PermissionExtension([rule], use_directives=False), *extensions],
     }
 
 
