@@ -22,6 +22,7 @@ from keys.codecs import format_timestamp, parse_timestamp
 from keys.conditions import KeyCondition
 from keys.geohash import cell_count
 from keys.map import Viewport as Viewport
+from keys.map import precision_choices as precision_choices
 from store.client import Store
 from store.errors import DynagateError, Forbidden, NotFound, TransactionCanceled
 from store.pagination import query_calls

@@ -11,7 +11,7 @@ Introspection reads no table: its fields are counted exactly, over the schema it
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,7 @@ from graphql.execution.values import VariableValues, get_argument_values, get_va
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 
 from gateway.introspection import introspection_fields
-from resolvers.cost import COST, PAGE, FieldCost, figure
+from resolvers.cost import COST, PAGE, FieldCost, Tune, figure
 from store.pagination import FLAG_ITEMS, FLAG_REQUESTS
 
 # What a field without a model costs: a plain attribute of its parent.
@@ -49,12 +49,16 @@ ReadKey = Hashable
 
 @dataclass(frozen=True)
 class Bound:
-    """Reads made once per parent object, reads made once per request (by key), fields."""
+    """Reads made once per parent object, reads made once per request (by key), fields;
+    the arguments picked to fit the limits (`Tune`), and why a given one does not."""
 
     requests: int = 0
     items: int = 0
     fields: int = 0
     shared: Mapping[ReadKey, tuple[int, int]] = field(default_factory=dict)
+    # By response key: the value a root field's resolver uses for its tuned argument.
+    chosen: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def __add__(self, other: Bound) -> Bound:
         return Bound(
@@ -62,11 +66,20 @@ class Bound:
             self.items + other.items,
             self.fields + other.fields,
             _merged(self.shared, other.shared),
+            {**self.chosen, **other.chosen} if other.chosen else self.chosen,
+            self.notes + other.notes,
         )
 
     def times(self, count: int) -> Bound:
         """Under `count` parents: shared reads stay one each."""
-        return Bound(self.requests * count, self.items * count, self.fields * count, self.shared)
+        return Bound(
+            self.requests * count,
+            self.items * count,
+            self.fields * count,
+            self.shared,
+            self.chosen,
+            self.notes,
+        )
 
     @property
     def total_requests(self) -> int:
@@ -126,9 +139,11 @@ def bound_operation(
     document: DocumentNode,
     operation_name: str | None,
     variables: Mapping[str, Any] | None,
+    fits: Callable[[Bound], bool] | None = None,
 ) -> Bound:
     """The worst case of the operation the request runs (ZERO when there is none to run:
-    execution reports that)."""
+    execution reports that). With `fits` (the limits in force), tuned arguments left out
+    are picked to fit them."""
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     if operation_name is not None:
         operations = [o for o in operations if o.name and o.name.value == operation_name]
@@ -150,7 +165,7 @@ def bound_operation(
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }
-    walker = _Walker(schema, fragments, coerced)
+    walker = _Walker(schema, fragments, coerced, fits)
     # Reads of a query are shared within the request; a mutation's are its own.
     identity = ("Query",) if operation.operation is OperationType.QUERY else None
     return walker.selections(operation.selection_set, root, OUTSIDE, identity)
@@ -162,10 +177,12 @@ class _Walker:
         schema: GraphQLSchema,
         fragments: Mapping[str, FragmentDefinitionNode],
         variables: VariableValues,
+        fits: Callable[[Bound], bool] | None,
     ) -> None:
         self.schema = schema
         self.fragments = fragments
         self.variables = variables
+        self.fits = fits
         self.spreads: dict[tuple[str, Within, Hashable], Bound] = {}
 
     def selections(
@@ -219,6 +236,72 @@ class _Walker:
             args = get_argument_values(definition, node, self.variables)
         except GraphQLError:
             return Bound(fields=1)  # execution refuses the arguments before any read
+        if model.tune is not None and self.fits is not None:
+            return self.tuned(node, parent, definition, model, model.tune, args, within, identity)
+        return self.with_args(node, definition, model, args, within, identity, parent)
+
+    def tuned(
+        self,
+        node: FieldNode,
+        parent: GraphQLObjectType,
+        definition: GraphQLField,
+        model: FieldCost,
+        tune: Tune,
+        args: dict[str, Any],
+        within: Within,
+        identity: Hashable,
+    ) -> Bound:
+        """A field whose `tune` argument is picked to fit (left out), or whose refusal
+        names the value that would fit (given)."""
+        assert self.fits is not None
+
+        def bound(value: Any) -> Bound:
+            tried = {**args, tune.argument: value}
+            return self.with_args(node, definition, model, tried, within, identity, parent)
+
+        response_key = (node.alias or node.name).value
+        given = args.get(tune.argument)
+        choices = tune.choices(args)
+        if given is None:
+            if not choices:
+                return bound(None)  # the field refuses its arguments before any read
+            for value in choices:
+                found = bound(value)
+                if self.fits(found):
+                    break
+            else:
+                note = (
+                    f"`{response_key}`: even {tune.argument} {value} is over a limit"
+                    f" for these arguments: {tune.advice}"
+                )
+                found = found + Bound(notes=(note,))
+            return found + Bound(chosen={response_key: value})
+        found = bound(given)
+        if self.fits(found):
+            return found
+        fitting = next((v for v in choices if self.fits(bound(v))), None)
+        largest = (
+            "every smaller one is too"
+            if fitting is None
+            else f"the largest they allow is {fitting}"
+        )
+        note = (
+            f"`{response_key}`: {tune.argument} {given} is over a limit for these arguments;"
+            f" {largest}"
+        )
+        return found + Bound(notes=(note,))
+
+    def with_args(
+        self,
+        node: FieldNode,
+        definition: GraphQLField,
+        model: FieldCost,
+        args: Mapping[str, Any],
+        within: Within,
+        identity: Hashable,
+        parent: GraphQLObjectType,
+    ) -> Bound:
+        name = node.name.value
         if model.reads_flag:
             requests, items = within.flag or (FLAG_REQUESTS, FLAG_ITEMS)
         else:

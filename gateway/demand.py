@@ -74,11 +74,15 @@ class DemandControl(SchemaExtension):
         self.limits = limits
         self.cache = cache
 
+    def fits(self, bound: Bound) -> bool:
+        return not self.limits.exceeded(bound)
+
     def on_execute(self) -> Iterator[None]:
         bound = self._bound()
         context = self.execution_context.context
         if isinstance(context, Context):
             context.estimated = bound.as_dict()
+            context.chosen = bound.chosen
             context.store.budget = bound.total_requests
         exceeded = self.limits.exceeded(bound)
         if exceeded:
@@ -96,7 +100,9 @@ class DemandControl(SchemaExtension):
         bound = None if key is None else self.cache.get(key)
         if bound is None:
             schema = context.schema._schema
-            bound = bound_operation(schema, document, context.operation_name, context.variables)
+            bound = bound_operation(
+                schema, document, context.operation_name, context.variables, self.fits
+            )
             if key is not None:
                 self.cache.put(key, bound)
         return bound
@@ -106,7 +112,8 @@ def _too_complex(bound: Bound, exceeded: dict[str, int]) -> GraphQLError:
     over = ", ".join(
         f"{bound.as_dict()[name]:,} {name} (limit {limit:,})" for name, limit in exceeded.items()
     )
+    hints = "".join(f"; {note}" for note in bound.notes)
     return GraphQLError(
-        f"the operation could need {over}; ask for fewer or smaller lists",
+        f"the operation could need {over}; ask for fewer or smaller lists{hints}",
         extensions={"code": QUERY_TOO_COMPLEX, "estimated": bound.as_dict(), "limit": exceeded},
     )

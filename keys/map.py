@@ -141,6 +141,17 @@ def default_precision(viewport: Viewport) -> int:
     return CELL_LENGTHS[0]
 
 
+def precision_choices(viewport: Viewport, precision: int | None) -> list[int]:
+    """Lengths to fall back on when a bound is over the limits, largest first: from the
+    seed rule's down to 3 (`precision` left out), or the valid ones below `precision`."""
+    top = default_precision(viewport) if precision is None else precision - 1
+    return [
+        length
+        for length in reversed(CELL_LENGTHS)
+        if length <= top and partitions_needed(viewport, length) <= MAX_PARTITIONS
+    ]
+
+
 def partitions_needed(viewport: Viewport, length: int) -> int:
     """Cells of `length - 3` that meet the view; one both halves of a view across the
     antimeridian meet (a view nearly round the world) counts once."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from data.callers import OPEN, Caller
@@ -24,6 +24,8 @@ class Context:
     pages: Paginator
     # The bound computed before execution, as `extensions.cost.estimated` reports it.
     estimated: dict[str, int] | None = None
+    # Arguments the bound picked to fit the limits (`cost.Tune`), by response key.
+    chosen: Mapping[str, Any] = field(default_factory=dict)
     # The caller's rate-limit budget once this request's cost is drawn, as
     # `extensions.cost.budget` reports it; None without a rate limit.
     budget: Callable[[], dict[str, float]] | None = None

@@ -49,6 +49,22 @@ SMALL_BYTES = 4 * 1024
 
 
 @dataclass(frozen=True)
+class Tune:
+    """An argument the gateway may pick so that the field fits the limits in force.
+
+    Left out by the client, the argument takes the first of `choices` whose bound fits
+    (the smallest when none does); given, and over a limit, the refusal names the first
+    of `choices` that would fit. `choices(args)` lists values largest first: with the
+    argument left out, those the field's own default rule allows; given, those below it.
+    """
+
+    argument: str
+    choices: Callable[[Args], Sequence[Any]]
+    # What to do when even the last choice is over a limit.
+    advice: str
+
+
+@dataclass(frozen=True)
 class FieldCost:
     requests: Figure = 0
     items: Figure = 0
@@ -69,6 +85,9 @@ class FieldCost:
     flag: Callable[[Args], tuple[int, int]] | None = None
     # A `pageInfo` flag: it costs what its connection's `flag` says.
     reads_flag: bool = False
+    # An argument picked to fit the limits when the client leaves it out. For root fields:
+    # the pick is kept by the field's response key, which is its path there.
+    tune: Tune | None = None
 
     @property
     def structure(self) -> bool:

@@ -15,6 +15,7 @@ from resolvers.cost import (
     PAGE,
     Args,
     FieldCost,
+    Tune,
     cost,
     field_with_cost,
     mutation_with_cost,
@@ -68,6 +69,16 @@ def _heatmap(args: Args) -> Figures:
     return _heatmap_bound(corners, args.get("precision"))
 
 
+def _precisions(args: Args) -> list[int]:
+    """The precisions `heatmap` falls back on to fit the limits, largest first."""
+    view = args["viewport"]
+    try:
+        viewport = data.Viewport(view["north"], view["south"], view["east"], view["west"])
+        return data.precision_choices(viewport, args.get("precision"))
+    except InvalidInput:
+        return []  # the field refuses the view before any read
+
+
 MARKERS_READ = FieldCost(
     requests=lambda args: _markers_bound(args)[0],
     items=lambda args: _markers_bound(args)[1],
@@ -77,6 +88,7 @@ HEATMAP_READ = FieldCost(
     requests=lambda args: _heatmap(args)[0],
     items=lambda args: _heatmap(args)[1],
     page=lambda args: _heatmap(args)[2],
+    tune=Tune("precision", _precisions, advice="zoom in"),
 )
 
 
@@ -162,7 +174,11 @@ class MapQuery:
         self, info: Info, viewport: ViewportInput, precision: int | None = NOT_GIVEN
     ) -> Heatmap:
         """Exact marker counts of the geohash cells of one length that meet the viewport."""
-        result = await data.heatmap(info.context.store, viewport.to_viewport(), given(precision))
+        chosen = info.context.chosen.get(str(info.path.key))
+        picked = given(precision)
+        result = await data.heatmap(
+            info.context.store, viewport.to_viewport(), chosen if picked is None else picked
+        )
         return Heatmap.from_record(result)
 
 
