@@ -1,20 +1,25 @@
 # syntax=docker/dockerfile:1
+# Both stages start from this image, pinned by digest: a rebuild gets the same system,
+# not whatever the tag points to that day. To move on, put in the digest that
+# `docker buildx imagetools inspect python:3.11-slim` shows.
+ARG PYTHON_IMAGE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
+
 # Build stage: turn the project into a wheel with its dependencies.
-FROM python:3.11-slim AS build
+FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
-COPY pyproject.toml README.md constraints.txt ./
+COPY pyproject.toml setup.py README.md constraints.txt ./
 COPY gateway gateway
 COPY resolvers resolvers
 COPY data data
 COPY store store
 COPY keys keys
-# GraphiQL's files, pinned and checked, become package data: the playground needs no internet.
-RUN python gateway/playground.py
-# The exact versions the tests ran with, not whatever resolves on the day of the build.
+# The exact versions the tests ran with, not whatever resolves on the day of the build. The
+# build fetches GraphiQL's pinned files and checks them (`setup.py`): they become package
+# data, so the playground needs no internet.
 RUN pip wheel --no-cache-dir --constraint constraints.txt --wheel-dir /wheels .
 
 # Runtime stage: only the installed package, run as an unprivileged user.
-FROM python:3.11-slim
+FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 RUN useradd --create-home --uid 10001 dynagate
 COPY --from=build /wheels /wheels

@@ -17,11 +17,10 @@ IMAGE ?= dynagate:local
 
 .PHONY: install dynamodb-local browser wrk run test test-offline lint typecheck pytest schema bench image clean
 
-$(INSTALLED): pyproject.toml constraints.txt
+$(INSTALLED): pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --constraint constraints.txt -e '.[dev]'
-	$(BIN)/python -m gateway.playground
 	touch $(INSTALLED)
 
 install: $(INSTALLED)
@@ -58,17 +57,32 @@ pytest: dynamodb-local browser
 	$(BIN)/python -m pytest
 
 # A Debian package, as root or through `sudo -n`; the package lists are updated only when
-# they do not know it.
+# they do not know it. CAN_APT_INSTALL is true where that can work at all.
 SUDO := $$( [ "$$(id -u)" = 0 ] || echo sudo -n )
 APT_INSTALL = $(SUDO) apt-get install -y --no-install-recommends $(1) \
 	|| { $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $(1); }
+CAN_APT_INSTALL = command -v apt-get >/dev/null \
+	&& { [ "$$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }
 
-# Debian's Chromium, for the test that loads the playground in a real browser.
-CHROMIUM ?= /usr/bin/chromium
+# The browser of the test that loads the playground: $CHROMIUM, else the first of these on
+# the PATH (the test looks the same way). Without one, Debian's chromium is installed where
+# apt-get can be used; anywhere else this says what to install.
+# (macOS keeps them in application bundles, off the PATH.)
+BROWSERS := chromium chromium-browser google-chrome google-chrome-stable \
+	"/Applications/Chromium.app/Contents/MacOS/Chromium" \
+	"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
+CHROMIUM ?= $(shell for name in $(BROWSERS); do command -v "$$name" && break; done)
+NO_BROWSER := make test needs Chromium or Google Chrome: install it \
+	(macOS: brew install --cask chromium) or set CHROMIUM=/path/to/browser
 browser:
-	@test -x $(CHROMIUM) || { \
+	@if [ -n "$(CHROMIUM)" ]; then \
+	  command -v "$(CHROMIUM)" >/dev/null || { echo "$(NO_BROWSER)" >&2; exit 1; }; \
+	elif $(CAN_APT_INSTALL); then \
 	  echo "installing Debian's chromium for the browser test"; \
-	  $(call APT_INSTALL,chromium); }
+	  { $(call APT_INSTALL,chromium); } || { echo "$(NO_BROWSER)" >&2; exit 1; }; \
+	else \
+	  echo "$(NO_BROWSER)" >&2; exit 1; \
+	fi
 
 # The tests that need no DynamoDB Local (keys, request builders, cursors, settings): seconds.
 test-offline: install
@@ -95,5 +109,9 @@ bench: dynamodb-local wrk
 	$(BIN)/python -m bench.map
 	$(BIN)/python -m bench.demand
 
+# What setting up, building, running and checking made: the venv, the data of `make run`,
+# GraphiQL's fetched files, packaging output and the tools' caches (benchmark results stay).
 clean:
-	rm -rf $(VENV) $(DATA) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(DATA) gateway/graphiql build dist *.egg-info dynamodb-local-metadata.json \
+	  .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,8 +1,8 @@
-"""bench.scale's results: the curve per question, the console table, the README table.
+"""bench.scale's results: the curve per question, the console table, the docs table.
 
     python -m bench.scale_report [bench/results/scale.json]
 
-prints the markdown table of a results file (`markdown(results)`), ready for the README.
+prints the markdown table of a results file (`markdown(results)`), ready for docs/performance.md.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def _rows(results: Mapping[str, Any]) -> list[list[str]]:
 
 
 def markdown(results: Mapping[str, Any]) -> str:
-    """The curve as a README-ready markdown table, with the claim's verdict under it."""
+    """The curve as a markdown table for docs/performance.md, with the claim's verdict under it."""
     sizes = [size_label(s) for s in results["sizes"]]
     header = ["question", "", *sizes, "largest / smallest"]
     lines = [

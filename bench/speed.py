@@ -11,7 +11,7 @@ Then, operation by operation, wrk loads each server in turn — a discarded warm
 then alternating rounds (gateway, floor, floor, gateway, …) so machine noise hits both alike.
 
 Prints a table (gateway req/s ÷ floor req/s, medians of the rounds), writes
-bench/results/speed.json and the README's markdown table to bench/results/speed.md.
+bench/results/speed.json and the markdown table of docs/performance.md to bench/results/speed.md.
 Exits 0 whatever the ratios (it is a report), 1 when a server fails or they disagree.
 """
 

@@ -1,4 +1,4 @@
-"""Summaries of the speed rounds, the printed table and the README's markdown table."""
+"""Summaries of the speed rounds: the printed table and the markdown one of docs/performance.md."""
 
 from __future__ import annotations
 

@@ -10,14 +10,20 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -30,9 +36,10 @@ from data.callers import ANONYMOUS, OPEN, Caller
 from gateway.exchange import note_codes, note_cost
 from gateway.identity import TokenVerifier
 from gateway.metrics import Metrics
-from gateway.playground import asset_path, page_html
+from gateway.playground import FIX, Playground, asset_path
 from gateway.playground import missing as missing_assets
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
+from gateway.readiness import not_ready, warn_unless_ready
 from gateway.schema import build_schema
 from gateway.settings import Settings
 from gateway.tracing import RequestTracing
@@ -40,16 +47,12 @@ from resolvers.context import Context
 from store.cost import Cost
 from store.cursors import CursorCodec
 from store.errors import Unauthenticated, Unavailable
-from store.tables import table_status
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
 
 logger = logging.getLogger("dynagate")
-
-# Orchestrators probe readiness every few seconds; a probe must answer within that time.
-READY_CHECK_SECONDS = 3.0
 
 
 @dataclass
@@ -81,6 +84,7 @@ class GraphQLApp(GraphQL[Context, None]):
             allow_queries_via_get=False,
         )
         self.runtime = runtime
+        self.playground = Playground()
         self.limiter = None if settings.rate_limit is None else RateLimiter(settings.rate_limit)
         self.verifier = TokenVerifier.from_settings(settings)
 
@@ -91,10 +95,11 @@ class GraphQLApp(GraphQL[Context, None]):
         response = await self._respond(Request(scope=scope, receive=receive))
         await response(scope, receive, send)
 
-    @cached_property
-    def graphql_ide_html(self) -> str:
-        """GraphiQL with every file served by this gateway (`gateway/playground.py`)."""
-        return page_html()
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """GraphiQL with every file served by this gateway (`gateway/playground.py`), or
+        while its files are missing, a page that says how to fetch them."""
+        status, page = self.playground.html()
+        return HTMLResponse(page, status_code=status)
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
         """Also for the `?query=…` URLs GraphiQL writes: a browser asking for a page gets
@@ -307,6 +312,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with settings.open_client() as client:
             runtime.client = client
+            # Before the metrics watch the client: this call serves no request.
+            await warn_unless_ready(client, settings)
             unwatch = None if metrics is None else metrics.watch(client)
             # What start-up allocated lives as long as the process: keep the collector
             # from walking it again on every young-generation collection.
@@ -320,14 +327,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         return PlainTextResponse("ok")
 
     async def readyz(request: Request) -> Response:
-        try:
-            async with asyncio.timeout(READY_CHECK_SECONDS):
-                reason = await table_status(runtime.require_client(), settings.table)
-        except TimeoutError:
-            reason = f"DynamoDB did not answer within {READY_CHECK_SECONDS:.0f} s"
-        if reason is None:
+        problem = await not_ready(runtime.require_client(), settings.table)
+        if problem is None:
             return JSONResponse({"status": "ready"})
-        return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+        return JSONResponse({"status": "unavailable", "reason": problem.reason}, status_code=503)
 
     graphql = GraphQLApp(runtime)
     routes = [
@@ -340,9 +343,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     if settings.graphiql:
         routes.append(Route("/graphql/assets/{name}", playground_asset))
         if missing_assets():
-            logger.warning(
-                "GraphiQL's files are missing: run `python -m gateway.playground` to fetch them"
-            )
+            logger.warning("GraphiQL's files are missing: run `%s` to fetch them", FIX)
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     # Added last, so outermost: the 413 that BodySizeLimit makes gets an id too.

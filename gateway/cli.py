@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
+import logging.config
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gateway.dynamodb_local import DynamoDBLocalError
 from gateway.identity import TOKEN_TTL, issue_token
-from gateway.logs import log_handler
+from gateway.logs import logging_config
 from gateway.seed import SeedError
 from gateway.settings import Settings, SettingsError
 from store.errors import (
@@ -63,8 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "run"):  # no command: a newcomer is better served by the help
         parser.print_help(sys.stderr)
         return 2
-    # Plain text, or JSON lines with DYNAGATE_LOG_FORMAT=json (`gateway/logs.py`).
-    logging.basicConfig(level=logging.INFO, handlers=[log_handler()])
+    # Plain text, or JSON lines with DYNAGATE_LOG_FORMAT=json, for uvicorn's records too
+    # (`gateway/logs.py`).
+    logging.config.dictConfig(logging_config())
     try:
         with admin_failures():
             result: int = args.run(args)
@@ -220,7 +221,15 @@ def _serve(args: argparse.Namespace) -> int:
 
     from gateway.app import create_app
 
-    uvicorn.run(create_app(Settings.from_env()), host=args.host, port=args.port)
+    # `main` has configured logging, uvicorn's loggers included: no log_config, so uvicorn
+    # keeps it, and no access log, so the request log is the one line per request.
+    uvicorn.run(
+        create_app(Settings.from_env()),
+        host=args.host,
+        port=args.port,
+        log_config=None,
+        access_log=False,
+    )
     return 0
 
 
@@ -253,24 +262,17 @@ def _seed(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env(serving=False)
 
-    async def run() -> tuple[int, ...]:
+    async def run() -> str:
         async with settings.open_client() as client:
             await _reach(client, settings.table)
             seeder = Seeder(client, settings.table)
-            customers, orders = await seeder.run(args.customers, args.max_orders)
-            products, comments = await seeder.run_comments(args.products, args.max_comments)
-            markers = await seeder.run_markers(args.markers_per_place)
-            collections = await seeder.run_collections(args.repos, args.organizations, args.queues)
-            return customers, orders, products, comments, markers, *collections
+            await seeder.run(args.customers, args.max_orders)
+            await seeder.run_comments(args.products, args.max_comments)
+            await seeder.run_markers(args.markers_per_place)
+            await seeder.run_collections(args.repos, args.organizations, args.queues)
+            return seeder.summary()
 
-    customers, orders, products, comments, markers, repos, organizations, queues = asyncio.run(
-        run()
-    )
-    print(
-        f"seeded {customers} customers and {orders} orders, {products} products and"
-        f" {comments} comments, {markers} markers, {repos} repositories, {organizations}"
-        f" organizations and {queues} queues into {settings.table!r}"
-    )
+    print(asyncio.run(run()))
     return 0
 
 

@@ -19,6 +19,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import IO, Self
@@ -35,6 +36,8 @@ _TARBALL_SHA512 = (
 _JAR_SHA256 = "454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7"
 _JAR = "DynamoDBLocal.jar"
 _LIB = "DynamoDBLocal_lib"
+# Where the jar's Maven metadata says which DynamoDB Local it is.
+_POM = "META-INF/maven/com/amazonaws/DynamoDBLocal/pom.properties"
 
 
 class DynamoDBLocalError(RuntimeError):
@@ -66,6 +69,23 @@ def _check(path: Path, algorithm: str, actual: str, expected: str) -> None:
         )
 
 
+def describe(install_dir: Path) -> str:
+    """Which DynamoDB Local `install_dir` holds, e.g. "DynamoDB Local 1.25.1 (npm
+    amplify-dynamodb-simulator 2.9.30)": AWS's version, read from the jar, and the package's,
+    which is not DynamoDB Local's."""
+    package = f"(npm {_PACKAGE} {VERSION})"
+    try:
+        with zipfile.ZipFile(install_dir / _JAR) as jar:
+            properties = jar.read(_POM).decode()
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return f"DynamoDB Local {package}"
+    for line in properties.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "version" and value.strip():
+            return f"DynamoDB Local {value.strip()} {package}"
+    return f"DynamoDB Local {package}"
+
+
 def ensure_installed(cache_dir: Path | None = None) -> Path:
     """Return the directory holding DynamoDBLocal.jar, fetching it once via npm.
 
@@ -77,7 +97,7 @@ def ensure_installed(cache_dir: Path | None = None) -> Path:
         return target
     npm = _require("npm", "install Node.js and npm (e.g. `apt-get install npm`).")
     root.mkdir(parents=True, exist_ok=True)
-    print(f"fetching DynamoDB Local {VERSION} …", file=sys.stderr, flush=True)
+    print(f"fetching DynamoDB Local (npm {_PACKAGE} {VERSION}) …", file=sys.stderr, flush=True)
     # Work in a sibling temp dir so the final rename is atomic (same filesystem) and an
     # interrupted fetch never leaves a half-installed `target`.
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=root))
@@ -110,6 +130,7 @@ def ensure_installed(cache_dir: Path | None = None) -> Path:
                 raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    print(f"installed {describe(target)} in {target}", file=sys.stderr, flush=True)
     return target
 
 

@@ -41,8 +41,10 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
-def log_handler(env: Mapping[str, str] | None = None) -> logging.Handler:
-    """A stderr handler in the format `DYNAGATE_LOG_FORMAT` names (`text` by default)."""
+def logging_config(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A `logging.config.dictConfig` schema that sends every record of the process, ours and
+    uvicorn's, to one stderr handler in the format `DYNAGATE_LOG_FORMAT` names (`text` by
+    default). uvicorn's access log is left out: the request log is the line per request."""
     env = os.environ if env is None else env
     value = env.get("DYNAGATE_LOG_FORMAT") or "text"
     name = value.lower()
@@ -52,6 +54,25 @@ def log_handler(env: Mapping[str, str] | None = None) -> logging.Handler:
             f"dynagate: DYNAGATE_LOG_FORMAT={value!r}: use text or json; logging as text",
             file=sys.stderr,
         )
-    handler = logging.StreamHandler()
-    handler.setFormatter(JsonFormatter() if name == "json" else logging.Formatter(TEXT_FORMAT))
-    return handler
+    formatter = {"()": JsonFormatter} if name == "json" else {"format": TEXT_FORMAT}
+    # uvicorn's loggers lose the handlers its own default configuration gives them and
+    # propagate to the root's; `uvicorn.access` has none, so uvicorn writes no access line.
+    through_root = {"handlers": [], "propagate": True}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"dynagate": formatter},
+        "handlers": {
+            "stderr": {
+                "class": "logging.StreamHandler",
+                "formatter": "dynagate",
+                "stream": "ext://sys.stderr",
+            }
+        },
+        "root": {"level": "INFO", "handlers": ["stderr"]},
+        "loggers": {
+            "uvicorn": {"level": "INFO", **through_root},
+            "uvicorn.error": {"level": "INFO", **through_root},
+            "uvicorn.access": {"handlers": [], "propagate": False},
+        },
+    }

@@ -2,28 +2,76 @@
 against the same SHA-384 digests the page's `integrity` attributes carry, kept beside
 this module (`gateway/graphiql/`) so that the package and the image ship them.
 
-`python -m gateway.playground` fetches them (`make install` and the image build run it);
-the page then loads nothing from another origin and works with no internet.
+Building the package fetches them (`setup.py`), and so does `python -m gateway.playground`
+in a source tree; the page then loads nothing from another origin and works with no
+internet. This module imports only the standard library at its top: the build loads it
+before anything is installed.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import io
+import os
 import re
 import sys
 import tarfile
+import tempfile
+import urllib.error
 import urllib.request
+import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 ASSETS = Path(__file__).with_name("graphiql")
 # Where the page asks for them: same origin, below the GraphQL path.
 URL_PREFIX = "/graphql/assets/"
+# What puts them in place, as the warning at start and the page without them say.
+FIX = "python -m gateway.playground"
 _REGISTRY = "https://registry.npmjs.org"
 # An absolute URL in a `src` or `href` attribute of the page.
 _ABSOLUTE = re.compile(r'\b(src|href)="(https?://[^"]+)"')
+# Strawberry's page runs its own code in its only inline script, after GraphiQL's files.
+_PAGE_SCRIPT = "<script>"
+# Run just before it. The page reads a shared document from `?q=` only, splits the URL
+# itself and decodes with `decodeURIComponent` (which keeps a `+` and throws on a stray
+# `%`): the URL is rewritten into that form, `?query=` (what other GraphQL tools write)
+# becoming `?q=`. GraphiQL takes the operation name as a prop the page never passes: its
+# component is wrapped to pass the URL's and to follow the editor when it changes.
+_SHARED_LINKS = """<script>
+      (function () {
+        const shared = new URLSearchParams(window.location.search);
+        if (!shared.has("q") && shared.has("query")) shared.set("q", shared.get("query"));
+        shared.delete("query");
+        const pairs = [];
+        shared.forEach((value, key) => {
+          pairs.push(encodeURIComponent(key) + "=" + encodeURIComponent(value));
+        });
+        const url = new URL(window.location.href);
+        url.search = pairs.join("&");
+        history.replaceState(history.state, "", url);
+
+        const operationName = shared.get("operationName");
+        if (!operationName) return;
+        const Page = window.GraphiQL;
+        function SharedOperation(props) {
+          const [name, setName] = React.useState(operationName);
+          return React.createElement(Page, Object.assign({}, props, {
+            operationName: name,
+            onEditOperationName(edited) {
+              setName(edited);
+              if (typeof updateURL === "function") updateURL({ operationName: edited });
+              if (props.onEditOperationName) props.onEditOperationName(edited);
+            },
+          }));
+        }
+        window.GraphiQL = Object.assign(SharedOperation, Page);
+      })();
+    </script>
+    """
 
 
 @dataclass(frozen=True)
@@ -36,10 +84,7 @@ class Asset:
     @property
     def name(self) -> str:
         """The file's name as served: package and path, flattened."""
-        return (
-            f"{self.package.replace('@', '').replace('/', '-')}-{self.version}-"
-            + (self.path.rsplit("/", 1)[-1])
-        )
+        return f"{self._flat}-{self.version}-" + (self.path.rsplit("/", 1)[-1])
 
     @property
     def spec(self) -> str:
@@ -50,6 +95,15 @@ class Asset:
     def tarball(self) -> str:
         short = self.package.rsplit("/", 1)[-1]
         return f"{_REGISTRY}/{self.package}/-/{short}-{self.version}.tgz"
+
+    @property
+    def cached_as(self) -> str:
+        """The tarball's name in the cache, its scope kept (two scopes may share a name)."""
+        return f"{self._flat}-{self.version}.tgz"
+
+    @property
+    def _flat(self) -> str:
+        return self.package.replace("@", "").replace("/", "-")
 
 
 PINNED = (
@@ -107,38 +161,76 @@ def sha384(data: bytes) -> str:
     return base64.b64encode(hashlib.sha384(data).digest()).decode()
 
 
-def missing() -> list[Asset]:
-    """The pinned files not yet beside this module (or not as pinned)."""
+def cache_dir() -> Path:
+    """Where downloaded tarballs are kept: `${XDG_CACHE_HOME:-~/.cache}/dynagate/graphiql`."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "dynagate" / "graphiql"
+
+
+def missing(directory: Path | None = None) -> list[Asset]:
+    """The pinned files not in `directory` (default: beside this module), or not as pinned."""
+    where = ASSETS if directory is None else directory
     return [
         a
         for a in PINNED
-        if not (ASSETS / a.name).is_file() or sha384((ASSETS / a.name).read_bytes()) != a.sha384
+        if not (where / a.name).is_file() or sha384((where / a.name).read_bytes()) != a.sha384
     ]
 
 
-def fetch() -> None:
-    """Fetch every missing file from its npm tarball and check its digest."""
-    ASSETS.mkdir(exist_ok=True)
-    tarballs: dict[str, bytes] = {}
-    for asset in missing():
-        print(f"fetching {asset.package}@{asset.version} {asset.path}", file=sys.stderr)
-        if asset.tarball not in tarballs:
-            with urllib.request.urlopen(asset.tarball, timeout=60) as response:
-                tarballs[asset.tarball] = response.read()
-        with tarfile.open(fileobj=io.BytesIO(tarballs[asset.tarball]), mode="r:gz") as archive:
+def fetch(directory: Path | None = None, cache: Path | None = None) -> None:
+    """Put every pinned file into `directory` (default: beside this module), each checked
+    against its digest. The npm tarballs they come from are kept in `cache` (default:
+    `cache_dir()`), so a second build downloads nothing."""
+    where = ASSETS if directory is None else directory
+    kept = cache_dir() if cache is None else cache
+    lacking = missing(where)
+    if lacking:
+        where.mkdir(parents=True, exist_ok=True)
+    for asset in lacking:
+        (where / asset.name).write_bytes(_pinned_file(asset, kept))
+
+
+def _pinned_file(asset: Asset, cache: Path) -> bytes:
+    """The file from the cached tarball when it holds it as pinned, else from the registry."""
+    cached = cache / asset.cached_as
+    if cached.is_file():
+        data = _member(cached.read_bytes(), asset)
+        if data is not None and sha384(data) == asset.sha384:
+            return data
+    print(f"fetching {asset.package}@{asset.version}", file=sys.stderr)
+    try:
+        with urllib.request.urlopen(asset.tarball, timeout=60) as response:
+            tarball: bytes = response.read()
+    except (urllib.error.URLError, TimeoutError) as exc:
+        raise AssetError(f"could not download {asset.tarball}: {exc}") from exc
+    data = _member(tarball, asset)
+    if data is None:
+        raise AssetError(f"{asset.tarball} holds no readable {asset.path}")
+    if sha384(data) != asset.sha384:
+        raise AssetError(f"{asset.package}@{asset.version} {asset.path}: digest differs")
+    cache.mkdir(parents=True, exist_ok=True)
+    # Written aside and renamed: a build running beside this one never reads half a file.
+    with tempfile.NamedTemporaryFile(dir=cache, suffix=".part", delete=False) as part:
+        part.write(tarball)
+    os.replace(part.name, cached)
+    return data
+
+
+def _member(tarball: bytes, asset: Asset) -> bytes | None:
+    """The asset's file in an npm tarball; None when the tarball is cut short or corrupt."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(tarball), mode="r:gz") as archive:
             member = archive.extractfile(f"package/{asset.path}")
-            if member is None:
-                raise AssetError(f"{asset.tarball} holds no {asset.path}")
-            data = member.read()
-        if sha384(data) != asset.sha384:
-            raise AssetError(f"{asset.package}@{asset.version} {asset.path}: digest differs")
-        (ASSETS / asset.name).write_bytes(data)
+            return None if member is None else member.read()
+    except (tarfile.TarError, EOFError, OSError, zlib.error, KeyError):
+        return None
 
 
 def page_html() -> str:
-    """Strawberry's GraphiQL page with every file it loads served by this gateway: each
-    absolute `src` or `href` must name a pinned file, and is pointed at its local copy."""
-    # Imported here: the image build fetches the files before anything is installed.
+    """Strawberry's GraphiQL page with every file it loads served by this gateway (each
+    absolute `src` or `href` must name a pinned file, and is pointed at its local copy),
+    and shared links that fill its editors."""
+    # Imported here: the build loads this module before anything is installed.
     from strawberry.http.ides import get_graphql_ide_html
 
     by_spec = {asset.spec: asset for asset in PINNED}
@@ -150,10 +242,48 @@ def page_html() -> str:
             raise AssetError(f"the GraphiQL page loads {url}, which is not pinned")
         return f'{attribute}="{URL_PREFIX}{asset.name}"'
 
-    html, count = _ABSOLUTE.subn(local, get_graphql_ide_html(graphql_ide="graphiql"))
+    page, count = _ABSOLUTE.subn(local, get_graphql_ide_html(graphql_ide="graphiql"))
     if count != len(PINNED):
         raise AssetError(f"the GraphiQL page loads {count} files, not the {len(PINNED)} pinned")
-    return html
+    if page.count(_PAGE_SCRIPT) != 1:
+        raise AssetError("the GraphiQL page no longer has one inline script to run before")
+    return page.replace(_PAGE_SCRIPT, _SHARED_LINKS + _PAGE_SCRIPT)
+
+
+def missing_page(lacking: Sequence[Asset]) -> str:
+    """What a browser gets instead of a blank playground while files are missing."""
+    items = "\n".join(f"<li><code>{html.escape(a.spec)}</code></li>" for a in lacking)
+    return f"""<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8"><title>GraphiQL's files are missing</title></head>
+  <body>
+    <h1>GraphiQL's files are missing</h1>
+    <p>This installation of dynagate lacks {len(lacking)} of the {len(PINNED)} files the
+    playground loads:</p>
+    <ul>{items}</ul>
+    <p>To fetch them, run <code>{FIX}</code> with the server's Python, then reload this
+    page; or install dynagate from a wheel built by pip, which fetches them.</p>
+    <p>The API works without them: POST GraphQL requests to this URL.</p>
+  </body>
+</html>
+"""
+
+
+class Playground:
+    """The page as served: built once every pinned file is in place, and until then a page
+    that says how to fetch them (a blank page would say nothing)."""
+
+    def __init__(self) -> None:
+        self._page: str | None = None
+
+    def html(self) -> tuple[int, str]:
+        """The status and page to answer with."""
+        if self._page is None:
+            lacking = missing()
+            if lacking:
+                return 503, missing_page(lacking)
+            self._page = page_html()
+        return 200, self._page
 
 
 def asset_path(name: str) -> Path | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +77,15 @@ _TEAMS = ["Platform", "data", "Design", "mobile", "Security", "web"]
 _TICKETS = ["Cannot log in", "Refund request", "Invoice missing", "App freezes", "Wrong address"]
 # Where orders end up, as (moves after PLACED, weight).
 _FATES = [([], 3), (["SHIPPED"], 2), (["SHIPPED", "DELIVERED"], 6), (["CANCELLED"], 1)]
+# What the summary names, in the order it is seeded: each kind with what comes with it.
+_SUMMARY = [
+    ("customers", "orders"),
+    ("products", "comments"),
+    ("markers",),
+    ("repositories",),
+    ("organizations",),
+    ("queues",),
+]
 
 
 class SeedError(RuntimeError):
@@ -89,6 +99,27 @@ class Seeder:
         self.table = table
         self.cursors = CursorCodec(b"seed")
         self.random = random.Random(seed)
+        # What the runs wrote, and what they found there already and left alone, by kind.
+        self.created: Counter[str] = Counter()
+        self.skipped: Counter[str] = Counter()
+
+    def summary(self) -> str:
+        """One sentence on what the runs so far wrote and what they skipped."""
+        wrote = [
+            " and ".join(f"{self.created[kind]} {kind}" for kind in kinds)
+            for kinds in _SUMMARY
+            if self.created[kinds[0]]
+        ]
+        skipped = [f"{count} {kind}" for kind, count in self.skipped.items() if count]
+        if skipped and not wrote:
+            return (
+                f"the demo data already exists in {self.table!r}, nothing was added "
+                f"(skipped {_listed(skipped)})"
+            )
+        seeded = f"seeded {_listed(wrote) or 'nothing'} into {self.table!r}"
+        if not skipped:
+            return seeded
+        return f"{seeded}; skipped what was there already: {_listed(skipped)}"
 
     async def run(self, customers: int = 40, max_orders: int = 20) -> tuple[int, int]:
         """Create `customers` customers with up to `max_orders` orders each.
@@ -105,6 +136,8 @@ class Seeder:
                     created += done > 0
                     placed += max(done - 1, 0)
                     progress.update()
+        self.created.update(customers=created, orders=placed)
+        self.skipped["customers"] += customers - created
         return created, placed
 
     async def run_comments(self, products: int = 6, max_comments: int = 25) -> tuple[int, int]:
@@ -134,6 +167,8 @@ class Seeder:
                     created += 1
                     posted += len(comments)
                 progress.update()
+        self.created.update(products=created, comments=posted)
+        self.skipped["products"] += products - created
         return created, posted
 
     async def run_markers(self, per_place: int = 60) -> int:
@@ -157,7 +192,10 @@ class Seeder:
                         )
                     )
                     added += per_place
+                else:
+                    self.skipped["places with markers"] += 1
                 progress.update()
+        self.created["markers"] += added
         return added
 
     async def run_collections(
@@ -178,6 +216,10 @@ class Seeder:
             for number in range(queues):
                 made[2] += await self._queue(number)
                 progress.update()
+        kinds = ("repositories", "organizations", "queues")
+        for kind, asked, count in zip(kinds, (repos, organizations, queues), made, strict=True):
+            self.created[kind] += count
+            self.skipped[kind] += asked - count
         return made[0], made[1], made[2]
 
     async def _repo(self, number: int, users: list[str]) -> int:
@@ -320,6 +362,11 @@ class Seeder:
                 return None
             raise SeedError("; ".join(e.message for e in result.errors))
         return result.data
+
+
+def _listed(parts: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return " and ".join(filter(None, (", ".join(parts[:-1]), *parts[-1:])))
 
 
 def _chunks(items: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from keys.table import SECONDARY_INDEXES, TABLE, Index
-from store.errors import error_code
+from store.errors import NO_CREDENTIALS, error_code
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -45,22 +46,34 @@ async def create_table(client: DynamoDBClient, table: str, *, wait_seconds: floa
     return f"table {table!r} already exists with every index"
 
 
-async def table_status(client: DynamoDBClient, table: str) -> str | None:
-    """None when the table and all its indexes are ACTIVE, else the reason it is not ready."""
+@dataclass(frozen=True)
+class NotReady:
+    """Why the table cannot serve yet: `kind` says what fixes it, `reason` says it to a person."""
+
+    kind: Literal["unreachable", "no-credentials", "missing", "not-active", "refused"]
+    reason: str
+
+
+async def table_status(client: DynamoDBClient, table: str) -> NotReady | None:
+    """None when the table and all its indexes are ACTIVE, else why it is not ready."""
     try:
         description = (await client.describe_table(TableName=table))["Table"]
     except ClientError as exc:
         code = error_code(exc)
         if code == "ResourceNotFoundException":
-            return f"table {table!r} does not exist"
-        return f"DynamoDB answered {code}"
+            return NotReady("missing", f"table {table!r} does not exist")
+        return NotReady("refused", f"DynamoDB answered {code}")
+    except NO_CREDENTIALS:
+        return NotReady("no-credentials", "no AWS credentials were found")
     except BotoCoreError:
-        return "DynamoDB is unreachable"
+        return NotReady("unreachable", "DynamoDB is unreachable")
     if description.get("TableStatus") != "ACTIVE":
-        return f"table {table!r} is {description.get('TableStatus')}"
+        return NotReady("not-active", f"table {table!r} is {description.get('TableStatus')}")
     for index in description.get("GlobalSecondaryIndexes", []):
         if index.get("IndexStatus") != "ACTIVE":
-            return f"index {index['IndexName']} is {index.get('IndexStatus')}"
+            return NotReady(
+                "not-active", f"index {index['IndexName']} is {index.get('IndexStatus')}"
+            )
     return None
 
 
@@ -68,7 +81,7 @@ async def wait_until_active(client: DynamoDBClient, table: str, wait_seconds: fl
     deadline = asyncio.get_running_loop().time() + wait_seconds
     while (reason := await table_status(client, table)) is not None:
         if asyncio.get_running_loop().time() > deadline:
-            raise TimeoutError(f"table not ready after {wait_seconds:.0f} s: {reason}")
+            raise TimeoutError(f"table not ready after {wait_seconds:.0f} s: {reason.reason}")
         await asyncio.sleep(0.5)
 
 

@@ -43,9 +43,10 @@ hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that reaches DynamoDB Local, so `-m "not dynamodb"` runs the rest."""
+    """Mark every test that reaches DynamoDB Local (the session's, or `make run`'s), so
+    `-m "not dynamodb"` runs the rest."""
     for item in items:
-        if "endpoint" in getattr(item, "fixturenames", ()):
+        if {"endpoint", "make_run"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.dynamodb)
 
 

@@ -21,7 +21,7 @@ from tests.identity import SECURED, token
 from tests.jwks import AUDIENCE, ISSUER, JwksServer, SigningKey
 
 PRODUCT = 'query { product(id: "p1") { id } }'
-README = Path(__file__).parents[2] / "README.md"
+IDENTITY = Path(__file__).parents[2] / "docs" / "identity.md"
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +186,8 @@ def _reachable(start: GraphQLNamedType) -> set[str]:
 
 
 def test_the_readme_states_every_rule_as_declared() -> None:
-    """The README's table: one row per rule, naming exactly the fields that declare it."""
-    table = README.read_text().split("<!-- rules -->")[1]
+    """The identity doc's table: one row per rule, naming exactly the fields that declare it."""
+    table = IDENTITY.read_text().split("<!-- rules -->")[1]
     rows = dict(re.findall(r"^\| (.+?) \| (.+?) \|$", table, re.MULTILINE))
     declared: dict[str, set[str]] = {}
     for name, field in root_fields().items():

@@ -1,16 +1,26 @@
 """GraphiQL served whole by the gateway: no file from another origin, each one exactly the
-pinned file its `integrity` attribute names, and the URLs GraphiQL writes open it again."""
+pinned file its `integrity` attribute names, and the URLs GraphiQL writes open it again.
+Where the files are missing, the server and the page say how to fetch them."""
 
 from __future__ import annotations
 
+import logging
 import re
+import shutil
 from dataclasses import replace
+from pathlib import Path
 from urllib.parse import quote
 
-from gateway.playground import PINNED, URL_PREFIX, missing, page_html, sha384
+import pytest
+
+from gateway import playground
+from gateway.app import create_app
+from gateway.playground import PINNED, URL_PREFIX, Playground, missing, page_html, sha384
+from gateway.settings import Settings
 from tests.client import Api
 
 HTML = {"Accept": "text/html"}
+FETCHED = playground.ASSETS
 
 
 def test_every_pinned_file_is_fetched_and_as_pinned() -> None:
@@ -55,3 +65,34 @@ async def test_unknown_files_and_a_switched_off_playground_are_not_found(app: Ap
     async with Api.serving(replace(app.settings, graphiql=False)) as off:
         name = PINNED[0].name
         assert (await off.http.get(URL_PREFIX + name)).status_code == 404
+
+
+def test_without_its_files_the_server_warns_and_the_page_says_how_to_fetch_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(playground, "ASSETS", tmp_path)
+    with caplog.at_level(logging.WARNING, logger="dynagate"):
+        create_app(Settings(table="t", endpoint="http://127.0.0.1:9", cursor_secret=b"s"))
+    assert "GraphiQL's files are missing: run `python -m gateway.playground`" in caplog.text
+    shown = Playground()
+    status, page = shown.html()
+    assert status == 503
+    assert "<code>python -m gateway.playground</code>" in page
+    assert [a.spec for a in PINNED if a.spec not in page] == []
+    # Fetched while the server runs: the next visit gets GraphiQL, no restart needed.
+    for asset in PINNED:
+        shutil.copy(FETCHED / asset.name, tmp_path / asset.name)
+    assert shown.html() == (200, page_html())
+
+
+async def test_a_browser_is_told_how_to_fetch_missing_files_rather_than_shown_a_blank_page(
+    app: Api, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(playground, "ASSETS", tmp_path)
+    async with Api.serving(app.settings) as bare:
+        page = await bare.http.get("/graphql", headers=HTML)
+        assert page.status_code == 503
+        assert "text/html" in page.headers["content-type"]
+        assert "python -m gateway.playground" in page.text
+        assert "/graphql/assets/" not in page.text
+        assert (await bare.http.get(URL_PREFIX + PINNED[0].name)).status_code == 404

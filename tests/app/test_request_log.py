@@ -11,7 +11,7 @@ from graphql import GraphQLError
 
 from gateway.exchange import Exchange, closed, opened
 from gateway.extensions import CodedMaskErrors
-from gateway.logs import TEXT_FORMAT, JsonFormatter, log_handler
+from gateway.logs import TEXT_FORMAT, JsonFormatter, logging_config
 from tests.client import COST_KEYS, Api
 
 LOOKUP = "query Lookup($id: ID!) { customer(id: $id) { id } }"
@@ -145,13 +145,14 @@ def test_masked_errors_log_the_request_id(caplog: pytest.LogCaptureFixture) -> N
 
 
 def test_the_format_setting(capsys: pytest.CaptureFixture[str]) -> None:
-    assert isinstance(log_handler({"DYNAGATE_LOG_FORMAT": "json"}).formatter, JsonFormatter)
-    assert isinstance(log_handler({"DYNAGATE_LOG_FORMAT": "JSON"}).formatter, JsonFormatter)
+    def formatter(env: dict[str, str]) -> dict[str, Any]:
+        found: dict[str, Any] = logging_config(env)["formatters"]["dynagate"]
+        return found
+
+    assert formatter({"DYNAGATE_LOG_FORMAT": "json"}) == {"()": JsonFormatter}
+    assert formatter({"DYNAGATE_LOG_FORMAT": "JSON"}) == {"()": JsonFormatter}
     for env in ({}, {"DYNAGATE_LOG_FORMAT": ""}, {"DYNAGATE_LOG_FORMAT": "text"}):
-        formatter = log_handler(env).formatter
-        assert formatter is not None
-        assert not isinstance(formatter, JsonFormatter)
-        assert formatter._fmt == TEXT_FORMAT
+        assert formatter(env) == {"format": TEXT_FORMAT}
     assert capsys.readouterr().err == ""
-    log_handler({"DYNAGATE_LOG_FORMAT": "yaml"})
+    logging_config({"DYNAGATE_LOG_FORMAT": "yaml"})
     assert "DYNAGATE_LOG_FORMAT='yaml'" in capsys.readouterr().err

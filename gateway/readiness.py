@@ -1,0 +1,66 @@
+"""Is the table there to serve? `/readyz` asks on every probe; start-up asks once and
+warns with the fix, and serving goes on either way (DynamoDB or the table may come later).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from gateway.settings import Settings
+from store.tables import NotReady, table_status
+
+if TYPE_CHECKING:
+    from store.client import DynamoDBClient
+
+logger = logging.getLogger("dynagate")
+
+# Orchestrators probe readiness every few seconds; a probe must answer within that time.
+READY_CHECK_SECONDS = 3.0
+
+
+async def not_ready(client: DynamoDBClient, table: str) -> NotReady | None:
+    """Why the table cannot serve, within READY_CHECK_SECONDS; None when it can."""
+    try:
+        async with asyncio.timeout(READY_CHECK_SECONDS):
+            return await table_status(client, table)
+    except TimeoutError:
+        return NotReady(
+            "unreachable", f"DynamoDB did not answer within {READY_CHECK_SECONDS:.0f} s"
+        )
+
+
+def fix(problem: NotReady, settings: Settings) -> str:
+    """What the operator does about `problem`."""
+    if problem.kind == "missing":
+        return "run `dynagate create-table`"
+    if problem.kind == "no-credentials":
+        return "configure AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+    if problem.kind == "unreachable" and settings.endpoint is None:
+        return (
+            "check the network and AWS_REGION, or set DYNAGATE_DYNAMODB_ENDPOINT to a running"
+            " `dynagate dynamodb-local`"
+        )
+    if problem.kind == "unreachable":
+        return (
+            "start DynamoDB Local with `dynagate dynamodb-local` or set"
+            " DYNAGATE_DYNAMODB_ENDPOINT to where DynamoDB listens"
+        )
+    return "see /readyz until it answers 200"
+
+
+async def warn_unless_ready(client: DynamoDBClient, settings: Settings) -> None:
+    """One warning at start, naming the endpoint, the table and the fix."""
+    problem = await not_ready(client, settings.table)
+    if problem is None:
+        return
+    where = settings.endpoint or f"AWS ({settings.region})"
+    logger.warning(
+        "%s (DynamoDB at %s, table %r): %s; serving anyway, /readyz answers 503 until the"
+        " table is ready",
+        problem.reason,
+        where,
+        settings.table,
+        fix(problem, settings),
+    )
