@@ -20,7 +20,8 @@ from store.client import Store
 from store.errors import Conflict
 from store.loaders import ItemLoader
 from store.requests import Item, Key
-from tests.api.comments_helpers import (
+from tests.client import Api
+from tests.resolvers.comments_helpers import (
     COMMENT,
     DELETE,
     EDIT,
@@ -31,7 +32,6 @@ from tests.api.comments_helpers import (
     post,
     snapshot,
 )
-from tests.client import Api
 from tests.table import fail_every_transaction_last
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from gateway.settings import Settings
 from keys import repos as repo_keys
-from tests.api.repos_helpers import ISSUES, NAME, OWNER, create_repo, set_issue_count
 from tests.client import Api, Result
+from tests.resolvers.repos_helpers import ISSUES, NAME, OWNER, create_repo, set_issue_count
 from tests.table import bulk_write
 
 CREATE_CUSTOMER = """mutation ($id: ID!) {

@@ -15,8 +15,8 @@ from keys.comments import comment_key, product_comments
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import Item, from_attributes, put_request, to_attributes
-from tests.app.test_cli import run
 from tests.client import Api
+from tests.gateway.test_cli import run
 from tests.table import scan_all
 
 WHEN = datetime(2024, 5, 1, 12, tzinfo=UTC)

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.map_helpers import (
+from tests.client import Api, assert_well_formed
+from tests.resolvers.map_helpers import (
     ADD,
     HEATMAP,
     MAP_LIMITS,
@@ -29,7 +30,6 @@ from tests.api.map_helpers import (
     snapshot,
     stored_counts,
 )
-from tests.client import Api, assert_well_formed
 from tests.table import fail_every_transaction_last
 
 # ---- bad input: refused, nothing written ------------------------------------------------

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.api.pagination_helpers import (
+from tests.client import Api
+from tests.resolvers.pagination_helpers import (
     Connection,
     customer,
     open_orders,
@@ -10,7 +11,6 @@ from tests.api.pagination_helpers import (
     orders,
     seven_orders,
 )
-from tests.client import Api
 
 SET_STATUS = """mutation ($id: ID!, $status: OrderStatus!) {
   setOrderStatus(id: $id, status: $status) { id status } }"""

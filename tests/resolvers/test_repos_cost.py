@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from resolvers import lookahead
-from tests.api.repos_helpers import (
+from tests.client import Api, Result
+from tests.resolvers.repos_helpers import (
     NAME,
     OWNER,
     Issues,
@@ -24,7 +25,6 @@ from tests.api.repos_helpers import (
     sorted_usernames,
     star,
 )
-from tests.client import Api, Result
 
 ISSUE_PAGE = "edges { cursor node { number state } } pageInfo { hasNextPage hasPreviousPage }"
 STAR_PAGE = "edges { cursor node { username } } pageInfo { hasNextPage hasPreviousPage }"

@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 from store.client import Store
-from tests.api.comments_helpers import (
+from tests.client import Api, Result
+from tests.identity import SECURED, token
+from tests.resolvers.comments_helpers import (
     COMMENTS,
     DELETE,
     MISSING_KSUID,
@@ -23,8 +25,6 @@ from tests.api.comments_helpers import (
     create_product,
     snapshot,
 )
-from tests.client import Api, Result
-from tests.identity import SECURED, token
 
 POST = """mutation ($input: PostCommentInput!) {
   postComment(input: $input) { id author body } }"""

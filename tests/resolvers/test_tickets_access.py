@@ -12,7 +12,11 @@ from data import tickets
 from keys.codecs import format_timestamp
 from store.client import Store
 from store.loaders import ItemLoader
-from tests.api.org_helpers import (
+from tests.client import Api, Result
+from tests.data.test_faults import lost_once
+from tests.faults import FaultProxy, without_backoff
+from tests.identity import SECURED, as_user, caller, open_mode
+from tests.resolvers.org_helpers import (
     CREATE_QUEUE,
     MISSING_KSUID,
     OPEN_TICKET,
@@ -23,11 +27,7 @@ from tests.api.org_helpers import (
     items_of_type,
     snapshot,
 )
-from tests.api.repos_helpers import gather_results
-from tests.client import Api, Result
-from tests.data.test_faults import lost_once
-from tests.faults import FaultProxy, without_backoff
-from tests.identity import SECURED, as_user, caller, open_mode
+from tests.resolvers.repos_helpers import gather_results
 
 OPENED_BY = "query ($id: ID!) { ticket(id: $id) { id title openedBy } }"
 LISTED_BY = """query ($id: ID!) {

@@ -6,7 +6,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from tests.api.pagination_helpers import (
+from tests.client import Api
+from tests.resolvers.pagination_helpers import (
     OPEN_ORDERS,
     customer,
     open_orders,
@@ -14,7 +15,6 @@ from tests.api.pagination_helpers import (
     orders_result,
     seven_orders,
 )
-from tests.client import Api
 
 
 def alter(cursor: str, position: int) -> str:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from tests.api.test_orders_api import CREATE, PLACE, SET_STATUS
 from tests.client import Api, Result
 from tests.identity import SECURED, token
+from tests.resolvers.test_orders_api import CREATE, PLACE, SET_STATUS
 from tests.table import scan_all
 
 CUSTOMER = "query ($id: ID!) { customer(id: $id) { id orders { edges { node { id } } } } }"

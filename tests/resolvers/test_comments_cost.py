@@ -19,14 +19,14 @@ import pytest
 from data.comments import comment_items, new_comment
 from store.client import Store
 from store.requests import Item
-from tests.api.comments_helpers import (
+from tests.client import Api
+from tests.resolvers.comments_helpers import (
     POST,
     Posted,
     assert_consistent,
     create_product,
     newest_first,
 )
-from tests.client import Api
 from tests.table import bulk_client, bulk_write
 
 COUNT = 1_000

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from store.client import Store
-from tests.api.comments_helpers import MISSING_KSUID
-from tests.api.map_helpers import MAP_LIMITS, PARIS, REMOVE, TOWN, snapshot
 from tests.client import Api, Result
 from tests.identity import SECURED, token
+from tests.resolvers.comments_helpers import MISSING_KSUID
+from tests.resolvers.map_helpers import MAP_LIMITS, PARIS, REMOVE, TOWN, snapshot
 from tests.table import scan_all
 
 ADD = """mutation ($input: AddMarkerInput!) {

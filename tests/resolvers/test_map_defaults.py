@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from tests.api.map_helpers import (
+from tests.client import Api, Result
+from tests.resolvers.map_helpers import (
     HEATMAP,
     View,
     add_markers,
@@ -15,7 +16,6 @@ from tests.api.map_helpers import (
     expected_cells,
     heatmap,
 )
-from tests.client import Api, Result
 
 # 1 degree and 40 degrees, where the seed rule alone picks precision 6 and 4.
 ONE_DEGREE = View(north=-70.0, south=-71.0, east=-149.0, west=-150.0)

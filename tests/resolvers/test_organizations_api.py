@@ -1,6 +1,6 @@
 """Organizations through the API: lookup, members and admins A→Z, roles, teams.
 
-Orders are checked against models (tests.api.org_helpers), refusals against a scan of the
+Orders are checked against models (tests.resolvers.org_helpers), refusals against a scan of the
 table taken before and after them.
 """
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.org_helpers import (
+from tests.client import Api
+from tests.resolvers.org_helpers import (
     ADD_MEMBER,
     CREATE_ORG,
     MEMBERS,
@@ -30,7 +31,6 @@ from tests.api.org_helpers import (
     usernames,
     walk,
 )
-from tests.client import Api
 
 # ---- organizations -----------------------------------------------------------------------
 

@@ -91,7 +91,7 @@ def test_make_clean_removes_what_the_build_made(tmp_path: Path) -> None:
     made: list[Path] = []
     for pattern in _made_by_the_build():
         name = pattern.rstrip("/").replace("*", "dynagate")
-        places = [name, f"gateway/{name}", f"tests/app/{name}"] if pattern in NESTED else [name]
+        places = [name, f"gateway/{name}", f"tests/gateway/{name}"] if pattern in NESTED else [name]
         for place in places:
             path = tmp_path / place
             if pattern.endswith("/"):

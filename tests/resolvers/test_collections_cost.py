@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.requests import to_attributes
-from tests.api.org_helpers import (
+from tests.client import Api
+from tests.resolvers.org_helpers import (
     TICK,
     a_to_z,
     add_members,
@@ -24,7 +25,6 @@ from tests.api.org_helpers import (
     open_ticket,
     update_ticket,
 )
-from tests.client import Api
 
 MEMBER_PAGE = "edges { node { username role } } pageInfo { hasNextPage hasPreviousPage }"
 

@@ -1,6 +1,6 @@
 """Ticket queues through the API: lookups, most recently updated first, updates in place.
 
-The expected order is a model built from what the API returned (tests.api.org_helpers):
+The expected order is a model built from what the API returned (tests.resolvers.org_helpers):
 `updatedAt` descending, the KSUID breaking ties within a millisecond.
 """
 
@@ -13,7 +13,8 @@ from typing import Any
 
 import data.tickets
 from keys.codecs import parse_timestamp
-from tests.api.org_helpers import (
+from tests.client import Api
+from tests.resolvers.org_helpers import (
     CREATE_QUEUE,
     MISSING_KSUID,
     NOT_KSUIDS,
@@ -35,7 +36,6 @@ from tests.api.org_helpers import (
     update_ticket,
     walk,
 )
-from tests.client import Api
 
 # ---- queues and tickets by id ----------------------------------------------------------------
 

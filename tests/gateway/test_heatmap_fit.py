@@ -2,7 +2,7 @@
 the seed rule's largest length whose figures fit, so no view is refused for its size while
 a length 3 answer fits; a given `precision` over a limit is refused naming the largest one.
 No DynamoDB: these are the bound's own figures (the served answers are in
-`tests/api/test_map_defaults.py`)."""
+`tests/resolvers/test_map_defaults.py`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from gateway.bound import Bound, bound_operation
 from gateway.demand import Limits
 from gateway.schema import build_schema
 from keys.map import CELL_LENGTHS, default_precision
-from tests.api.map_helpers import View
+from tests.resolvers.map_helpers import View
 
 SCHEMA = build_schema()._schema
 SELECTION = "precision cells { geohash count }"

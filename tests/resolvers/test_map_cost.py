@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.map_helpers import (
+from tests.client import Api
+from tests.resolvers.map_helpers import (
     MAP_LIMITS,
     MARKERS,
     Placed,
@@ -33,7 +34,6 @@ from tests.api.map_helpers import (
     placed,
     pool_items,
 )
-from tests.client import Api
 
 
 # These tests check the map's answers, not demand control: a heatmap at a fine precision

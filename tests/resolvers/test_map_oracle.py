@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keys.geohash import cell_box, encode
-from tests.api.map_helpers import (
+from tests.client import Api
+from tests.resolvers.map_helpers import (
     HEATMAP,
     MAP_LIMITS,
     MAX_PARTITIONS,
@@ -36,7 +37,6 @@ from tests.api.map_helpers import (
     pool_items,
     search,
 )
-from tests.client import Api
 
 
 # These tests check the map's answers, not demand control: a heatmap at a fine precision

@@ -14,7 +14,10 @@ from typing import Any
 import pytest
 
 from gateway.settings import Settings
-from tests.api.org_helpers import (
+from tests.client import Api, Result
+from tests.faults import FaultProxy, _Request, without_backoff
+from tests.identity import SECURED, as_user, open_mode
+from tests.resolvers.org_helpers import (
     ADD_MEMBER,
     ADMINS,
     CREATE_ORG,
@@ -30,9 +33,6 @@ from tests.api.org_helpers import (
     snapshot,
     usernames,
 )
-from tests.client import Api, Result
-from tests.faults import FaultProxy, _Request, without_backoff
-from tests.identity import SECURED, as_user, open_mode
 
 ORG_NAME = "Acme"
 

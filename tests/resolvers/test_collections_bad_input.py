@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.bad_input_helpers import (
+from tests.client import Api
+from tests.resolvers.bad_input_helpers import (
     ADD_MEMBER,
     BAD_IDENTIFIERS,
     BAD_TEXTS,
@@ -29,7 +30,6 @@ from tests.api.bad_input_helpers import (
     make_world,
     snapshot,
 )
-from tests.client import Api
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.bad_input_helpers import (
+from tests.client import Api
+from tests.resolvers.bad_input_helpers import (
     ADD_MEMBER,
     PAGE,
     REPO,
@@ -19,7 +20,6 @@ from tests.api.bad_input_helpers import (
     make_world,
     signature,
 )
-from tests.client import Api
 
 
 @pytest.fixture

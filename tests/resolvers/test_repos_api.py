@@ -10,7 +10,8 @@ import pytest
 
 from gateway.settings import Settings
 from keys import repos as repo_keys
-from tests.api.repos_helpers import (
+from tests.client import Api
+from tests.resolvers.repos_helpers import (
     CREATE_REPO,
     ISSUES,
     NAME,
@@ -35,7 +36,6 @@ from tests.api.repos_helpers import (
     unstar,
     walk,
 )
-from tests.client import Api
 from tests.table import scan_all
 
 # ---- repositories ------------------------------------------------------------------------

@@ -13,7 +13,8 @@ import pytest
 
 from keys.codecs import ksuid_seconds
 from keys.geohash import cell_box, encode
-from tests.api.map_helpers import (
+from tests.client import Api, assert_well_formed
+from tests.resolvers.map_helpers import (
     ADD,
     MAP_LIMITS,
     MARKERS,
@@ -32,7 +33,6 @@ from tests.api.map_helpers import (
     snapshot,
     stored_counts,
 )
-from tests.client import Api, assert_well_formed
 
 
 # These tests check the map's answers, not demand control: a heatmap at a fine precision

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.api.comments_helpers import (
+from tests.client import Api
+from tests.resolvers.comments_helpers import (
     BAD_IDS,
     COMMENT,
     COMMENTS,
@@ -28,7 +29,6 @@ from tests.api.comments_helpers import (
     post,
     snapshot,
 )
-from tests.client import Api
 
 
 def at(minute: int) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.bad_input_helpers import snapshot
 from tests.client import Api, Result, assert_well_formed
+from tests.resolvers.bad_input_helpers import snapshot
 
 Setup = Callable[[Api], Awaitable[dict[str, Any]]]
 

@@ -11,7 +11,11 @@ import pytest
 from data import repos
 from store.client import Store
 from store.loaders import ItemLoader
-from tests.api.repos_helpers import (
+from tests.client import Api, Result
+from tests.data.test_faults import lost_once
+from tests.faults import FaultProxy, without_backoff
+from tests.identity import SECURED, as_user, caller, open_mode
+from tests.resolvers.repos_helpers import (
     AUTHORS,
     CREATE_REPO,
     ISSUES,
@@ -28,10 +32,6 @@ from tests.api.repos_helpers import (
     star,
     unstar,
 )
-from tests.client import Api, Result
-from tests.data.test_faults import lost_once
-from tests.faults import FaultProxy, without_backoff
-from tests.identity import SECURED, as_user, caller, open_mode
 from tests.table import scan_all
 
 

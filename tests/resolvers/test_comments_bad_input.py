@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.comments_helpers import (
+from tests.client import Api
+from tests.resolvers.comments_helpers import (
     BAD_IDS,
     BAD_LANGUAGES,
     COMMENTS,
@@ -19,7 +20,6 @@ from tests.api.comments_helpers import (
     post,
     snapshot,
 )
-from tests.client import Api
 
 
 async def test_bad_filters_are_bad_user_input(api: Api, client: Any, table: str) -> None:
