@@ -73,7 +73,7 @@ BROWSERS := chromium chromium-browser google-chrome google-chrome-stable \
 	"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
 CHROMIUM ?= $(shell for name in $(BROWSERS); do command -v "$$name" && break; done)
 NO_BROWSER := make test needs Chromium or Google Chrome: install it \
-	(macOS: brew install --cask chromium) or set CHROMIUM=/path/to/browser
+	(macOS: brew install --cask google-chrome) or set CHROMIUM=/path/to/browser
 browser:
 	@if [ -n "$(CHROMIUM)" ]; then \
 	  command -v "$(CHROMIUM)" >/dev/null || { echo "$(NO_BROWSER)" >&2; exit 1; }; \
@@ -100,14 +100,10 @@ wrk:
 	  echo "installing Debian's wrk for the benchmarks"; \
 	  $(call APT_INSTALL,wrk); }
 
-# The six access patterns against their hand-written floor, then the scale curve, then the
-# design benchmarks of the comments, the map and demand control (bench/results/).
+# The six access patterns against their hand-written floor, then the scale curve, then what
+# demand control costs (bench/results/; `python -m bench --help` for one at a time).
 bench: dynamodb-local wrk
-	$(BIN)/python -m bench.speed
-	$(BIN)/python -m bench.scale
-	$(BIN)/python -m bench.comments
-	$(BIN)/python -m bench.map
-	$(BIN)/python -m bench.demand
+	$(BIN)/python -m bench all
 
 # What setting up, building, running and checking made: the venv, the data of `make run`,
 # GraphiQL's fetched files, packaging output and the tools' caches (benchmark results stay).

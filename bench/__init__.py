@@ -1,6 +1,8 @@
-"""Benchmarks: the dynagate gateway against hand-written code and against table growth.
+"""Benchmarks of the dynagate gateway: `python -m bench --help` lists them.
 
-`make bench` runs them from the repository root: `python -m bench.speed` (the six access
-patterns against their floor), `python -m bench.scale` (the scale curve), then the design
-benchmarks `bench.comments`, `bench.map` and `bench.demand`.
+Each benchmark is a module with a `BENCHMARK` (its arguments and its run) on a shared
+harness: `bench.harness` (DynamoDB Local, the gateway's settings, the gateway in process),
+`bench.servers` (a server in its own uvicorn process), `bench.wrk` (the load generator) and
+`bench.report` (results in `bench/results/`, their tables). The product never imports this
+package.
 """

@@ -1,9 +1,9 @@
 """The DynamoDB calls a GraphQL operation makes, recorded as the gateway sends them, and
 the cost the gateway reports for it.
 
-The gateway runs in this process (the real application, over httpx's ASGI transport) with
-`Store._call`, through which every call of a request goes, wrapped to note the client
-method and its request. The floor (`bench/floor.py`) replays exactly these calls.
+The gateway runs in this process (`bench.harness.in_process`) with `Store._call`, through
+which every call of a request goes, wrapped to note the client method and its request.
+The floor (`bench/floor.py`) replays exactly these calls.
 """
 
 from __future__ import annotations
@@ -14,10 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
+from bench.harness import in_process
 from bench.operations import Operation
-from gateway.app import create_app
 from gateway.settings import Settings
 from store.client import Store
 
@@ -49,13 +47,8 @@ def _recording(calls: list[Call]) -> Iterator[None]:
 async def capture(settings: Settings, operations: Sequence[Operation]) -> dict[str, Captured]:
     """Each operation's calls and cost; RuntimeError when it answers with errors or reads
     fewer items than a full page (`Operation.items`)."""
-    app = create_app(settings)
     captured: dict[str, Captured] = {}
-    transport = httpx.ASGITransport(app=app)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://gateway") as http,
-    ):
+    async with in_process(settings) as http:
         for operation in operations:
             calls: list[Call] = []
             with _recording(calls):

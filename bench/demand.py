@@ -1,7 +1,5 @@
 """What demand control costs: refusing bombs, and bounding the orders page.
 
-    python -m bench.demand [--requests 300]
-
 Starts DynamoDB Local, seeds customer `bench` with 60 orders through the gateway (in
 process), then measures, with medians over many runs:
 
@@ -11,33 +9,36 @@ process), then measures, with medians over many runs:
 - the orders page's request time, and the time its bound takes with the document cached
   (the work demand control adds to every request): their ratio is the overhead.
 
-Writes bench/results/demand.json. Exits 0 whatever the figures (it is a report).
+Writes demand.json and demand.md. Exits 0 whatever the figures (it is a report).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 from graphql import parse
 
-from bench.workload import PAGE_QUERY, seed
-from gateway.app import create_app
+from bench import report
+from bench.harness import (
+    Benchmark,
+    Context,
+    Progress,
+    Table,
+    dynamodb_local,
+    in_process,
+    positive_int,
+)
+from bench.operations import ORDERS_PAGE, seed_orders
 from gateway.bound import bound_operation
 from gateway.demand import BoundCache
-from gateway.dynamodb_local import DynamoDBLocal
 from gateway.schema import build_schema
-from gateway.settings import Settings
-from store.tables import create_table
 
 TABLE = "bench-demand"
-OUTPUT = Path(__file__).resolve().parent / "results" / "demand.json"
 NESTED = (
     '{ customer(id:"bench"){ orders(first:100){ edges{ node{ customer{ orders(first:100){ edges{'
     " node{ customer{ orders(first:100){ edges{ node{ id } } } } } } } } } } } } }"
@@ -86,41 +87,38 @@ async def refusal(http: httpx.AsyncClient, query: str, runs: int) -> dict[str, A
 
 def cached_bound_ms(runs: int) -> tuple[float, float]:
     """Milliseconds to bound the orders page: first time, then from the cache (median)."""
+    query = ORDERS_PAGE.query
     schema = build_schema()._schema
-    document = parse(PAGE_QUERY)
     started = time.perf_counter()
-    bound = bound_operation(schema, document, None, None)
+    bound = bound_operation(schema, parse(query), None, None)
     first = (time.perf_counter() - started) * 1000
     cache = BoundCache()
-    key = cache.key(PAGE_QUERY, None, None)
-    assert key is not None
+    key = cache.key(query, None, None)
+    if key is None:
+        raise RuntimeError("the orders page has no cache key")
     cache.put(key, bound)
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        looked_up = cache.key(PAGE_QUERY, None, None)
-        assert looked_up is not None and cache.get(looked_up) == bound
+        looked_up = cache.key(query, None, None)
+        if looked_up is None or cache.get(looked_up) != bound:
+            raise RuntimeError("the orders page's bound was not cached")
         times.append((time.perf_counter() - started) * 1000)
     return first, statistics.median(times)
 
 
-async def main(requests: int) -> dict[str, Any]:
-    with DynamoDBLocal() as local:
-        async with Settings(endpoint=local.endpoint, table=TABLE).open_client() as client:
-            await create_table(client, TABLE)
-        settings = Settings(endpoint=local.endpoint, table=TABLE, cursor_secret=b"bench")
-        app = create_app(settings)
-        async with app.router.lifespan_context(app):
-            transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://bench") as http:
-                print("seeding 60 orders …", flush=True)
-                await seed(http, "/graphql", 60)
-                print("refusing the bombs …", flush=True)
-                nested = await refusal(http, NESTED, 20)
-                fan_out = await refusal(http, doubling(40), 20)
-                print(f"timing {requests} orders pages …", flush=True)
-                _, page_ms, body = await timed(http, PAGE_QUERY, requests)
-                assert not body.get("errors"), body
+async def measure(table: Table, requests: int, say: Progress) -> dict[str, Any]:
+    say(f"table: {await table.create()}")
+    async with in_process(table.settings) as http:
+        say("seeding 60 orders …")
+        await seed_orders(http, "/graphql", 60)
+        say("refusing the bombs …")
+        nested = await refusal(http, NESTED, 20)
+        fan_out = await refusal(http, doubling(40), 20)
+        say(f"timing {requests} orders pages …")
+        _, page_ms, body = await timed(http, ORDERS_PAGE.query, requests)
+        if body.get("errors"):
+            raise RuntimeError(f"the orders page answered {body}")
     first_ms, cached_ms = cached_bound_ms(requests * 10)
     return {
         "nested_bomb": nested,
@@ -134,15 +132,62 @@ async def main(requests: int) -> dict[str, Any]:
     }
 
 
-def run() -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.demand")
-    parser.add_argument("--requests", type=int, default=300)
-    results = asyncio.run(main(parser.parse_args().requests))
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    OUTPUT.write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps(results, indent=2))
-    print(f"results: {OUTPUT}")
+def markdown(results: dict[str, Any]) -> str:
+    rows = [
+        [
+            label,
+            f"{r['code']}, bound {r['estimated']['requests']} calls,"
+            f" {r['estimated']['fields']:,} fields",
+            f"{r['median_ms']:.1f} ms ({r['first_ms']:.0f} ms the first time)",
+            ", ".join(map(str, r["healthz_meanwhile"])),
+        ]
+        for label, r in (
+            ("nested orders, 3 levels", results["nested_bomb"]),
+            ("fragments doubling 40 times", results["fragments_2_40"]),
+        )
+    ]
+    page = results["orders_page"]
+    return "\n".join(
+        [
+            report.markdown_table(["document", "answer", "refused in", "/healthz meanwhile"], rows),
+            "",
+            report.markdown_table(
+                ["orders page (20)", "request", "bound, cached", "share of the request"],
+                [
+                    [
+                        "median",
+                        f"{page['request_median_ms']:.1f} ms",
+                        f"{page['bound_cached_ms']:.4f} ms",
+                        f"{page['overhead_of_request']:.3%}",
+                    ]
+                ],
+            ),
+        ]
+    )
 
 
-if __name__ == "__main__":
-    run()
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--requests", type=positive_int, default=300, help="orders pages timed (default 300)"
+    )
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    with dynamodb_local(context.say) as local:
+        results = asyncio.run(measure(Table(local.endpoint, TABLE), args.requests, context.say))
+    results["config"] = {"requests": args.requests}
+    results["machine"] = report.machine()
+    tables = markdown(results)
+    print(tables)
+    context.write("demand", results, tables)
+    return 0
+
+
+BENCHMARK = Benchmark(
+    "demand",
+    "what demand control costs: refusing query bombs, bounding every request (seconds)",
+    __doc__ or "",
+    add_arguments,
+    run,
+    quick={"requests": 30},
+)

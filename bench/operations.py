@@ -1,4 +1,5 @@
-"""The six operations `make bench` times, and the data they read (seeded through the API).
+"""The six operations the speed benchmark times, and the data they read (seeded through
+the API).
 
 Each is one access pattern of the seeds, asked as a client would: a page of a customer's
 orders without and with their lines, a product's English comments rated 4 or 5, a
@@ -18,9 +19,9 @@ from typing import Any
 
 import httpx
 
-from bench.workload import graphql
-from bench.workload import seed as seed_orders
+from bench.harness import graphql
 
+CUSTOMER_ID = "bench"
 PRODUCT_ID = "bench-product"
 REPO = {"owner": "bench", "name": "speed"}
 # Around central London: the city view, and a street view in the middle of it.
@@ -58,15 +59,16 @@ OPERATIONS = (
     Operation(
         "orders_page",
         "orders page (20)",
-        'query { customer(id: "bench") { name orders(first: 20) { edges { cursor node {'
-        f" {_ORDER_FIELDS} }} }} {_PAGE_INFO} }} }} }}",
+        f'query {{ customer(id: "{CUSTOMER_ID}") {{ name orders(first: 20) {{ edges {{ cursor'
+        f" node {{ {_ORDER_FIELDS} }} }} {_PAGE_INFO} }} }} }}",
         22,
     ),
     Operation(
         "orders_items",
         "orders + items",
-        'query { customer(id: "bench") { name orders(first: 20) { edges { cursor node {'
-        f" {_ORDER_FIELDS} items {{ sku quantity unitPriceCents }} }} }} {_PAGE_INFO} }} }} }}",
+        f'query {{ customer(id: "{CUSTOMER_ID}") {{ name orders(first: 20) {{ edges {{ cursor'
+        f" node {{ {_ORDER_FIELDS} items {{ sku quantity unitPriceCents }} }} }} {_PAGE_INFO}"
+        " } } }",
         22,
     ),
     Operation(
@@ -101,12 +103,18 @@ OPERATIONS = (
     ),
 )
 
+# A page of 20 orders with their lines (demand control times it too).
+ORDERS_PAGE = next(o for o in OPERATIONS if o.name == "orders_items")
+
+_CREATE = "mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }"
+_PLACE = "mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }"
 _POST = "mutation ($input: PostCommentInput!) { postComment(input: $input) { id } }"
 _PRODUCT = "mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }"
 _REPO = "mutation ($input: CreateRepoInput!) { createRepo(input: $input) { name } }"
 _ISSUE = "mutation ($input: OpenIssueInput!) { openIssue(input: $input) { number } }"
 _MARKER = "mutation ($input: AddMarkerInput!) { addMarker(input: $input) { id } }"
 _LANGUAGES = ("en", "en", "en", "fr", "de")
+_FIRST_ORDER = datetime(2024, 1, 1, 9, 30, tzinfo=UTC)
 _FIRST_COMMENT = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 
@@ -119,6 +127,24 @@ async def _together(calls: list[Callable[[], Awaitable[Any]]], width: int = 8) -
             await call()
 
     await asyncio.gather(*(one(c) for c in calls))
+
+
+async def seed_orders(http: httpx.AsyncClient, url: str, orders: int) -> None:
+    """Customer `bench` with `orders` orders of 1 to 3 lines, one a day, via the mutations."""
+    customer = {"id": CUSTOMER_ID, "name": "Bench Customer", "email": "bench@example.com"}
+    await graphql(http, url, _CREATE, input=customer)
+    for n in range(orders):
+        items = [
+            {
+                "sku": f"SKU-{(n * 7 + line) % 40:03d}",
+                "quantity": 1 + line,
+                "unitPriceCents": 250 * (n % 9 + 1),
+            }
+            for line in range(1 + n % 3)
+        ]
+        placed = (_FIRST_ORDER + timedelta(days=n, minutes=n)).isoformat()
+        order = {"customerId": CUSTOMER_ID, "items": items, "placedAt": placed}
+        await graphql(http, url, _PLACE, input=order)
 
 
 async def seed(http: httpx.AsyncClient, url: str, rng: random.Random) -> dict[str, int]:

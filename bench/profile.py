@@ -1,11 +1,9 @@
 """Where the gateway's time goes under load: py-spy samples it while wrk loads one
 operation, and the frames that hold the most samples are printed.
 
-    python -m bench.profile [--only markers] [--seconds 10] [--top 25]
-
 Needs py-spy (`.venv/bin/pip install py-spy`; it reads the server's memory, so it may
 need root or ptrace permission). Writes each operation's collapsed stacks to
-bench/results/profile-<operation>.txt (flame-graph tools read them).
+profile-<operation>.txt among the results (flame-graph tools read them).
 """
 
 from __future__ import annotations
@@ -16,17 +14,22 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
 from bench import wrk
+from bench.harness import (
+    Benchmark,
+    Context,
+    Table,
+    dynamodb_local,
+    names,
+    positive_float,
+    positive_int,
+)
 from bench.operations import OPERATIONS
-from bench.progress import Progress
-from bench.servers import GATEWAY, serving
-from bench.speed import RESULTS, SECRET, TABLE, prepare
-from gateway.dynamodb_local import DynamoDBLocal
-from gateway.settings import Settings
+from bench.servers import GATEWAY, PLAIN, serving
+from bench.speed import NAMES, TABLE, prepare
 
 
 def _frame(entry: str) -> str:
@@ -56,32 +59,35 @@ def top_frames(stacks: Path, top: int) -> tuple[list[tuple[str, float]], list[tu
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__)
-    parser.add_argument("--only", default="markers", help="operations, comma-separated")
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--connections", type=int, default=8)
-    parser.add_argument("--top", type=int, default=25)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--only", type=names(NAMES), default=("markers",), help=f"of {', '.join(NAMES)}"
+    )
+    parser.add_argument("--seconds", type=positive_float, default=10.0, help="sampled (default 10)")
+    parser.add_argument("--connections", type=positive_int, default=8, help="wrk's (default 8)")
+    parser.add_argument("--top", type=positive_int, default=25, help="frames shown (default 25)")
     parser.add_argument("--asyncio-h11", action="store_true", help="no uvloop, httptools")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
     spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
     if spy is None:
         print("py-spy was not found: .venv/bin/pip install py-spy", file=sys.stderr)
-        return 1
-    operations = [o for o in OPERATIONS if o.name in args.only.split(",")]
-    say = Progress()
-    env = {"DYNAGATE_TABLE": TABLE, "DYNAGATE_CURSOR_SECRET": SECRET}
+        return 2
+    wrk.command()  # before anything starts
+    operations = [o for o in OPERATIONS if o.name in args.only]
+    say = context.say
+    context.results.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
-        local = stack.enter_context(DynamoDBLocal())
-        env["DYNAGATE_DYNAMODB_ENDPOINT"] = local.endpoint
-        settings = Settings(table=TABLE, endpoint=local.endpoint, cursor_secret=SECRET.encode())
-        plain = ("--loop", "asyncio", "--http", "h11") if args.asyncio_h11 else ()
-        gateway = stack.enter_context(serving(GATEWAY, env, options=plain))
-        asyncio.run(prepare(gateway, settings, operations, say))
+        local = stack.enter_context(dynamodb_local(say))
+        table = Table(local.endpoint, TABLE)
+        plain = PLAIN if args.asyncio_h11 else ()
+        gateway = stack.enter_context(serving(GATEWAY, table.env, options=plain))
+        asyncio.run(prepare(gateway, table, operations, say))
         for operation in operations:
             url = f"{gateway.url}/graphql"
             wrk.run("gateway", url, operation.body, args.connections, 3)  # warm up
-            output = RESULTS / f"profile-{operation.name}.txt"
+            output = context.results / f"profile-{operation.name}.txt"
             record = subprocess.Popen(
                 [
                     spy,
@@ -102,7 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stderr=subprocess.DEVNULL,
             )
             done = wrk.run("gateway", url, operation.body, args.connections, args.seconds)
-            record.wait()
+            if record.wait() != 0 or not output.exists():
+                print(
+                    f"py-spy could not sample the gateway (pid {gateway.pid}): it needs"
+                    " ptrace permission (root, or CAP_SYS_PTRACE)",
+                    file=sys.stderr,
+                )
+                return 1
             say(f"{operation.name}: {done.rps:.1f} req/s, p50 {done.p50_ms:.1f} ms; {output}")
             leaf, inclusive = top_frames(output, args.top)
             print("  on CPU (own samples):")
@@ -114,5 +126,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+BENCHMARK = Benchmark(
+    "profile",
+    "where the gateway's time goes under wrk's load, sampled by py-spy (not in `all`)",
+    __doc__ or "",
+    add_arguments,
+    run,
+    quick={"seconds": 2.0, "only": ("repo_issues",)},
+)

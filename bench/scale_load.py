@@ -12,13 +12,13 @@ items have.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bench.map_views import viewport
 from data.callers import OPEN, Caller
 from data.clock import new_ksuid, new_token
 from data.comments import comment_items, new_comment
@@ -82,6 +82,22 @@ class Target:
     @property
     def view(self) -> map_keys.Viewport:
         return viewport(*VIEW_CENTRE, VIEW_SIDE)
+
+
+def viewport(lat: float, lon: float, side: float) -> map_keys.Viewport:
+    """The `side` by `side` view centred on (lat, lon), never a hair over `side` wide/tall
+    (one that does not cross the antimeridian)."""
+    south = round(lat - side / 2, 9)
+    north = south + side
+    while north - south > side:
+        north = math.nextafter(north, -math.inf)
+    west = round(lon - side / 2, 9)
+    east = west + side
+    view = map_keys.Viewport(north=north, south=south, east=east, west=west)
+    while view.width > side:
+        east = math.nextafter(east, -math.inf)
+        view = map_keys.Viewport(north=north, south=south, east=east, west=west)
+    return view
 
 
 # ---- items, as the gateway writes them ---------------------------------------------------

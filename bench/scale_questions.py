@@ -1,4 +1,5 @@
-"""bench.scale's three questions: the GraphQL the gateway is asked, and the Scan baseline.
+"""bench.scale's three questions: the GraphQL the gateway is asked, how it is asked, and
+the Scan baseline.
 
 Each question reads its answer two ways into the same `Answer`: from the gateway's
 response, and from the items a Scan + FilterExpression over the whole table matched. A
@@ -18,11 +19,15 @@ that the baseline grows with the table rather than with the emulator's quirk.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import httpx
+
+from bench.harness import http_client
 from bench.scale_load import CUSTOMER_ID, PRODUCT_ID, Target
 from store.requests import Item, from_attributes, to_attributes
 
@@ -209,6 +214,72 @@ def _only(values: Any) -> str:
     if len(found) != 1:
         raise AssertionError(f"the Scan matched {len(found)} parent items, expected 1")
     return str(found[0])
+
+
+# ---- the gateway -------------------------------------------------------------------------
+
+
+class Mismatch(Exception):
+    """The gateway and the Scan answered a question differently."""
+
+
+@dataclass
+class Asked:
+    """One question's requests to the gateway at one size."""
+
+    latencies_ms: list[float]
+    answer: Answer | None = None
+    cost: dict[str, Any] | None = None
+
+
+async def ask(http: httpx.AsyncClient, url: str, question: Question) -> tuple[float, Any]:
+    """One request: (milliseconds, the response body); RuntimeError on any error."""
+    body = json.dumps({"query": question.graphql}).encode()
+    sent = time.perf_counter()
+    response = await http.post(url, content=body, headers={"content-type": "application/json"})
+    elapsed = (time.perf_counter() - sent) * 1000
+    answer: Any = response.json()
+    if response.status_code != 200 or answer.get("errors"):
+        raise RuntimeError(f"{question.name}: the gateway answered {response.status_code} {answer}")
+    return elapsed, answer
+
+
+async def ask_gateway(
+    url: str, asked: Sequence[Question], warmup: int, samples: int, warm_seconds: float
+) -> dict[str, Asked]:
+    """`samples` sequential requests of each question, the questions taking turns; every
+    answer must be the first. Warm-up: `warmup` rounds, and more until `warm_seconds` have
+    passed. One request at a time, each answer checked: a latency sample, not a load."""
+    out = {q.name: Asked([]) for q in asked}
+    async with http_client() as http:
+        warm_until = time.monotonic() + warm_seconds
+        rounds = 0
+        while rounds < warmup or time.monotonic() < warm_until:
+            await _ask_all(http, url, asked, out, measured=False)
+            rounds += 1
+        for _ in range(samples):
+            await _ask_all(http, url, asked, out, measured=True)
+    return out
+
+
+async def _ask_all(
+    http: httpx.AsyncClient,
+    url: str,
+    asked: Sequence[Question],
+    out: dict[str, Asked],
+    *,
+    measured: bool,
+) -> None:
+    for question in asked:
+        ms, body = await ask(http, url, question)
+        record = out[question.name]
+        answer = question.from_gateway(body["data"])
+        if record.answer is None:
+            record.answer, record.cost = answer, body["extensions"]["cost"]
+        elif answer != record.answer:
+            raise Mismatch(f"{question.name}: the gateway's answer changed between requests")
+        if measured:
+            record.latencies_ms.append(ms)
 
 
 # ---- the Scan ----------------------------------------------------------------------------

@@ -1,26 +1,17 @@
-"""bench.scale's results: the curve per question, the console table, the docs table.
-
-    python -m bench.scale_report [bench/results/scale.json]
-
-prints the markdown table of a results file (`markdown(results)`), ready for docs/performance.md.
-"""
+"""bench.scale's results: the curve per question, the console table, the docs table."""
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from bench.load import percentile
+from bench.report import console_table, markdown_table, percentile
 from bench.scale_questions import Answer, ScanRun
 from bench.scale_write import Loaded, projected_seconds
 
 # The claim: the gateway's p50 at the largest size is within this factor of the smallest.
 FLAT_TARGET = 1.2
 MILLION = 1_000_000
-_RESULTS = Path(__file__).resolve().parent / "results" / "scale.json"
 
 
 def load_record(loaded: Loaded) -> dict[str, Any]:
@@ -160,26 +151,23 @@ def markdown(results: Mapping[str, Any]) -> str:
     """The curve as a markdown table for docs/performance.md, with the claim's verdict under it."""
     sizes = [size_label(s) for s in results["sizes"]]
     header = ["question", "", *sizes, "largest / smallest"]
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "| --- | --- | " + " | ".join("---:" for _ in sizes) + " | ---: |",
-    ]
-    lines += ["| " + " | ".join(row) + " |" for row in _rows(results)]
+    right = range(2, len(header))
     target = results["target"]
     verdict = "holds" if target["met"] else "does not hold"
-    lines += [
-        "",
-        f"Flatness (dynagate p50 at {sizes[-1]} items over {sizes[0]}): target at most"
-        f" {target['flatness']}x, {verdict}: "
-        + ", ".join(
-            f"{results['questions'][n]['title'].lower()} {_times(c['flatness'])}"
-            for n, c in results["curve"].items()
-        )
-        + ".",
-        "",
-        _scan_note(results),
-    ]
-    return "\n".join(lines)
+    flatness = ", ".join(
+        f"{results['questions'][n]['title'].lower()} {_times(c['flatness'])}"
+        for n, c in results["curve"].items()
+    )
+    return "\n".join(
+        [
+            markdown_table(header, _rows(results), right),
+            "",
+            f"Flatness (dynagate p50 at {sizes[-1]} items over {sizes[0]}): target at most"
+            f" {target['flatness']}x, {verdict}: {flatness}.",
+            "",
+            _scan_note(results),
+        ]
+    )
 
 
 def _scan_note(results: Mapping[str, Any]) -> str:
@@ -193,34 +181,18 @@ def _scan_note(results: Mapping[str, Any]) -> str:
 def render(results: Mapping[str, Any]) -> str:
     """The console table."""
     sizes = [size_label(s) for s in results["sizes"]]
-    rows = [["question", "", *sizes, "largest/smallest"], *_rows(results)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [""]
-    for row in rows:
-        cells = [
-            cell.ljust(width) if i < 2 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ]
-        lines.append("  ".join(cells).rstrip())
     load = results["load"]
-    lines += [
-        "",
-        f"load: {load['items_per_second_at_first_size']:,} items/s at the first size;"
-        f" 10^6 items would take about {load['projected_minutes_for_10^6']} min at that rate"
-        f" (items/s by step: {', '.join(f'{r:,}' for r in load['items_per_second_by_size'])})",
-        f"flatness target <= {results['target']['flatness']}x:"
-        f" {'MET' if results['target']['met'] else 'NOT MET'}",
-        _scan_note(results),
-    ]
-    return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else list(argv)
-    path = Path(args[0]) if args else _RESULTS
-    print(markdown(json.loads(path.read_text())))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    by_step = ", ".join(f"{r:,}" for r in load["items_per_second_by_size"])
+    return "\n".join(
+        [
+            "",
+            console_table(["question", "", *sizes, "largest/smallest"], _rows(results), left=2),
+            "",
+            f"load: {load['items_per_second_at_first_size']:,} items/s at the first size;"
+            f" 10^6 items would take about {load['projected_minutes_for_10^6']} min at that rate"
+            f" (items/s by step: {by_step})",
+            f"flatness target <= {results['target']['flatness']}x:"
+            f" {'MET' if results['target']['met'] else 'NOT MET'}",
+            _scan_note(results),
+        ]
+    )

@@ -1,7 +1,5 @@
 """The six access patterns, served by the gateway and by a hand-written floor, one load.
 
-    python -m bench.speed [--rounds 3] [--seconds 10] [--connections 8] [--only a,b]
-
 Starts DynamoDB Local and creates the table; serves the gateway (uvicorn, settings from
 the environment as `dynagate serve` reads them) and seeds what the operations read
 through its mutations; records the DynamoDB calls each operation makes (`bench/capture`);
@@ -10,9 +8,9 @@ their items as JSON, and checks it returns as many items as the gateway reports 
 Then, operation by operation, wrk loads each server in turn — a discarded warm-up each,
 then alternating rounds (gateway, floor, floor, gateway, …) so machine noise hits both alike.
 
-Prints a table (gateway req/s ÷ floor req/s, medians of the rounds), writes
-bench/results/speed.json and the markdown table of docs/performance.md to bench/results/speed.md.
-Exits 0 whatever the ratios (it is a report), 1 when a server fails or they disagree.
+Prints a table (gateway req/s ÷ floor req/s, medians of the rounds) and writes speed.json
+and speed.md (the table of docs/performance.md). Exits 0 whatever the ratios (it is a
+report), 1 when a server fails or they disagree.
 """
 
 from __future__ import annotations
@@ -20,8 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform
 import random
 import sys
 import tempfile
@@ -31,22 +27,27 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from bench import cpu, wrk
+from bench import cpu, report, wrk
 from bench.capture import Captured, capture
+from bench.harness import (
+    Benchmark,
+    Context,
+    Progress,
+    Table,
+    dynamodb_local,
+    http_client,
+    names,
+    not_negative,
+    positive_float,
+    positive_int,
+)
 from bench.operations import OPERATIONS, Operation, seed
-from bench.progress import Progress
-from bench.servers import GATEWAY, REPOSITORY, Server, serving
+from bench.servers import GATEWAY, PLAIN, Server, serving
 from bench.speed_report import markdown, render, summary
-from gateway.dynamodb_local import DynamoDBLocal
-from gateway.settings import Settings
-from store.tables import create_table
 
 TABLE = "bench"
 FLOOR = "bench.floor:create_app"
-RESULTS = REPOSITORY / "bench" / "results"
-SECRET = "bench-cursor-secret"
+NAMES = [o.name for o in OPERATIONS]
 
 
 @dataclass(frozen=True)
@@ -59,50 +60,46 @@ class Options:
     uvicorn: tuple[str, ...]
 
 
-def parse(argv: Sequence[str] | None) -> Options:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.speed",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rounds", type=positive_int, default=3, help="rounds per server (default 3)"
     )
-    names = [o.name for o in OPERATIONS]
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per server (default 3)")
-    parser.add_argument("--seconds", type=float, default=10.0, help="per round (default 10)")
-    parser.add_argument("--warmup", type=float, default=3.0, help="per server (default 3)")
-    parser.add_argument("--connections", type=int, default=8, help="wrk's (default 8)")
-    parser.add_argument("--only", default=",".join(names), help=f"of {', '.join(names)}")
+    parser.add_argument(
+        "--seconds", type=positive_float, default=10.0, help="per round (default 10)"
+    )
+    parser.add_argument("--warmup", type=not_negative, default=3.0, help="per server (default 3)")
+    parser.add_argument("--connections", type=positive_int, default=8, help="wrk's (default 8)")
+    parser.add_argument(
+        "--only", type=names(NAMES), default=tuple(NAMES), help=f"of {', '.join(NAMES)}"
+    )
     parser.add_argument(
         "--asyncio-h11",
         action="store_true",
         help="serve both with uvicorn's pure-Python loop and parser (no uvloop, httptools)",
     )
-    a = parser.parse_args(argv)
-    only = tuple(n for n in a.only.split(",") if n)
-    if unknown := set(only) - set(names):
-        parser.error(f"unknown operations: {', '.join(sorted(unknown))}")
-    if a.rounds < 1 or a.seconds <= 0 or a.warmup < 0 or a.connections < 1:
-        parser.error("--rounds, --seconds and --connections must be positive")
-    plain = ("--loop", "asyncio", "--http", "h11") if a.asyncio_h11 else ()
-    return Options(a.rounds, a.seconds, a.warmup, a.connections, only, plain)
+
+
+def options(args: argparse.Namespace) -> Options:
+    plain = PLAIN if args.asyncio_h11 else ()
+    return Options(args.rounds, args.seconds, args.warmup, args.connections, args.only, plain)
 
 
 async def prepare(
-    gateway: Server, settings: Settings, operations: Sequence[Operation], say: Progress
+    gateway: Server, table: Table, operations: Sequence[Operation], say: Progress
 ) -> dict[str, Captured]:
-    """Seed, then each operation's calls and the gateway's cost report of it."""
-    async with settings.open_client() as client:
-        say(f"table: {await create_table(client, settings.table)}")
-    async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
+    """Create the table, seed, then each operation's calls and the gateway's cost of it."""
+    say(f"table: {await table.create()}")
+    async with http_client() as http:
         seeded = await seed(http, f"{gateway.url}/graphql", random.Random(42))
         say(f"seeded through the gateway's mutations: {seeded}")
-    return await capture(settings, operations)
+    return await capture(table.settings, operations)
 
 
 async def _check_floor(
     floor: Server, operations: Sequence[Operation], captured: dict[str, Captured]
 ) -> None:
     """The floor must read what the gateway read: as many items, without errors."""
-    async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
+    async with http_client() as http:
         for operation in operations:
             response = await http.post(f"{floor.url}/graphql", content=operation.body)
             if response.status_code != 200:
@@ -152,68 +149,58 @@ def _measure(
     return {name: summary(rounds[name], usage[name]) for name in servers}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    options = parse(argv)
-    say = Progress()
-    operations = [o for o in OPERATIONS if o.name in options.only]
-    wrk.command()
-    env = {"DYNAGATE_TABLE": TABLE, "DYNAGATE_CURSOR_SECRET": SECRET}
+def run(args: argparse.Namespace, context: Context) -> int:
+    chosen = options(args)
+    say = context.say
+    operations = [o for o in OPERATIONS if o.name in chosen.only]
+    wrk.command()  # before anything starts
+    results: dict[str, Any] = {}
     with ExitStack() as stack:
-        local = stack.enter_context(DynamoDBLocal())
-        env["DYNAGATE_DYNAMODB_ENDPOINT"] = local.endpoint
-        settings = Settings(table=TABLE, endpoint=local.endpoint, cursor_secret=SECRET.encode())
-        gateway = stack.enter_context(serving(GATEWAY, env, options=options.uvicorn))
+        local = stack.enter_context(dynamodb_local(say))
+        table = Table(local.endpoint, TABLE)
+        gateway = stack.enter_context(serving(GATEWAY, table.env, options=chosen.uvicorn))
         try:
-            captured = asyncio.run(prepare(gateway, settings, operations, say))
+            captured = asyncio.run(prepare(gateway, table, operations, say))
             calls_file = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "calls.json"
             calls = {o.body.decode(): captured[o.name].calls for o in operations}
             calls_file.write_text(json.dumps(calls))
-            floor = stack.enter_context(
-                serving(
-                    FLOOR, {**env, "DYNAGATE_FLOOR_CALLS": str(calls_file)}, options=options.uvicorn
-                )
-            )
+            floor_env = {**table.env, "DYNAGATE_FLOOR_CALLS": str(calls_file)}
+            floor = stack.enter_context(serving(FLOOR, floor_env, options=chosen.uvicorn))
             asyncio.run(_check_floor(floor, operations, captured))
-        except RuntimeError as error:
-            print(f"FAILED: {error}", file=sys.stderr)
-            return 1
-        say(
-            f"gateway at {gateway.url}, floor at {floor.url}:"
-            " the floor reads what the gateway reads"
-        )
-        servers = {"gateway": gateway, "floor": floor}
-        dynamodb_pid = cpu.child_matching(f"-port {local.port}")
-        results: dict[str, Any] = {}
-        try:
+            say(f"gateway at {gateway.url}, floor at {floor.url}: both read the same items")
+            servers = {"gateway": gateway, "floor": floor}
+            dynamodb_pid = cpu.child_matching(f"-port {local.port}")
             for operation in operations:
-                measured = _measure(operation, servers, dynamodb_pid, options, say)
                 results[operation.name] = {
                     "label": operation.label,
                     "query": operation.query,
                     "calls": [name for name, _ in captured[operation.name].calls],
                     "cost": captured[operation.name].cost,
-                    "servers": measured,
+                    "servers": _measure(operation, servers, dynamodb_pid, chosen, say),
                 }
         except RuntimeError as error:
             print(f"FAILED: {error}", file=sys.stderr)
             return 1
-    report = {
+    measured = {
         "config": {
-            **asdict(options),
-            "only": list(options.only),
-            "uvicorn": list(options.uvicorn) or ["uvloop", "httptools"],
+            **asdict(chosen),
+            "only": list(chosen.only),
+            "uvicorn": list(chosen.uvicorn) or ["uvloop", "httptools"],
             "load": "wrk, 1 thread",
         },
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": report.machine(),
         "operations": results,
     }
-    print(render(report))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "speed.json").write_text(json.dumps(report, indent=2) + "\n")
-    (RESULTS / "speed.md").write_text(markdown(report) + "\n")
-    print(f"results: {RESULTS / 'speed.json'}, {RESULTS / 'speed.md'}")
+    print(render(measured))
+    context.write("speed", measured, markdown(measured))
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+BENCHMARK = Benchmark(
+    "speed",
+    "the six access patterns against a hand-written floor, under wrk (about 7 minutes)",
+    __doc__ or "",
+    add_arguments,
+    run,
+    quick={"rounds": 1, "seconds": 1.0, "warmup": 0.0},
+)

@@ -1,4 +1,5 @@
-"""Summaries of the speed rounds: the printed table and the markdown one of docs/performance.md."""
+"""Summaries of the speed rounds: the printed table and the markdown one of
+docs/performance.md."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bench.report import console_table, markdown_table
 from bench.wrk import Round
 
 TARGET = 0.9  # gateway req/s ÷ floor req/s
@@ -47,38 +49,50 @@ def _rows(report: Mapping[str, Any]) -> list[tuple[str, int, dict[str, float]]]:
 
 
 def render(report: Mapping[str, Any]) -> str:
-    lines = [
-        "",
-        f"{'operation':24} {'calls':>5} {'ratio':>6} {'p99/p50':>7} {'gw req/s':>8}"
-        f" {'fl req/s':>8} {'gw p50':>7} {'fl p50':>7} {'gw CPU':>7} {'fl CPU':>7}",
+    header = ["operation", "calls", "ratio", "p99/p50", "gw req/s", "fl req/s"]
+    header += ["gw p50", "fl p50", "gw CPU", "fl CPU"]
+    rows = [
+        [
+            label,
+            str(calls),
+            f"{f['ratio']:.2f}",
+            f"{f['tail']:.2f}",
+            f"{f['gateway_rps']:.1f}",
+            f"{f['floor_rps']:.1f}",
+            f"{f['gateway_p50']:.1f}",
+            f"{f['floor_p50']:.1f}",
+            f"{f['gateway_cpu']:.2f}",
+            f"{f['floor_cpu']:.2f}",
+        ]
+        for label, calls, f in _rows(report)
     ]
-    for label, calls, f in _rows(report):
-        lines.append(
-            f"{label:24} {calls:5d} {f['ratio']:6.2f} {f['tail']:7.2f} {f['gateway_rps']:8.1f}"
-            f" {f['floor_rps']:8.1f} {f['gateway_p50']:7.1f} {f['floor_p50']:7.1f}"
-            f" {f['gateway_cpu']:7.2f} {f['floor_cpu']:7.2f}"
-        )
     ratios = [f["ratio"] for _, _, f in _rows(report)]
-    lines += [
-        "",
-        f"ratio: gateway req/s ÷ floor req/s (target ≥ {TARGET});"
-        f" median {statistics.median(ratios):.2f},"
-        f" worst {min(ratios):.2f}. p50/p99 in ms, CPU in server ms per request; medians of"
-        " the rounds.",
-    ]
-    return "\n".join(lines)
+    return "\n".join(
+        [
+            "",
+            console_table(header, rows),
+            "",
+            f"ratio: gateway req/s ÷ floor req/s (target ≥ {TARGET});"
+            f" median {statistics.median(ratios):.2f}, worst {min(ratios):.2f}."
+            " p50/p99 in ms, CPU in server ms per request; medians of the rounds.",
+        ]
+    )
 
 
 def markdown(report: Mapping[str, Any]) -> str:
-    lines = [
-        "| operation | calls | ratio | gateway p50 | floor p50 | gateway p99 / p50"
-        " | gateway CPU | floor CPU |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    header = ["operation", "calls", "ratio", "gateway p50", "floor p50", "gateway p99 / p50"]
+    header += ["gateway CPU", "floor CPU"]
+    rows = [
+        [
+            label,
+            str(calls),
+            f"{f['ratio']:.2f}",
+            f"{f['gateway_p50']:.0f} ms",
+            f"{f['floor_p50']:.0f} ms",
+            f"{f['tail']:.2f}",
+            f"{f['gateway_cpu']:.2f} ms",
+            f"{f['floor_cpu']:.2f} ms",
+        ]
+        for label, calls, f in _rows(report)
     ]
-    for label, calls, f in _rows(report):
-        lines.append(
-            f"| {label} | {calls} | {f['ratio']:.2f} | {f['gateway_p50']:.0f} ms"
-            f" | {f['floor_p50']:.0f} ms | {f['tail']:.2f} | {f['gateway_cpu']:.2f} ms"
-            f" | {f['floor_cpu']:.2f} ms |"
-        )
-    return "\n".join(lines)
+    return markdown_table(header, rows)

@@ -14,12 +14,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from data.validation import TEXT_MAX, stored_bytes
 from keys.conditions import KeyCondition
 from keys.table import TABLE
 from store.cursors import Binding
 from store.loaders import ItemLoader, item_key
 from store.pagination import Page, PageArgs, Paginator, reads_parent
 from store.requests import Filter, Item, Key
+
+# The largest entry of a collection (a repository, issue, star, member, team, queue or
+# ticket): at most two 200-character texts beside its identifiers.
+ENTRY_BYTES = stored_bytes(TEXT_MAX, TEXT_MAX)
 
 T = TypeVar("T")
 

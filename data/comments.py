@@ -19,9 +19,11 @@ from data.clock import new_ksuid, now
 from keys import comments as comment_keys
 from keys import products as product_keys
 from keys.codecs import format_timestamp, parse_timestamp
-from store.client import Store
+from keys.errors import Conflict, DynagateError, Forbidden, NotFound
+from store.client import TRANSACT_CALLS, Store
+from store.cost import worst_case
 from store.cursors import Binding
-from store.errors import Conflict, DynagateError, Forbidden, NotFound, TransactionCanceled
+from store.errors import TransactionCanceled
 from store.loaders import ItemLoader, item_key
 from store.pagination import Page, PageArgs, Paginator
 from store.requests import (
@@ -35,6 +37,7 @@ from store.requests import (
 )
 
 BODY_MAX = 10_000
+COMMENT_BYTES = validation.stored_bytes(BODY_MAX)
 COPY_TYPE = "COMMENT_COPY"
 
 
@@ -63,9 +66,7 @@ class Comment:
         )
 
 
-def comment_items(
-    comment: Item, style: comment_keys.RatingStyle = comment_keys.RATING_STYLE
-) -> list[Item]:
+def comment_items(comment: Item) -> list[Item]:
     """The primary item of `comment` (its fields) followed by its 32 copies."""
     fields = {k: comment[k] for k in _FIELDS}
     fields.update({k: comment[k] for k in _AUTHOR_FIELDS if k in comment})
@@ -73,9 +74,7 @@ def comment_items(
     primary = {**comment_keys.comment_key(fields["id"]), **fields, "type": "COMMENT"}
     copies = [
         {
-            **comment_keys.copy_attributes(
-                fields["productId"], fields["id"], created_at, copy, style
-            ),
+            **comment_keys.copy_attributes(fields["productId"], fields["id"], created_at, copy),
             **fields,
             "type": COPY_TYPE,
         }
@@ -109,6 +108,7 @@ def new_comment(
     }
 
 
+@worst_case(requests=TRANSACT_CALLS)
 async def post_comment(
     store: Store,
     product_id: str,
@@ -139,6 +139,7 @@ async def post_comment(
     return Comment.from_item(primary)
 
 
+@worst_case(requests=1 + TRANSACT_CALLS, items=1)
 async def edit_comment(
     store: Store,
     items: ItemLoader,
@@ -177,6 +178,7 @@ async def edit_comment(
     return Comment.from_item(new_primary)
 
 
+@worst_case(requests=1 + TRANSACT_CALLS, items=1)
 async def delete_comment(
     store: Store, items: ItemLoader, comment_id: str, *, caller: Caller = OPEN
 ) -> None:

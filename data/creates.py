@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from data.clock import new_token
+from keys.errors import Conflict
 from store.client import Store
-from store.errors import ConditionFailed, Conflict
+from store.errors import ConditionFailed
 from store.requests import Item, put_request
 
 

@@ -20,11 +20,13 @@ from data.clock import new_ksuid, now
 from keys import map as map_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.conditions import KeyCondition
+from keys.errors import DynagateError, Forbidden, NotFound
 from keys.geohash import cell_count
 from keys.map import Viewport as Viewport
 from keys.map import precision_choices as precision_choices
-from store.client import Store
-from store.errors import DynagateError, Forbidden, NotFound, TransactionCanceled
+from store.client import TRANSACT_CALLS, Store
+from store.cost import worst_case
+from store.errors import TransactionCanceled
 from store.pagination import query_calls
 from store.requests import (
     Item,
@@ -111,6 +113,7 @@ def marker_items(
     )
 
 
+@worst_case(requests=TRANSACT_CALLS)
 async def add_marker(
     store: Store, lat: float, lon: float, label: str, *, caller: Caller = OPEN
 ) -> Marker:
@@ -128,6 +131,7 @@ async def add_marker(
     return Marker.from_item(marker)
 
 
+@worst_case(requests=1 + TRANSACT_CALLS, items=1)
 async def remove_marker(store: Store, marker_id: str, *, caller: Caller = OPEN) -> None:
     validation.ident(marker_id)
     key = map_keys.marker_key(marker_id)

@@ -12,12 +12,14 @@ from data.clock import new_ksuid, new_token, now
 from data.creates import put_new
 from keys import orders as order_keys
 from keys.codecs import format_timestamp, parse_timestamp
+from keys.errors import BadUserInput, Conflict, NotFound
 from keys.orders import OrderStatus as OrderStatus
 from keys.orders import TimeRange as TimeRange
 from keys.table import GSI2
-from store.client import Store
+from store.client import TRANSACT_CALLS, Store
+from store.cost import worst_case
 from store.cursors import Binding
-from store.errors import BadUserInput, ConditionFailed, Conflict, NotFound, TransactionCanceled
+from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import Page, PageArgs, Paginator
 from store.requests import (
@@ -33,6 +35,9 @@ TRANSITIONS: dict[OrderStatus, frozenset[OrderStatus]] = {
     OrderStatus.SHIPPED: frozenset({OrderStatus.DELIVERED}),
 }
 MAX_LINES = 50
+SKU_MAX = 64
+# An order holds its lines: a SKU and three numbers each.
+ORDER_BYTES = validation.stored_bytes(*[SKU_MAX + 16] * MAX_LINES)
 # `totalCents` is a GraphQL Int: a signed 32-bit number.
 MAX_TOTAL_CENTS = 2**31 - 1
 
@@ -86,7 +91,7 @@ class Order:
 def validate_lines(lines: Sequence[OrderLine]) -> None:
     validation.number(len(lines), "items (count)", 1, MAX_LINES)
     for position, line in enumerate(lines, start=1):
-        validation.text(line.sku, f"items[{position}].sku", 64)
+        validation.text(line.sku, f"items[{position}].sku", SKU_MAX)
         validation.number(line.quantity, f"items[{position}].quantity", 1, 1_000)
         validation.number(line.unit_price_cents, f"items[{position}].unitPriceCents", 0, 10**9)
     total = sum(line.quantity * line.unit_price_cents for line in lines)
@@ -134,6 +139,7 @@ def order_item(
     }
 
 
+@worst_case(requests=1)
 async def create_customer(store: Store, customer_id: str, name: str, email: str) -> Customer:
     item = customer_item(
         validation.ident(customer_id),
@@ -145,6 +151,7 @@ async def create_customer(store: Store, customer_id: str, name: str, email: str)
     return Customer.from_item(item)
 
 
+@worst_case(requests=TRANSACT_CALLS)
 async def place_order(
     store: Store, customer_id: str, lines: Sequence[OrderLine], placed_at: datetime | None
 ) -> Order:
@@ -165,6 +172,7 @@ async def place_order(
     return Order.from_item(item)
 
 
+@worst_case(requests=2, items=1)
 async def set_order_status(
     store: Store, items: ItemLoader, order_id: str, status: OrderStatus
 ) -> Order:

@@ -14,18 +14,13 @@ from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
 from keys import organizations as org_keys
 from keys.codecs import format_timestamp, parse_timestamp
+from keys.errors import Conflict, DynagateError, Forbidden, NotFound
 from keys.organizations import Role as Role
 from keys.table import GSI3, TABLE
-from store.client import Store
+from store.client import TRANSACT_CALLS, Store
+from store.cost import worst_case
 from store.cursors import Binding
-from store.errors import (
-    ConditionFailed,
-    Conflict,
-    DynagateError,
-    Forbidden,
-    NotFound,
-    TransactionCanceled,
-)
+from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader, item_key
 from store.pagination import PageArgs, Paginator
 from store.requests import (
@@ -82,6 +77,7 @@ def _organization(name: str) -> str:
     return validation.ident(name, "organization")
 
 
+@worst_case(requests=TRANSACT_CALLS)
 async def create_organization(store: Store, name: str, *, caller: Caller = OPEN) -> Organization:
     """A signed-in caller becomes its first ADMIN member in the same transaction; with no
     caller (open mode) it is one PutItem."""
@@ -162,6 +158,7 @@ async def _not_admin(store: Store, organization: str, member: Item | None) -> Dy
 # ---- members ---------------------------------------------------------------------------
 
 
+@worst_case(requests=TRANSACT_CALLS, items=2)
 async def add_member(
     store: Store,
     organization: str,
@@ -206,6 +203,7 @@ async def _self_added(
     return await _not_admin(store, organization, member)
 
 
+@worst_case(requests=TRANSACT_CALLS + 2, items=2)
 async def set_member_role(
     store: Store,
     items: ItemLoader,
@@ -308,6 +306,7 @@ async def _update_role_as_admin(
 # ---- teams -----------------------------------------------------------------------------
 
 
+@worst_case(requests=TRANSACT_CALLS)
 async def create_team(store: Store, organization: str, name: str, *, caller: Caller = OPEN) -> Team:
     """A team, counted on the organization item in the same transaction (at most 100)."""
     organization = _organization(organization)

@@ -11,6 +11,7 @@ from data.creates import put_new
 from keys import products as product_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from store.client import Store
+from store.cost import worst_case
 from store.loaders import ItemLoader
 from store.requests import Item
 
@@ -36,6 +37,7 @@ def product_item(product_id: str, name: str, created_at: datetime) -> Item:
     }
 
 
+@worst_case(requests=1)
 async def create_product(store: Store, product_id: str, name: str) -> Product:
     item = product_item(validation.ident(product_id), validation.text(name, "name"), now())
     await put_new(store, item, f"product {product_id!r} already exists")

@@ -19,17 +19,13 @@ from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
 from keys import repos as repo_keys
 from keys.codecs import format_timestamp, parse_timestamp
+from keys.errors import Conflict, Forbidden, NotFound
 from keys.repos import IssueState as IssueState
 from keys.table import TABLE
-from store.client import Store
+from store.client import TRANSACT_CALLS, Store
+from store.cost import worst_case
 from store.cursors import Binding
-from store.errors import (
-    ConditionFailed,
-    Conflict,
-    Forbidden,
-    NotFound,
-    TransactionCanceled,
-)
+from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
 from store.requests import (
@@ -119,6 +115,7 @@ def repo_item(owner: str, name: str, description: str | None) -> Item:
     return item
 
 
+@worst_case(requests=1)
 async def create_repo(store: Store, owner: str, name: str, description: str | None) -> Repo:
     item = repo_item(*_names(owner, name), description)
     await put_new(store, item, f"repository {owner}/{name} already exists")
@@ -129,6 +126,7 @@ async def create_repo(store: Store, owner: str, name: str, description: str | No
 _OPENING: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
 
 
+@worst_case(requests=1 + OPEN_ISSUE_ATTEMPTS, items=1)
 async def open_issue(
     store: Store, owner: str, name: str, title: str, *, caller: Caller = OPEN
 ) -> Issue:
@@ -204,6 +202,7 @@ async def _open_issue(store: Store, caller: Caller, owner: str, name: str, title
     raise Conflict(f"repository {owner}/{name} is taking many issues at once; try again")
 
 
+@worst_case(requests=1)
 async def close_issue(
     store: Store, items: ItemLoader, owner: str, name: str, number: int, *, caller: Caller = OPEN
 ) -> Issue:
@@ -240,6 +239,7 @@ def _author_required(caller: Caller, owner: str) -> str | None:
     return caller.restriction("sign in to close an issue")
 
 
+@worst_case(requests=TRANSACT_CALLS + 1, items=1)
 async def star_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Repo:
     """Star once: the star and the count change together, and a second star changes nothing."""
     owner, name = _names(owner, name)
@@ -254,6 +254,7 @@ async def star_repo(store: Store, items: ItemLoader, owner: str, name: str, user
     return await _change_stars(store, items, owner, name, actions)
 
 
+@worst_case(requests=TRANSACT_CALLS + 1, items=1)
 async def unstar_repo(store: Store, items: ItemLoader, owner: str, name: str, user: str) -> Repo:
     """Unstar: removing a star that is not there changes nothing."""
     owner, name = _names(owner, name)
@@ -284,7 +285,7 @@ async def _change_stars(
 
 
 def issues_read(owner: str, name: str, args: PageArgs, state: IssueState | None) -> PageRead[Issue]:
-    """Highest number first. A state is a FilterExpression: see the README for why."""
+    """Highest number first. A state is a FilterExpression: docs/design.md says why."""
     owner, name = _names(owner, name)
     condition = repo_keys.repo_issues(owner, name)
     # The repository item passes too, for the page read together with it.

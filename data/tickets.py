@@ -14,18 +14,13 @@ from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
 from keys import tickets as ticket_keys
 from keys.codecs import format_timestamp, parse_timestamp
+from keys.errors import BadUserInput, Conflict, Forbidden, NotFound
 from keys.table import GSI1
 from keys.tickets import TicketStatus as TicketStatus
-from store.client import Store
+from store.client import TRANSACT_CALLS, Store
+from store.cost import worst_case
 from store.cursors import Binding
-from store.errors import (
-    BadUserInput,
-    ConditionFailed,
-    Conflict,
-    Forbidden,
-    NotFound,
-    TransactionCanceled,
-)
+from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
 from store.requests import Item, condition_check, transaction_put, update_request
@@ -67,6 +62,7 @@ class Ticket:
         )
 
 
+@worst_case(requests=1)
 async def create_queue(store: Store, queue_id: str, name: str) -> Queue:
     item = {
         **ticket_keys.queue_key(validation.ident(queue_id)),
@@ -80,6 +76,7 @@ async def create_queue(store: Store, queue_id: str, name: str) -> Queue:
     return Queue.from_item(item)
 
 
+@worst_case(requests=TRANSACT_CALLS)
 async def open_ticket(store: Store, queue_id: str, title: str, *, caller: Caller = OPEN) -> Ticket:
     validation.ident(queue_id, "queueId")
     created = now()
@@ -108,6 +105,7 @@ async def open_ticket(store: Store, queue_id: str, title: str, *, caller: Caller
     return Ticket.from_item(ticket)
 
 
+@worst_case(requests=UPDATE_ATTEMPTS)
 async def update_ticket(
     store: Store,
     items: ItemLoader,

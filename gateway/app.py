@@ -43,10 +43,10 @@ from gateway.readiness import not_ready, warn_unless_ready
 from gateway.schema import build_schema
 from gateway.settings import Settings
 from gateway.tracing import RequestTracing
+from keys.errors import Code, Unauthenticated, Unavailable
 from resolvers.context import Context
 from store.cost import Cost
 from store.cursors import CursorCodec
-from store.errors import Unauthenticated, Unavailable
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -99,7 +99,9 @@ class GraphQLApp(GraphQL[Context, None]):
         """GraphiQL with every file served by this gateway (`gateway/playground.py`), or
         while its files are missing, a page that says how to fetch them."""
         status, page = self.playground.html()
-        return HTMLResponse(page, status_code=status)
+        # Never inside another site's frame, where a click could be steered into a write.
+        framing = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
+        return HTMLResponse(page, status_code=status, headers=framing)
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
         """Also for the `?query=…` URLs GraphiQL writes: a browser asking for a page gets
@@ -210,14 +212,14 @@ class GraphQLApp(GraphQL[Context, None]):
             f"over the rate limit of {limiter.limit:g} capacity units a minute; retry in {wait} s"
         )
         cost = {**Cost().as_dict(), "budget": limiter.budget(who, Cost())}
-        body = {**_errors(message, "RATE_LIMITED"), **self._extensions(cost)}
+        body = {**_errors(message, Code.RATE_LIMITED), **self._extensions(cost)}
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
 
     def _out_of_time(self, context: Context) -> Response:
         message = f"the request did not finish within {self.runtime.settings.request_timeout:g} s"
         cost = context.cost_report()
         return JSONResponse(
-            {"data": None, **_errors(message, "UNAVAILABLE"), **self._extensions(cost)}
+            {"data": None, **_errors(message, Code.UNAVAILABLE), **self._extensions(cost)}
         )
 
     def _extensions(self, cost: dict[str, Any]) -> dict[str, Any]:
@@ -277,10 +279,10 @@ class _TooLarge(Exception):
 
 
 def _code(extensions: dict[str, Any] | None) -> str:
-    return str((extensions or {}).get("code", "INTERNAL_SERVER_ERROR"))
+    return str((extensions or {}).get("code", Code.INTERNAL_SERVER_ERROR))
 
 
-def _errors(message: str, code: str) -> dict[str, Any]:
+def _errors(message: str, code: Code) -> dict[str, Any]:
     # Every answer the gateway makes itself is made here: the request log hears of it.
     note_codes([code])
     return {"errors": [{"message": message, "extensions": {"code": code}}]}
@@ -288,7 +290,7 @@ def _errors(message: str, code: str) -> dict[str, Any]:
 
 def error_response(message: str, status_code: int) -> Response:
     """A GraphQL-shaped JSON error for a request refused before GraphQL could run."""
-    return JSONResponse(_errors(message, "BAD_USER_INPUT"), status_code=status_code)
+    return JSONResponse(_errors(message, Code.BAD_USER_INPUT), status_code=status_code)
 
 
 async def playground_asset(request: Request) -> Response:

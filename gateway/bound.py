@@ -1,10 +1,12 @@
 """The bound of an operation, computed from its document before anything runs.
 
-Walks the operation's selections with the cost model of each field (`resolvers/cost.py`):
-a field adds its own requests and items once per parent object, one to the fields of the
-response per parent object, and multiplies what is selected below it by its fanout. The
-same selections always cost the same, so each fragment is costed once per list size it is
-spread under: a document that doubles at every fragment level is bounded in linear time.
+Walks the operation's selections (`resolvers/selections.py`: fragments expanded, `@skip`
+and `@include` decided as execution decides them) with the cost model of each field
+(`resolvers/cost.py`): a field adds its own requests and items once per parent object, one
+to the fields of the response per parent object, and multiplies what is selected below it
+by its fanout. The same selections always cost the same in the same place, so each is
+costed once per place (type, list size, parent) it is selected in: a document that
+doubles at every fragment level is bounded in linear time.
 
 Introspection reads no table: its fields are counted exactly, over the schema itself.
 """
@@ -13,22 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphql import (
     DocumentNode,
     FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
     GraphQLError,
     GraphQLField,
     GraphQLNamedType,
     GraphQLObjectType,
     GraphQLSchema,
-    InlineFragmentNode,
+    NamedTypeNode,
     OperationDefinitionNode,
     OperationType,
-    SelectionSetNode,
     get_named_type,
 )
 from graphql.execution.values import VariableValues, get_argument_values, get_variable_values
@@ -36,6 +35,7 @@ from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 
 from gateway.introspection import introspection_fields
 from resolvers.cost import COST, PAGE, FieldCost, Tune, figure
+from resolvers.selections import Fragments, Walk, fragments_of
 from store.pagination import FLAG_ITEMS, FLAG_REQUESTS
 
 # What a field without a model costs: a plain attribute of its parent.
@@ -126,6 +126,15 @@ class Within:
 OUTSIDE = Within()
 
 
+class Place(NamedTuple):
+    """Where a selection set is bounded: on which type, within which list, below what."""
+
+    parent: GraphQLNamedType
+    within: Within
+    # What the field above answers with (`FieldCost.identity`); None: unknown.
+    identity: Hashable
+
+
 def model_of(field: GraphQLField) -> FieldCost | None:
     """The cost model declared on a field's resolver, if any."""
     definition = (field.extensions or {}).get(_STRAWBERRY)
@@ -162,66 +171,40 @@ def bound_operation(
     )
     if not isinstance(coerced, VariableValues):
         return ZERO  # execution refuses the variables before any read
-    fragments = {
-        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
-    }
-    walker = _Walker(schema, fragments, coerced, fits)
     # Reads of a query are shared within the request; a mutation's are its own.
     identity = ("Query",) if operation.operation is OperationType.QUERY else None
-    return walker.selections(operation.selection_set, root, OUTSIDE, identity)
+    walk = _BoundWalk(schema, fragments_of(document), coerced, fits)
+    return walk.selections(operation.selection_set, Place(root, OUTSIDE, identity))
 
 
-class _Walker:
+class _BoundWalk(Walk[Place, Bound]):
+    """The bound of each selection set, once per place it is selected in (so a fragment
+    spread under lists of one size is costed once)."""
+
+    zero = ZERO
+
     def __init__(
         self,
         schema: GraphQLSchema,
-        fragments: Mapping[str, FragmentDefinitionNode],
+        fragments: Fragments,
         variables: VariableValues,
         fits: Callable[[Bound], bool] | None,
     ) -> None:
+        super().__init__(fragments, variables)
         self.schema = schema
-        self.fragments = fragments
-        self.variables = variables
         self.fits = fits
-        self.spreads: dict[tuple[str, Within, Hashable], Bound] = {}
 
-    def selections(
-        self,
-        selection_set: SelectionSetNode,
-        parent: GraphQLNamedType,
-        within: Within,
-        identity: Hashable,
-    ) -> Bound:
-        total = ZERO
-        for selection in selection_set.selections:
-            if isinstance(selection, FieldNode):
-                total += self.field(selection, parent, within, identity)
-            elif isinstance(selection, InlineFragmentNode):
-                condition = selection.type_condition
-                inner = parent if condition is None else self.schema.get_type(condition.name.value)
-                if inner is not None:
-                    total += self.selections(selection.selection_set, inner, within, identity)
-            elif isinstance(selection, FragmentSpreadNode):
-                total += self.spread(selection.name.value, within, identity)
-        return total
+    def add(self, total: Bound, more: Bound) -> Bound:
+        return total + more
 
-    def spread(self, name: str, within: Within, identity: Hashable) -> Bound:
-        key = (name, within, identity)
-        if key not in self.spreads:
-            self.spreads[key] = ZERO  # a cycle (refused by validation) costs nothing more
-            fragment = self.fragments.get(name)
-            if fragment is not None:
-                kind = self.schema.get_type(fragment.type_condition.name.value)
-                if kind is not None:
-                    self.spreads[key] = self.selections(
-                        fragment.selection_set, kind, within, identity
-                    )
-        return self.spreads[key]
+    def fragment(self, condition: NamedTypeNode | None, context: Place) -> Place | None:
+        if condition is None:
+            return context
+        kind = self.schema.get_type(condition.name.value)
+        return None if kind is None else context._replace(parent=kind)
 
-    def field(
-        self, node: FieldNode, parent: GraphQLNamedType, within: Within, identity: Hashable
-    ) -> Bound:
-        name = node.name.value
+    def field(self, node: FieldNode, context: Place) -> Bound:
+        name, parent = node.name.value, context.parent
         if name == "__typename":
             return Bound(fields=1)
         if name in ("__schema", "__type"):
@@ -237,19 +220,17 @@ class _Walker:
         except GraphQLError:
             return Bound(fields=1)  # execution refuses the arguments before any read
         if model.tune is not None and self.fits is not None:
-            return self.tuned(node, parent, definition, model, model.tune, args, within, identity)
-        return self.with_args(node, definition, model, args, within, identity, parent)
+            return self.tuned(node, definition, model, model.tune, args, context)
+        return self.with_args(node, definition, model, args, context)
 
     def tuned(
         self,
         node: FieldNode,
-        parent: GraphQLObjectType,
         definition: GraphQLField,
         model: FieldCost,
         tune: Tune,
         args: dict[str, Any],
-        within: Within,
-        identity: Hashable,
+        place: Place,
     ) -> Bound:
         """A field whose `tune` argument is picked to fit (left out), or whose refusal
         names the value that would fit (given)."""
@@ -257,7 +238,7 @@ class _Walker:
 
         def bound(value: Any) -> Bound:
             tried = {**args, tune.argument: value}
-            return self.with_args(node, definition, model, tried, within, identity, parent)
+            return self.with_args(node, definition, model, tried, place)
 
         response_key = (node.alias or node.name).value
         given = args.get(tune.argument)
@@ -297,11 +278,9 @@ class _Walker:
         definition: GraphQLField,
         model: FieldCost,
         args: Mapping[str, Any],
-        within: Within,
-        identity: Hashable,
-        parent: GraphQLObjectType,
+        place: Place,
     ) -> Bound:
-        name = node.name.value
+        name, (parent, within, identity) = node.name.value, place
         if model.reads_flag:
             requests, items = within.flag or (FLAG_REQUESTS, FLAG_ITEMS)
         else:
@@ -317,14 +296,12 @@ class _Walker:
             return own
         fanout = within.page if model.fanout == PAGE else figure(model.fanout, args)
         fanout = max(0, fanout or 0)
-        below_within = within if model.structure else self._within(model, args)
-        below = self.selections(
-            node.selection_set,
+        below = Place(
             get_named_type(definition.type),
-            below_within,
+            within if model.structure else self._within(model, args),
             model.returns(args, identity),
         )
-        return own + below.times(fanout)
+        return own + self.selections(node.selection_set, below).times(fanout)
 
     @staticmethod
     def _within(model: FieldCost, args: Mapping[str, Any]) -> Within:

@@ -18,13 +18,8 @@ from gateway.identity import TOKEN_TTL, issue_token
 from gateway.logs import logging_config
 from gateway.seed import SeedError
 from gateway.settings import Settings, SettingsError
-from store.errors import (
-    NO_CREDENTIALS,
-    UNREACHABLE,
-    DynamoDBFailure,
-    Unavailable,
-    admin_failures,
-)
+from keys.errors import Unavailable
+from store.errors import NO_CREDENTIALS, UNREACHABLE, DynamoDBFailure, admin_failures
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -249,12 +244,10 @@ def _create_table(args: argparse.Namespace) -> int:
 async def _reach(client: DynamoDBClient, table: str) -> None:
     """One call before the work, so a missing database or table fails at once with its fix
     (`_explained`), not as the API's client-facing error halfway through a progress bar."""
-    try:
-        await client.describe_table(TableName=table)
-    except client.exceptions.ResourceNotFoundException:
-        raise _NoTable(
-            f"table {table!r} does not exist: run `dynagate create-table` first"
-        ) from None
+    from store.tables import describe
+
+    if await describe(client, table) is None:
+        raise _NoTable(f"table {table!r} does not exist: run `dynagate create-table` first")
 
 
 def _seed(args: argparse.Namespace) -> int:

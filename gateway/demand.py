@@ -18,8 +18,8 @@ from graphql import ExecutionResult, GraphQLError
 from strawberry.extensions import SchemaExtension
 
 from gateway.bound import Bound, bound_operation
+from keys.errors import Code
 from resolvers.context import Context
-from store.errors import QUERY_TOO_COMPLEX
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,13 @@ def _too_complex(bound: Bound, exceeded: dict[str, int]) -> GraphQLError:
     over = ", ".join(
         f"{bound.as_dict()[name]:,} {name} (limit {limit:,})" for name, limit in exceeded.items()
     )
-    hints = "".join(f"; {note}" for note in bound.notes)
+    # A field's own note says what to change; else the lists are what grows a bound.
+    advice = "; ".join(bound.notes) or "ask for fewer or smaller lists"
     return GraphQLError(
-        f"the operation could need {over}; ask for fewer or smaller lists{hints}",
-        extensions={"code": QUERY_TOO_COMPLEX, "estimated": bound.as_dict(), "limit": exceeded},
+        f"the operation could need {over}; {advice}",
+        extensions={
+            "code": Code.QUERY_TOO_COMPLEX,
+            "estimated": bound.as_dict(),
+            "limit": exceeded,
+        },
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterator
 from contextlib import suppress
 from typing import Any
@@ -13,47 +12,32 @@ from strawberry.extensions import MaskErrors, SchemaExtension
 from strawberry.types import ExecutionContext
 
 from gateway.exchange import current, request_id
-from keys.errors import InvalidInput
+from keys.errors import Code, DynagateError
 from resolvers.context import Context
-from store.errors import INTERNAL_SERVER_ERROR, QUERY_TOO_COMPLEX, DynagateError
 
 logger = logging.getLogger("dynagate.errors")
-
-# How strawberry's limiters and graphql-core word their refusals, anchored so that a
-# variable's value quoted in another error cannot match. "Validation aborted." is
-# graphql-core giving up on a document too costly to validate; its parser gives up on one
-# nested past the interpreter's recursion limit, and its own rule on deep introspection.
-_TOO_COMPLEX = re.compile(
-    r"'[^']*' exceeds maximum operation depth of \d+"
-    r"|\d+ aliases found\. Allowed: \d+"
-    r"|Syntax Error: Document contains more than \d+ tokens\. Parsing aborted\."
-    r"|Syntax Error: Document is nested too deeply\. Parsing aborted\."
-    r"|Maximum introspection depth exceeded"
-    r"|Validation aborted\."
-)
 
 
 def is_expected(error: GraphQLError) -> bool:
     """Errors that speak to the client; everything else is masked."""
-    original = error.original_error
     # Without a path the error came before execution: the document or its variables.
     return (
-        error.path is None or original is None or isinstance(original, DynagateError | InvalidInput)
+        error.path is None
+        or error.original_error is None
+        or isinstance(error.original_error, DynagateError)
     )
 
 
-def error_code(error: GraphQLError) -> str:
+def error_code(error: GraphQLError) -> Code:
+    """The code of an error that came without one; the document's own limits, the bound and
+    the product's errors carry theirs from where they were raised."""
     original = error.original_error
     if isinstance(original, DynagateError):
         return original.code
-    if isinstance(original, InvalidInput):
-        return "BAD_USER_INPUT"
     if error.path is None:
-        # Raised before execution: parsing, validation, variable coercion.
-        if _TOO_COMPLEX.fullmatch(error.message):
-            return QUERY_TOO_COMPLEX
-        return "BAD_USER_INPUT"
-    return INTERNAL_SERVER_ERROR
+        # Raised before execution: a syntax, validation or variable coercion error.
+        return Code.BAD_USER_INPUT
+    return Code.INTERNAL_SERVER_ERROR
 
 
 class CodedMaskErrors(MaskErrors):
@@ -72,7 +56,7 @@ class CodedMaskErrors(MaskErrors):
             exc_info=error.original_error,
         )
         masked = super().anonymise_error(error)
-        masked.extensions = {"code": INTERNAL_SERVER_ERROR}
+        masked.extensions = {"code": Code.INTERNAL_SERVER_ERROR}
         return masked
 
     def on_operation(self) -> Iterator[None]:
@@ -82,8 +66,8 @@ class CodedMaskErrors(MaskErrors):
         _note_operation(self.execution_context)
 
     def get_results(self) -> dict[str, Any]:
-        # A syntax error raised by ParserCache's parse hook escapes the operation hooks and
-        # becomes the result only after `on_operation` has run; this hook still sees it.
+        # A syntax error raised by the parse hook (`DocumentParser`) escapes the operation
+        # hooks and becomes the result only after `on_operation` has run; this one sees it.
         _add_codes(self.execution_context.pre_execution_errors or [])
         return {}
 
@@ -130,7 +114,7 @@ class OperationChoice(SchemaExtension):
             message = f"the document holds operations {', '.join(names)}: name one in operationName"
             context.pre_execution_errors = [
                 *(context.pre_execution_errors or []),
-                GraphQLError(message),
+                GraphQLError(message, extensions={"code": Code.BAD_USER_INPUT}),
             ]
         yield
 

@@ -22,7 +22,7 @@ from data import validation
 from data.callers import ANONYMOUS, Caller
 from gateway.settings import Settings, SettingsError
 from keys.codecs import IDENTIFIER_PATTERN
-from store.errors import BadUserInput, Unauthenticated, Unavailable
+from keys.errors import BadUserInput, Unauthenticated, Unavailable
 
 if TYPE_CHECKING:
     from jwt.types import Options
@@ -38,8 +38,6 @@ LEEWAY_SECONDS = 30
 JWKS_LIFESPAN = 600
 JWKS_COOLDOWN = 30.0
 JWKS_TIMEOUT = 3.0
-# How PyJWKClient says that a key id is in none of the keys it could fetch.
-_UNKNOWN_KEY = "Unable to find a signing key that matches"
 _BEARER = re.compile(r"Bearer +([A-Za-z0-9_.~+/=-]+)", re.IGNORECASE)
 _FAILURES: Sequence[tuple[type[jwt.InvalidTokenError], str]] = (
     (jwt.ExpiredSignatureError, "the token has expired"),
@@ -74,7 +72,7 @@ class TokenVerifier:
         self.keys = (
             None
             if jwks_url is None
-            else jwt.PyJWKClient(
+            else _ProviderKeys(
                 jwks_url,
                 lifespan=JWKS_LIFESPAN,
                 timeout=JWKS_TIMEOUT,
@@ -137,12 +135,11 @@ class TokenVerifier:
         try:
             # PyJWKClient fetches with urllib, which blocks: off the event loop.
             return await asyncio.to_thread(self.keys.get_signing_key, kid)
-        except jwt.PyJWKClientError as exc:
-            if str(exc).startswith(_UNKNOWN_KEY):
-                raise Unauthenticated(
-                    f"the token names key {kid[:64]!r}, which the provider does not publish"
-                ) from None
-            raise _provider_failed(exc) from exc
+        except jwt.PyJWKClientError:
+            # With the key set's own failures set apart, the one left: no key has this id.
+            raise Unauthenticated(
+                f"the token names key {kid[:64]!r}, which the provider does not publish"
+            ) from None
         except Exception as exc:
             # Anything else the fetch raises (an HTML error page, a body cut short, a key
             # set with no usable key) is the provider's failure, not the caller's.
@@ -163,6 +160,21 @@ class TokenVerifier:
             elif isinstance(value, list):
                 groups.update(g for g in value if isinstance(g, str))
         return Caller(subject, admin=self.admin_group in groups, display_name=_display_name(claims))
+
+
+class _KeySetFailed(Exception):
+    """The provider's key set could not be fetched or used (not a PyJWKClientError)."""
+
+
+class _ProviderKeys(jwt.PyJWKClient):
+    """PyJWKClient whose failures to fetch or read the key set are `_KeySetFailed`, so the
+    only `PyJWKClientError` left to `get_signing_key` is a key id none of the keys has."""
+
+    def get_signing_keys(self, refresh: bool = False) -> list[jwt.PyJWK]:
+        try:
+            return super().get_signing_keys(refresh)
+        except Exception as exc:
+            raise _KeySetFailed(str(exc)) from exc
 
 
 # `dynagate token --ttl`: a day by default, a year at most.

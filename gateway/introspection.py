@@ -7,13 +7,10 @@ schema's own objects, each selection on each object once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from graphql import (
     FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
     GraphQLArgument,
     GraphQLDirective,
     GraphQLEnumType,
@@ -26,19 +23,19 @@ from graphql import (
     GraphQLSchema,
     GraphQLUnionType,
     GraphQLWrappingType,
-    InlineFragmentNode,
-    SelectionSetNode,
 )
 from graphql.execution.values import VariableValues, get_argument_values
 from graphql.type.introspection import SchemaMetaFieldDef
+
+from resolvers.selections import Fragments, Walk
 
 
 def introspection_fields(
     schema: GraphQLSchema,
     node: FieldNode,
     meta: GraphQLField,
-    fragments: Mapping[str, FragmentDefinitionNode],
-    variables: VariableValues,
+    fragments: Fragments,
+    variables: VariableValues | None,
 ) -> int:
     """Fields in the answer of `__schema` or `__type(name:)` at `node` (itself included)."""
     if meta is SchemaMetaFieldDef:
@@ -50,37 +47,45 @@ def introspection_fields(
             return 1
     if value is None or node.selection_set is None:
         return 1
-    return 1 + _Counter(schema, fragments).count(node.selection_set, value)
+    return 1 + _Count(schema, fragments, variables).selections(node.selection_set, _At(value))
 
 
-class _Counter:
+class _At:
+    """An object of the schema, told apart by identity (not all of them are hashable)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _At) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+
+class _Count(Walk[_At, int]):
+    """Each selection set counted once on each object of the schema it is asked of."""
+
+    zero = 0
+
     def __init__(
-        self, schema: GraphQLSchema, fragments: Mapping[str, FragmentDefinitionNode]
+        self, schema: GraphQLSchema, fragments: Fragments, variables: VariableValues | None
     ) -> None:
+        super().__init__(fragments, variables)
         self.schema = schema
-        self.fragments = fragments
-        self.seen: dict[tuple[int, int], int] = {}
 
-    def count(self, selection_set: SelectionSetNode, value: Any) -> int:
-        key = (id(selection_set), id(value))
-        if key not in self.seen:
-            self.seen[key] = 0  # fragment cycles are refused by validation
-            self.seen[key] = sum(self._selection(s, value) for s in selection_set.selections)
-        return self.seen[key]
-
-    def _selection(self, selection: Any, value: Any) -> int:
-        if isinstance(selection, InlineFragmentNode):
-            return self.count(selection.selection_set, value)
-        if isinstance(selection, FragmentSpreadNode):
-            fragment = self.fragments.get(selection.name.value)
-            return 0 if fragment is None else self.count(fragment.selection_set, value)
-        assert isinstance(selection, FieldNode)
-        children = _children(self.schema, value, selection.name.value)
-        if selection.selection_set is None or children is None:
+    def field(self, node: FieldNode, context: _At) -> int:
+        children = _children(self.schema, context.value, node.name.value)
+        if node.selection_set is None or children is None:
             return 1
         if isinstance(children, list):
-            return 1 + sum(self.count(selection.selection_set, c) for c in children)
-        return 1 + self.count(selection.selection_set, children)
+            return 1 + sum(self.selections(node.selection_set, _At(c)) for c in children)
+        return 1 + self.selections(node.selection_set, _At(children))
+
+    def add(self, total: int, more: int) -> int:
+        return total + more
 
 
 def _children(schema: GraphQLSchema, value: Any, name: str) -> Any:

@@ -2,14 +2,14 @@
 
 Each application has its own registry (a process runs one; tests build many). GraphQL
 requests are counted when they end, from what their `Exchange` noted; DynamoDB calls are
-counted as the SDK makes them, through its event hooks on the application's client, so
-every call is seen whichever code path made it, failed ones included.
+counted as the store's client makes them (`store.client.observe_calls`), so every call is
+seen whichever code path made it, failed ones included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from prometheus_client import (
     GC_COLLECTOR,
@@ -25,21 +25,21 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gateway.exchange import Exchange
-from store.errors import QUERY_TOO_COMPLEX, Forbidden, Unauthenticated
+from keys.errors import Code
+from store.client import observe_calls
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
 # Refusals by reason, from the codes of the response that refused.
-REFUSALS = {
-    QUERY_TOO_COMPLEX: "too_complex",
-    "RATE_LIMITED": "rate_limited",
-    Unauthenticated.code: "unauthenticated",
-    Forbidden.code: "forbidden",
+REFUSALS: dict[str, str] = {
+    Code.QUERY_TOO_COMPLEX: "too_complex",
+    Code.RATE_LIMITED: "rate_limited",
+    Code.UNAUTHENTICATED: "unauthenticated",
+    Code.FORBIDDEN: "forbidden",
 }
 # Up to the default request timeout (10 s) and past it.
 DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0)
-_HOOK_ID = "dynagate-metrics"
 
 
 class Metrics:
@@ -91,6 +91,12 @@ class Metrics:
             "Items DynamoDB returned for GraphQL requests.",
             registry=registry,
         )
+        self.bound_exceeded = Counter(
+            "dynagate_bound_exceeded",
+            "DynamoDB calls refused because they would have passed their request's bound:"
+            " a cost model too low (a bug, answered INTERNAL_SERVER_ERROR).",
+            registry=registry,
+        )
         for reason in REFUSALS.values():
             # Present at zero, so that a rate over them is defined before the first one.
             self.refusals.labels(reason)
@@ -111,30 +117,14 @@ class Metrics:
         self.write_units.inc(cost.write_capacity_units)
         self.items_scanned.inc(cost.items_scanned)
         self.items_returned.inc(cost.items_returned)
+        self.bound_exceeded.inc(cost.past_bound)
 
     def watch(self, client: DynamoDBClient) -> Callable[[], None]:
         """Count `client`'s calls; the function returned stops it."""
-        events = client.meta.events
-        events.register("after-call.dynamodb", self._answered, unique_id=_HOOK_ID)
-        events.register("after-call-error.dynamodb", self._unreachable, unique_id=_HOOK_ID + "-x")
+        return observe_calls(client, self._called)
 
-        def unwatch() -> None:
-            events.unregister("after-call.dynamodb", unique_id=_HOOK_ID)
-            events.unregister("after-call-error.dynamodb", unique_id=_HOOK_ID + "-x")
-
-        return unwatch
-
-    def _answered(
-        self, *, model: Any, http_response: Any, parsed: Mapping[str, Any], **_: Any
-    ) -> None:
-        outcome = "ok"
-        if http_response.status_code >= 300:
-            outcome = str((parsed.get("Error") or {}).get("Code") or "error")
-        self.dynamodb_requests.labels(model.name, outcome).inc()
-
-    def _unreachable(self, *, event_name: str, **_: Any) -> None:
-        # The event is "after-call-error.dynamodb.<Operation>".
-        self.dynamodb_requests.labels(event_name.rsplit(".", 1)[-1], "unreachable").inc()
+    def _called(self, operation: str, outcome: str) -> None:
+        self.dynamodb_requests.labels(operation, outcome).inc()
 
     async def endpoint(self, request: Request) -> Response:
         """`GET /metrics`: the text format, or OpenMetrics when the scraper asks for it."""

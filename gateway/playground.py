@@ -32,46 +32,10 @@ URL_PREFIX = "/graphql/assets/"
 # What puts them in place, as the warning at start and the page without them say.
 FIX = "python -m gateway.playground"
 _REGISTRY = "https://registry.npmjs.org"
-# An absolute URL in a `src` or `href` attribute of the page.
-_ABSOLUTE = re.compile(r'\b(src|href)="(https?://[^"]+)"')
-# Strawberry's page runs its own code in its only inline script, after GraphiQL's files.
-_PAGE_SCRIPT = "<script>"
-# Run just before it. The page reads a shared document from `?q=` only, splits the URL
-# itself and decodes with `decodeURIComponent` (which keeps a `+` and throws on a stray
-# `%`): the URL is rewritten into that form, `?query=` (what other GraphQL tools write)
-# becoming `?q=`. GraphiQL takes the operation name as a prop the page never passes: its
-# component is wrapped to pass the URL's and to follow the editor when it changes.
-_SHARED_LINKS = """<script>
-      (function () {
-        const shared = new URLSearchParams(window.location.search);
-        if (!shared.has("q") && shared.has("query")) shared.set("q", shared.get("query"));
-        shared.delete("query");
-        const pairs = [];
-        shared.forEach((value, key) => {
-          pairs.push(encodeURIComponent(key) + "=" + encodeURIComponent(value));
-        });
-        const url = new URL(window.location.href);
-        url.search = pairs.join("&");
-        history.replaceState(history.state, "", url);
-
-        const operationName = shared.get("operationName");
-        if (!operationName) return;
-        const Page = window.GraphiQL;
-        function SharedOperation(props) {
-          const [name, setName] = React.useState(operationName);
-          return React.createElement(Page, Object.assign({}, props, {
-            operationName: name,
-            onEditOperationName(edited) {
-              setName(edited);
-              if (typeof updateURL === "function") updateURL({ operationName: edited });
-              if (props.onEditOperationName) props.onEditOperationName(edited);
-            },
-          }));
-        }
-        window.GraphiQL = Object.assign(SharedOperation, Page);
-      })();
-    </script>
-    """
+# The page, our own: each pinned file's `{{ package@version/path }}` in it becomes the tag
+# that loads the file from URL_PREFIX with its digest.
+TEMPLATE = Path(__file__).with_name("graphiql.html")
+_PLACEHOLDER = re.compile(r"\{\{ ([^{}\s]+) \}\}")
 
 
 @dataclass(frozen=True)
@@ -88,7 +52,7 @@ class Asset:
 
     @property
     def spec(self) -> str:
-        """`package@version/path`, the tail of the URL Strawberry's page names it by."""
+        """`package@version/path`: how the page's template names it, as unpkg.com does."""
         return f"{self.package}@{self.version}/{self.path}"
 
     @property
@@ -227,27 +191,27 @@ def _member(tarball: bytes, asset: Asset) -> bytes | None:
 
 
 def page_html() -> str:
-    """Strawberry's GraphiQL page with every file it loads served by this gateway (each
-    absolute `src` or `href` must name a pinned file, and is pointed at its local copy),
-    and shared links that fill its editors."""
-    # Imported here: the build loads this module before anything is installed.
-    from strawberry.http.ides import get_graphql_ide_html
-
+    """The playground's page (`graphiql.html`) with the tag of each pinned file in its
+    place. Only these constants are put in: a shared link is read by the page's script."""
+    template = TEMPLATE.read_text(encoding="utf-8")
     by_spec = {asset.spec: asset for asset in PINNED}
+    placed = _PLACEHOLDER.findall(template)
+    if sorted(placed) != sorted(by_spec):
+        raise AssetError(
+            f"{TEMPLATE.name} names {sorted(placed)}; it must name each pinned file once:"
+            f" {sorted(by_spec)}"
+        )
+    return _PLACEHOLDER.sub(lambda match: _tag(by_spec[match.group(1)]), template)
 
-    def local(match: re.Match[str]) -> str:
-        attribute, url = match.group(1), match.group(2)
-        asset = next((a for spec, a in by_spec.items() if url.endswith("/" + spec)), None)
-        if asset is None:
-            raise AssetError(f"the GraphiQL page loads {url}, which is not pinned")
-        return f'{attribute}="{URL_PREFIX}{asset.name}"'
 
-    page, count = _ABSOLUTE.subn(local, get_graphql_ide_html(graphql_ide="graphiql"))
-    if count != len(PINNED):
-        raise AssetError(f"the GraphiQL page loads {count} files, not the {len(PINNED)} pinned")
-    if page.count(_PAGE_SCRIPT) != 1:
-        raise AssetError("the GraphiQL page no longer has one inline script to run before")
-    return page.replace(_PAGE_SCRIPT, _SHARED_LINKS + _PAGE_SCRIPT)
+def _tag(asset: Asset) -> str:
+    """The element that loads `asset` from this gateway, refused by the browser unless the
+    file matches its pinned digest."""
+    url = html.escape(URL_PREFIX + asset.name)
+    integrity = html.escape(f"sha384-{asset.sha384}")
+    if asset.path.endswith(".css"):
+        return f'<link rel="stylesheet" href="{url}" integrity="{integrity}" />'
+    return f'<script src="{url}" integrity="{integrity}"></script>'
 
 
 def missing_page(lacking: Sequence[Asset]) -> str:

@@ -47,6 +47,8 @@ def fix(problem: NotReady, settings: Settings) -> str:
             "start DynamoDB Local with `dynagate dynamodb-local` or set"
             " DYNAGATE_DYNAMODB_ENDPOINT to where DynamoDB listens"
         )
+    if problem.kind == "refused":
+        return "check that the credentials may call dynamodb:DescribeTable on the table"
     return "see /readyz until it answers 200"
 
 

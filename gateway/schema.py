@@ -9,19 +9,14 @@ from functools import partial
 import strawberry
 from graphql import ASTValidationRule, GraphQLError
 from graphql.validation import NoSchemaIntrospectionCustomRule
-from strawberry.extensions import (
-    AddValidationRules,
-    MaxTokensLimiter,
-    ParserCache,
-    SchemaExtension,
-    ValidationCache,
-)
+from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
 from gateway.demand import BoundCache, DemandControl, Limits
-from gateway.document_limits import alias_rule, depth_rule
+from gateway.document_checks import DocumentParser, DocumentValidation
+from gateway.document_limits import limits_rule
 from gateway.execution import PlainFieldsExecutionContext
 from gateway.extensions import CodedMaskErrors, CostReport, OperationChoice
 from resolvers.comments import CommentsMutation, CommentsQuery
@@ -36,9 +31,9 @@ from resolvers.tickets import TicketsMutation, TicketsQuery
 MAX_DEPTH = 15
 MAX_ALIASES = 30
 MAX_TOKENS = 5_000
-# The depth and alias limits, built once: ValidationCache keys on the rule classes. They
-# count as Strawberry's limiters do, in linear time (`gateway/document_limits.py`).
-_LIMIT_RULES: list[type[ASTValidationRule]] = [alias_rule(MAX_ALIASES), depth_rule(MAX_DEPTH)]
+# The depth and alias limits, built once: validation is cached on the rule classes. They
+# count as Strawberry's limiters do, in one linear walk (`gateway/document_limits.py`).
+_LIMIT_RULES: list[type[ASTValidationRule]] = [limits_rule(MAX_DEPTH, MAX_ALIASES)]
 _NO_INTROSPECTION_RULES = [*_LIMIT_RULES, NoSchemaIntrospectionCustomRule]
 
 Query = merge_types(
@@ -81,11 +76,9 @@ def build_schema(
     rules = _LIMIT_RULES if introspection else _NO_INTROSPECTION_RULES
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         CodedMaskErrors,
-        partial(MaxTokensLimiter, MAX_TOKENS),
-        partial(AddValidationRules, rules),
-        partial(ParserCache, maxsize=256),
-        partial(ValidationCache, maxsize=256),
-        OperationChoice,  # after ValidationCache, whose errors it adds to
+        partial(DocumentParser, MAX_TOKENS),
+        partial(DocumentValidation, rules),
+        OperationChoice,  # after DocumentValidation, whose errors it adds to
         partial(DemandControl, limits=limits or Limits(), cache=BoundCache()),
     ]
     if cost_report:

@@ -12,6 +12,7 @@ from tqdm import tqdm
 
 from data.callers import Caller
 from gateway.schema import build_schema
+from keys.errors import Code
 from resolvers.context import Context
 from store.cursors import CursorCodec
 
@@ -358,7 +359,7 @@ class Seeder:
         result = await self.schema.execute(query, variable_values=variables, context_value=context)
         if result.errors:
             codes = {(e.extensions or {}).get("code") for e in result.errors}
-            if codes == {"CONFLICT"}:
+            if codes == {Code.CONFLICT}:
                 return None
             raise SeedError("; ".join(e.message for e in result.errors))
         return result.data

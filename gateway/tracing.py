@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import uuid
@@ -10,6 +11,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.exchange import Exchange, closed, opened
 from gateway.metrics import Metrics
+from keys.errors import Code
 
 logger = logging.getLogger("dynagate.requests")
 errors = logging.getLogger("dynagate.errors")
@@ -17,7 +19,11 @@ errors = logging.getLogger("dynagate.errors")
 HEADER = b"x-request-id"
 # What a client's id may be: short, and nothing that could forge a log line or a header.
 _VALID_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
-_UNHANDLED = b'{"errors":[{"message":"Internal server error.","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}'  # noqa: E501
+_UNHANDLED_ERROR = {
+    "message": "Internal server error.",
+    "extensions": {"code": Code.INTERNAL_SERVER_ERROR},
+}
+_UNHANDLED = json.dumps({"errors": [_UNHANDLED_ERROR]}, separators=(",", ":")).encode()
 
 
 def new_request_id(headers: list[tuple[bytes, bytes]]) -> str:
@@ -64,7 +70,7 @@ class RequestTracing:
             errors.exception("unhandled error (request %s)", exchange.request_id)
             if status is not None:
                 raise
-            exchange.codes = ["INTERNAL_SERVER_ERROR"]
+            exchange.codes = [Code.INTERNAL_SERVER_ERROR]
             await _internal_error(send_with_id)
         finally:
             if scope["method"] == "POST" and scope["path"] == "/graphql":

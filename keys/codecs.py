@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 
 DELIMITERS = frozenset("#/~")
 # A whole segment meaning "any value" (seed 003's `PRODUCT#42/~/~`); no codec's own
@@ -36,12 +36,12 @@ IDENTIFIER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def identifier(value: str, field: str = "id") -> str:
-    """Return `value` if it is a valid identifier, else raise `InvalidInput` naming `field`."""
+    """Return `value` if it is a valid identifier, else raise `BadUserInput` naming `field`."""
     if not IDENTIFIER_PATTERN.fullmatch(value):
-        raise InvalidInput(
-            field,
+        raise BadUserInput(
             f"{value!r} is not a valid identifier: use 1 to 64 letters, digits, '.', '_' or '-',"
             " starting with a letter or digit",
+            field=field,
         )
     return value
 
@@ -70,12 +70,12 @@ _TIMESTAMP_KEY = re.compile(r"[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z",
 def to_millis(value: datetime) -> datetime:
     """Normalise an aware datetime to UTC, truncated to whole milliseconds."""
     if value.tzinfo is None:
-        raise InvalidInput("timestamp", "a time needs a time zone")
+        raise BadUserInput("a time needs a time zone", field="timestamp")
     try:
         utc = value.astimezone(UTC)
     except OverflowError as exc:  # an offset pushed datetime.min or max out of range
-        raise InvalidInput(
-            "timestamp", f"{value.isoformat()} is outside years 1000 to 9999"
+        raise BadUserInput(
+            f"{value.isoformat()} is outside years 1000 to 9999", field="timestamp"
         ) from exc
     return utc.replace(microsecond=utc.microsecond - utc.microsecond % 1000)
 
@@ -84,7 +84,7 @@ def format_timestamp(value: datetime) -> str:
     """`2020-11-09T12:00:00.123Z`: fixed width, so byte order is time order."""
     utc = to_millis(value)
     if not TIMESTAMP_MIN <= utc <= TIMESTAMP_MAX:
-        raise InvalidInput("timestamp", f"{utc.isoformat()} is outside years 1000 to 9999")
+        raise BadUserInput(f"{utc.isoformat()} is outside years 1000 to 9999", field="timestamp")
     return (
         f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T"
         f"{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}.{utc.microsecond // 1000:03d}Z"
@@ -93,12 +93,12 @@ def format_timestamp(value: datetime) -> str:
 
 def parse_timestamp(text: str) -> datetime:
     if not _TIMESTAMP_KEY.fullmatch(text):
-        raise InvalidInput("timestamp", f"{text!r} is not a key timestamp")
+        raise BadUserInput(f"{text!r} is not a key timestamp", field="timestamp")
     try:
         # fromisoformat is several times faster than strptime, and pages parse many of these.
         return datetime.fromisoformat(text)
     except ValueError as exc:  # a well-formed but impossible date, such as month 13
-        raise InvalidInput("timestamp", f"{text!r} is not a key timestamp") from exc
+        raise BadUserInput(f"{text!r} is not a key timestamp", field="timestamp") from exc
 
 
 @dataclass(frozen=True)
@@ -125,12 +125,12 @@ class NumberCodec:
 
     def encode(self, value: int) -> str:
         if not 0 <= value <= self.maximum:
-            raise InvalidInput("number", f"{value} is outside 0 to {self.maximum}")
+            raise BadUserInput(f"{value} is outside 0 to {self.maximum}", field="number")
         return f"{value:0{self.width}d}"
 
     def decode(self, segment: str) -> int:
         if len(segment) != self.width or not (segment.isascii() and segment.isdigit()):
-            raise InvalidInput("number", f"{segment!r} is not a {self.width}-digit number")
+            raise BadUserInput(f"{segment!r} is not a {self.width}-digit number", field="number")
         return int(segment)
 
 
@@ -145,7 +145,7 @@ class ChoiceCodec:
 
     def encode(self, value: str) -> str:
         if value not in self.choices:
-            raise InvalidInput("value", f"{value!r} is not one of {sorted(self.choices)}")
+            raise BadUserInput(f"{value!r} is not one of {sorted(self.choices)}", field="value")
         return value
 
     def decode(self, segment: str) -> str:
@@ -177,7 +177,7 @@ def ksuid(seconds: int, payload: bytes) -> str:
     """
     offset = seconds - KSUID_EPOCH
     if not 0 <= offset < 1 << 32:
-        raise InvalidInput("id", "time is outside the KSUID range (2014 to 2150)")
+        raise BadUserInput("time is outside the KSUID range (2014 to 2150)", field="id")
     if len(payload) != KSUID_PAYLOAD_BYTES:
         raise ValueError("a KSUID payload is 16 bytes")
     return _base62(int.from_bytes(offset.to_bytes(4, "big") + payload, "big"))
@@ -190,12 +190,12 @@ def ksuid_seconds(value: str) -> int:
 
 def _ksuid_int(value: str) -> int:
     if not _KSUID_PATTERN.fullmatch(value):
-        raise InvalidInput("id", f"{value!r} is not a KSUID (27 letters and digits)")
+        raise BadUserInput(f"{value!r} is not a KSUID (27 letters and digits)", field="id")
     number = 0
     for char in value:
         number = number * 62 + _BASE62.index(char)
     if number > _KSUID_MAX_VALUE:
-        raise InvalidInput("id", f"{value!r} is not a KSUID (out of range)")
+        raise BadUserInput(f"{value!r} is not a KSUID (out of range)", field="id")
     return number
 
 

@@ -12,7 +12,7 @@ ratings S is then one Query on the list `PRODUCT#<id>#L#S`. No ratings filter is
 the primary item. A list's key extends its product's key (`keys/products.py`).
 
 A rating set is a bitmask (`{1, 2, 5}` -> `19`) rather than the seed's readable `1.2.5`:
-`bench/comments.py` measures both, and the docs give the figures.
+fewer key bytes and fewer write units (docs/decisions/comments-layout.md).
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from typing import Literal
 
 from keys.codecs import ANY, KsuidCodec, TimestampCodec
 from keys.conditions import KeyCondition
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from keys.products import PRODUCT
 from keys.table import GSI1, TABLE, entity_key
 from keys.template import KeyTemplate, Segment
 
 RATINGS = frozenset({1, 2, 3, 4, 5})
-RatingStyle = Literal["bitmask", "dotted"]
+# The one rating-set style: the layout is `LAYOUTS[RATING_STYLE]`.
+RatingStyle = Literal["bitmask"]
 RATING_STYLE: RatingStyle = "bitmask"
 _LANGUAGE = re.compile(r"[A-Za-z]{2}")
 
@@ -39,20 +40,20 @@ _LANGUAGE = re.compile(r"[A-Za-z]{2}")
 def language(value: str, field: str = "language") -> str:
     """A two-letter language code, lower-cased."""
     if not _LANGUAGE.fullmatch(value):
-        raise InvalidInput(field, f"{value!r} is not a two-letter language code such as 'en'")
+        raise BadUserInput(f"{value!r} is not a two-letter language code such as 'en'", field=field)
     return value.lower()
 
 
 def rating(value: int, field: str = "rating") -> int:
     if value not in RATINGS:
-        raise InvalidInput(field, f"{value} is not a rating from 1 to 5")
+        raise BadUserInput(f"{value} is not a rating from 1 to 5", field=field)
     return value
 
 
 def rating_set(values: list[int], field: str = "ratings") -> frozenset[int]:
     """A non-empty set of ratings 1 to 5 (repeats collapse)."""
     if not values:
-        raise InvalidInput(field, "give at least one rating, or leave the filter out for all")
+        raise BadUserInput("give at least one rating, or leave the filter out for all", field=field)
     return frozenset(rating(v, field) for v in values)
 
 
@@ -69,28 +70,20 @@ class LanguageCodec:
 
 @dataclass(frozen=True)
 class RatingSetCodec:
-    style: RatingStyle = RATING_STYLE
+    """A non-empty rating set as a bitmask: rating r is bit r - 1 (`{1, 2, 5}` -> `19`)."""
 
     def encode(self, value: frozenset[int]) -> str:
         ordered = sorted(rating(r, "ratings") for r in value)
         if not ordered:
-            raise InvalidInput("ratings", "a rating set is not empty")
-        if self.style == "dotted":
-            return ".".join(map(str, ordered))
+            raise BadUserInput("a rating set is not empty", field="ratings")
         return str(sum(1 << (r - 1) for r in ordered))
 
     def decode(self, segment: str) -> frozenset[int]:
-        if self.style == "dotted":
-            parts = segment.split(".")
-            if not all(p.isascii() and p.isdigit() for p in parts):
-                raise InvalidInput("ratings", f"{segment!r} is not a rating set")
-            values = frozenset(int(p) for p in parts)
-        else:
-            if not (segment.isascii() and segment.isdigit()) or not 1 <= int(segment) <= 31:
-                raise InvalidInput("ratings", f"{segment!r} is not a rating set")
-            values = frozenset(r for r in RATINGS if int(segment) >> (r - 1) & 1)
+        if not (segment.isascii() and segment.isdigit()) or not 1 <= int(segment) <= 31:
+            raise BadUserInput(f"{segment!r} is not a rating set", field="ratings")
+        values = frozenset(r for r in RATINGS if int(segment) >> (r - 1) & 1)
         if self.encode(values) != segment:
-            raise InvalidInput("ratings", f"{segment!r} is not a canonical rating set")
+            raise BadUserInput(f"{segment!r} is not a canonical rating set", field="ratings")
         return values
 
 
@@ -102,24 +95,20 @@ COMMENT_BY_TIME = KeyTemplate(
 
 @dataclass(frozen=True)
 class Layout:
-    """The copy and list templates for one rating-set style."""
+    """The copy and list templates."""
 
     copy: KeyTemplate
     listing: KeyTemplate
 
-    @classmethod
-    def of(cls, style: RatingStyle) -> Layout:
-        language_segment = Segment("language", LanguageCodec())
-        ratings_segment = Segment("ratings", RatingSetCodec(style))
-        return cls(
-            copy=KeyTemplate("COPY", (language_segment, ratings_segment)),
-            listing=KeyTemplate(
-                PRODUCT.label, (*PRODUCT.segments, language_segment, ratings_segment)
-            ),
-        )
 
-
-LAYOUTS: dict[RatingStyle, Layout] = {style: Layout.of(style) for style in ("bitmask", "dotted")}
+_FILTER = (Segment("language", LanguageCodec()), Segment("ratings", RatingSetCodec()))
+LAYOUTS: dict[RatingStyle, Layout] = {
+    RATING_STYLE: Layout(
+        copy=KeyTemplate("COPY", _FILTER),
+        listing=KeyTemplate(PRODUCT.label, (*PRODUCT.segments, *_FILTER)),
+    )
+}
+_LAYOUT = LAYOUTS[RATING_STYLE]
 
 
 @dataclass(frozen=True)
@@ -147,38 +136,30 @@ def copy_filters(comment_language: str, comment_rating: int) -> list[CopyFilter]
     ]
 
 
-def copy_key(
-    comment_id: str, copy: CopyFilter, style: RatingStyle = RATING_STYLE
-) -> dict[str, str]:
-    layout = LAYOUTS[style]
+def copy_key(comment_id: str, copy: CopyFilter) -> dict[str, str]:
     return {
         TABLE.partition_key: COMMENT.render(comment_id=comment_id),
-        TABLE.sort_key: layout.copy.render(language=copy.language, ratings=copy.ratings),
+        TABLE.sort_key: _LAYOUT.copy.render(language=copy.language, ratings=copy.ratings),
     }
 
 
 def copy_attributes(
-    product_id: str,
-    comment_id: str,
-    created_at: datetime,
-    copy: CopyFilter,
-    style: RatingStyle = RATING_STYLE,
+    product_id: str, comment_id: str, created_at: datetime, copy: CopyFilter
 ) -> dict[str, str]:
     """Keys of one copy: its place in the comment's partition and in its list on GSI1."""
-    layout = LAYOUTS[style]
     return {
-        **copy_key(comment_id, copy, style),
-        GSI1.partition_key: layout.listing.render(
+        **copy_key(comment_id, copy),
+        GSI1.partition_key: _LAYOUT.listing.render(
             product_id=product_id, language=copy.language, ratings=copy.ratings
         ),
         GSI1.sort_key: COMMENT_BY_TIME.render(created_at=created_at, comment_id=comment_id),
     }
 
 
-def parse_copy_sort_key(sort_key: str, style: RatingStyle = RATING_STYLE) -> CopyFilter | None:
+def parse_copy_sort_key(sort_key: str) -> CopyFilter | None:
     """The filter a copy's sort key stands for, or None if it is not a copy's key."""
     try:
-        values = LAYOUTS[style].copy.parse(sort_key)
+        values = _LAYOUT.copy.parse(sort_key)
     except ValueError:
         return None
     return CopyFilter(values["language"], values["ratings"])
@@ -188,10 +169,9 @@ def product_comments(
     product_id: str,
     language_code: str | None = None,
     ratings: frozenset[int] | None = None,
-    style: RatingStyle = RATING_STYLE,
 ) -> KeyCondition:
     """The list holding a product's comments in `language_code` with a rating in `ratings`."""
-    partition = LAYOUTS[style].listing.render(
+    partition = _LAYOUT.listing.render(
         product_id=product_id,
         language=language_code,
         ratings=RATINGS if ratings is None else ratings,

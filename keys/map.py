@@ -17,7 +17,7 @@ from itertools import pairwise
 
 from keys.codecs import KEY_MAX
 from keys.conditions import KeyCondition
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from keys.geohash import (
     ALPHABET,
     Box,
@@ -39,7 +39,7 @@ MAX_MARKER_SPAN = 0.5
 DEFAULT_PARTITIONS = 4
 MAX_PARTITIONS = 64
 # The most Queries one `markers` call makes: the measured balance between requests and
-# items read outside the viewport (bench/map.py; README "Map").
+# items read outside the viewport (docs/decisions/map-ranges.md).
 MARKER_QUERY_BUDGET = 8
 # Cover cells on the view's edge are divided until one is at most this fraction of a side.
 COVER_FRACTION = 8
@@ -59,13 +59,15 @@ class Viewport:
         for name in ("north", "south"):
             value = getattr(self, name)
             if not -90.0 <= value <= 90.0:
-                raise InvalidInput(f"viewport.{name}", f"{value} is outside -90 to 90")
+                raise BadUserInput(f"{value} is outside -90 to 90", field=f"viewport.{name}")
         for name in ("east", "west"):
             value = getattr(self, name)
             if not -180.0 <= value <= 180.0:
-                raise InvalidInput(f"viewport.{name}", f"{value} is outside -180 to 180")
+                raise BadUserInput(f"{value} is outside -180 to 180", field=f"viewport.{name}")
         if self.south > self.north:
-            raise InvalidInput("viewport", f"south {self.south} is north of north {self.north}")
+            raise BadUserInput(
+                f"south {self.south} is north of north {self.north}", field="viewport"
+            )
 
     @property
     def width(self) -> float:
@@ -90,9 +92,9 @@ class Viewport:
 
 def marker_geohash(lat: float, lon: float) -> str:
     if not -90.0 <= lat <= 90.0:
-        raise InvalidInput("lat", f"{lat} is outside -90 to 90")
+        raise BadUserInput(f"{lat} is outside -90 to 90", field="lat")
     if not -180.0 <= lon <= 180.0:
-        raise InvalidInput("lon", f"{lon} is outside -180 to 180")
+        raise BadUserInput(f"{lon} is outside -180 to 180", field="lon")
     return encode(lat, lon, MARKER_GEOHASH_LENGTH)
 
 
@@ -165,13 +167,13 @@ def checked_precision(viewport: Viewport, precision: int | None) -> int:
     if precision is None:
         return default_precision(viewport)
     if precision not in CELL_LENGTHS:
-        raise InvalidInput("precision", f"{precision} is outside 3 to 8")
+        raise BadUserInput(f"{precision} is outside 3 to 8", field="precision")
     needed = partitions_needed(viewport, precision)
     if needed > MAX_PARTITIONS:
-        raise InvalidInput(
-            "precision",
+        raise BadUserInput(
             f"{precision} needs {needed} partitions for this viewport (at most {MAX_PARTITIONS}):"
             " zoom in or lower the precision",
+            field="precision",
         )
     return precision
 
@@ -253,10 +255,10 @@ def checked_marker_view(viewport: Viewport) -> Viewport:
     # a view of exactly 0.5 degrees must pass, so allow far less than a millimetre more.
     limit = MAX_MARKER_SPAN + 1e-9
     if viewport.width > limit or viewport.height > limit:
-        raise InvalidInput(
-            "viewport",
+        raise BadUserInput(
             f"{viewport.width:g} by {viewport.height:g} degrees is more than {MAX_MARKER_SPAN}"
             " on a side: zoom in, or ask `heatmap` for marker counts",
+            field="viewport",
         )
     return viewport
 

@@ -20,7 +20,7 @@ from enum import StrEnum
 
 from keys.codecs import KEY_MAX, ChoiceCodec, IdentifierCodec, KsuidCodec, TimestampCodec
 from keys.conditions import KeyCondition
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from keys.table import GSI1, GSI2, GSI3, Index, entity_key
 from keys.template import KeyTemplate, Segment
 
@@ -62,11 +62,11 @@ class TimeRange:
 
     def __post_init__(self) -> None:
         if self.start is None and self.end is None:
-            raise InvalidInput("placed", "give `from`, `to` or both")
+            raise BadUserInput("give `from`, `to` or both", field="placed")
         if any(t is not None and t.utcoffset() is None for t in (self.start, self.end)):
-            raise InvalidInput("placed", "a time needs a time zone")
+            raise BadUserInput("a time needs a time zone", field="placed")
         if self.start is not None and self.end is not None and self.start > self.end:
-            raise InvalidInput("placed", "`from` is later than `to`")
+            raise BadUserInput("`from` is later than `to`", field="placed")
 
 
 def customer_key(customer_id: str) -> dict[str, str]:

@@ -16,15 +16,15 @@ from typing import Any, Final
 from strawberry.permission import BasePermission
 
 from data.callers import Caller
+from keys.errors import Forbidden, Unauthenticated
 from resolvers.context import Context
-from store.errors import Forbidden, Unauthenticated
 
 # The key of a field's rule in Strawberry's field metadata.
 RULE: Final = "dynagate.rule"
 
 
 class Rule(BasePermission):
-    """A rule of access; `description` is how the README's table states it."""
+    """A rule of access; `description` is how the table of docs/identity.md states it."""
 
     def __init__(self, description: str) -> None:
         self.description = description

@@ -1,9 +1,12 @@
-"""Comments of products, filtered by language and any set of ratings (seed 003)."""
+"""Comments of products, filtered by language and any set of ratings (seed 003).
+
+The Product and Comment types name each other, so both live here; `resolvers.products`
+holds the products' own root fields.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
@@ -15,15 +18,15 @@ from resolvers.cost import (
     entity,
     field_with_cost,
     item_read,
+    items_of,
     mutation_with_cost,
     owner_of,
+    page_read,
     writes,
 )
-from resolvers.relay import NOT_GIVEN, given
-from store.client import TRANSACT_CALLS
-
-if TYPE_CHECKING:
-    from resolvers.products import Product
+from resolvers.records import mirrored
+from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
+from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
 COMMENT_AUTHOR = Stored("the comment's author")
@@ -43,27 +46,42 @@ class Comment:
 
     @classmethod
     def from_record(cls, comment: data.Comment) -> Comment:
-        return cls(
-            id=strawberry.ID(comment.id),
-            language=comment.language,
-            rating=comment.rating,
-            body=comment.body,
-            created_at=comment.created_at,
-            author=comment.author,
-            product_id=comment.product_id,
-        )
+        return mirrored(cls, comment)
 
     @field_with_cost(item_read(owner_of("Comments of")))
-    async def product(
-        self, info: Info
-    ) -> Annotated[Product, strawberry.lazy("resolvers.products")]:
-        # Product lists its comments, so its module imports this one.
-        from resolvers.products import Product
-
+    async def product(self, info: Info) -> Product:
         product = await products_data.load_product(info.context.items, self.product_id)
         if product is None:
             raise LookupError(f"comment {self.id} names missing product {self.product_id}")
         return Product.from_record(product)
+
+
+@strawberry.type
+class Product:
+    id: strawberry.ID
+    name: str
+
+    @classmethod
+    def from_record(cls, product: products_data.Product) -> Product:
+        return mirrored(cls, product)
+
+    @connection_field(page_read(data.COMMENT_BYTES, items_of("Comments of")))
+    async def comments(
+        self,
+        info: Info,
+        page: PageArgs,
+        language: str | None = NOT_GIVEN,
+        ratings: list[int] | None = NOT_GIVEN,
+    ) -> Connection[Comment]:
+        """Newest first; `language` null means any, `ratings` null means all of 1 to 5."""
+        found = await data.product_comments_page(
+            info.context.pages,
+            str(self.id),
+            page,
+            language=given(language),
+            ratings=given(ratings),
+        )
+        return Connection.from_page(found, Comment.from_record)
 
 
 @strawberry.input(description="`createdAt` is optional, for imports of older data.")
@@ -93,7 +111,7 @@ class CommentsQuery:
 
 @strawberry.type
 class CommentsMutation:
-    @mutation_with_cost(writes(TRANSACT_CALLS), AUTHOR)
+    @mutation_with_cost(writes(data.post_comment), AUTHOR)
     async def post_comment(self, info: Info, input: PostCommentInput) -> Comment:
         comment = await data.post_comment(
             info.context.store,
@@ -106,7 +124,7 @@ class CommentsMutation:
         )
         return Comment.from_record(comment)
 
-    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1), COMMENT_AUTHOR)
+    @mutation_with_cost(writes(data.edit_comment), COMMENT_AUTHOR)
     async def edit_comment(self, info: Info, input: EditCommentInput) -> Comment:
         comment = await data.edit_comment(
             info.context.store,
@@ -119,7 +137,7 @@ class CommentsMutation:
         )
         return Comment.from_record(comment)
 
-    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1), COMMENT_AUTHOR)
+    @mutation_with_cost(writes(data.delete_comment), COMMENT_AUTHOR)
     async def delete_comment(self, info: Info, id: strawberry.ID) -> bool:
         await data.delete_comment(
             info.context.store, info.context.items, id, caller=info.context.caller

@@ -23,13 +23,13 @@ from strawberry.extensions import FieldExtension
 from strawberry.permission import PermissionExtension
 
 from resolvers.access import RULE, Rule
+from store.cost import declared
 from store.pagination import (
-    DEFAULT_PAGE_SIZE,
     FILTER_CALLS,
     FILTER_SCAN,
     FLAG_ITEMS,
     FLAG_REQUESTS,
-    MAX_PAGE_SIZE,
+    PageArgs,
     query_calls,
 )
 
@@ -40,12 +40,6 @@ Figure = int | Callable[[Args], int]
 COST: Final = "dynagate.cost"
 # A list whose length its parent field's arguments decide: a connection's edges.
 PAGE: Final = "page"
-# The largest item of each kind, from the input limits (4 bytes a character at most):
-# a comment's 10,000-character body; an order's 50 lines of 64-character SKUs; the rest
-# hold a few 200-character texts.
-COMMENT_BYTES = 44 * 1024
-ORDER_BYTES = 20 * 1024
-SMALL_BYTES = 4 * 1024
 
 
 @dataclass(frozen=True)
@@ -157,15 +151,15 @@ def figure(value: Figure, args: Args) -> int:
 
 
 def page_size(args: Args) -> int:
-    """The edges a connection can hold: `first` or `last`, within the allowed range."""
-    requested = args.get("first") or args.get("last") or DEFAULT_PAGE_SIZE
-    return max(0, min(int(requested), MAX_PAGE_SIZE))
+    """The edges a connection can hold: the size its read uses (`PageArgs`)."""
+    return PageArgs.most_edges(args)
 
 
-def writes(requests: int, items: int = 0) -> FieldCost:
-    """A mutation: the most calls it makes, retries of its own included, and the most
-    items its reads before writing take."""
-    return FieldCost(requests=requests, items=items)
+def writes(access_pattern: Callable[..., Any]) -> FieldCost:
+    """A mutation: what the access pattern it calls declares as its worst case (the most
+    calls, retries of its own included, and the most items its reads take)."""
+    worst = declared(access_pattern)
+    return FieldCost(requests=worst.requests, items=worst.items)
 
 
 def item_read(identity: Callable[[Args, Hashable], Hashable] | None = None) -> FieldCost:

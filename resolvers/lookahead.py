@@ -1,24 +1,30 @@
 """What a client selected below a field, so its resolver can read child pages with it.
 
 `repo { issues(first: 10) { … } }` is one Query only if the `repo` resolver knows, before
-it reads the repository, which page `issues` will ask for. This reads the selection:
-fragments flattened, `@skip`/`@include` honoured, arguments taken from literals and
-variables. Anything it cannot turn into a read is left to the child field itself, which
-then validates its arguments and reports errors at its own path.
+it reads the repository, which page `issues` will ask for. This reads the selection as the
+bound does (`resolvers/selections.py`: fragments flattened, `@skip`/`@include` decided by
+the variables, arguments coerced by the schema), one level down. Anything it cannot turn
+into a read is left to the child field itself, which then validates its arguments and
+reports errors at its own path.
+
+Strawberry's `Info.selected_fields` is not used: it expands every fragment spread again
+at every level below the field, exponential work for a document whose fragments double
+(one the bound may let through, when those lists are refused or skipped).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, TypeVar
 
 import strawberry
-from strawberry.types.nodes import FragmentSpread, InlineFragment, SelectedField, Selection
+from graphql import GraphQLError, GraphQLObjectType, get_named_type
+from graphql.execution.values import VariableValues, get_argument_values
 
 from data.collections import PageRead
-from data.validation import InvalidInput
-from store.errors import DynagateError
+from keys.errors import DynagateError
+from resolvers.selections import fields_in
 from store.pagination import PageArgs
 
 Arguments = Mapping[str, Any]
@@ -26,63 +32,37 @@ Arguments = Mapping[str, Any]
 ReadBuilder = Callable[[Arguments], PageRead[Any]]
 E = TypeVar("E", bound=Enum)
 
+# The page a child asks for, read from its arguments as the child reads them.
+page_args = PageArgs.from_arguments
+
 
 def child_reads(
     info: strawberry.Info[Any, Any], builders: Mapping[str, ReadBuilder]
 ) -> dict[str, PageRead[Any]]:
     """The reads of the selected children named in `builders`, by response key."""
+    raw = info._raw_info  # the field's nodes and the document's fragments
+    parent = get_named_type(raw.return_type)
+    if not isinstance(parent, GraphQLObjectType):
+        return {}
+    # Resolvers see the variables coerced; their sources matter to no argument read here.
+    variables = VariableValues({}, dict(info.variable_values))
+    selections = (node.selection_set for node in raw.field_nodes)
     reads: dict[str, PageRead[Any]] = {}
-    for field in _children(info.selected_fields):
-        builder = builders.get(field.name)
-        if builder is None:
+    for node in fields_in(selections, raw.fragments, variables):
+        builder = builders.get(node.name.value)
+        definition = parent.fields.get(node.name.value)
+        if builder is None or definition is None:
             continue
         try:
-            reads[field.alias or field.name] = builder(field.arguments)
-        except (DynagateError, InvalidInput, TypeError, ValueError):
+            arguments = get_argument_values(definition, node, variables)
+            reads[(node.alias or node.name).value] = builder(arguments)
+        except (GraphQLError, DynagateError, TypeError, ValueError):
             continue  # the child reports it, at its own path
     return reads
 
 
-def page_args(arguments: Arguments) -> PageArgs:
-    """Relay arguments as the child would parse them (literal integers arrive as text)."""
-    return PageArgs.parse(
-        _integer(arguments.get("first")),
-        arguments.get("after"),
-        _integer(arguments.get("last")),
-        arguments.get("before"),
-    )
-
-
 def enum_value(kind: type[E], value: Any) -> E | None:
-    """An enum argument's member, from a literal (its name) or a variable (coerced)."""
+    """An enum argument's member, from its value as the schema coerces it."""
     if value is None:
         return None
     return kind(getattr(value, "value", value))
-
-
-def _integer(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def _children(fields: Iterable[Selection]) -> list[SelectedField]:
-    children: list[SelectedField] = []
-
-    def walk(selections: Iterable[Selection]) -> None:
-        for selection in selections:
-            if not _included(selection.directives):
-                continue
-            if isinstance(selection, SelectedField):
-                children.append(selection)
-            elif isinstance(selection, FragmentSpread | InlineFragment):
-                walk(selection.selections)
-
-    for field in fields:
-        if isinstance(field, SelectedField):
-            walk(field.selections)
-    return children
-
-
-def _included(directives: Mapping[str, Mapping[str, Any]]) -> bool:
-    if "skip" in directives and directives["skip"].get("if") is True:
-        return False
-    return not ("include" in directives and directives["include"].get("if") is False)

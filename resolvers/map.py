@@ -8,7 +8,7 @@ from functools import lru_cache
 import strawberry
 
 from data import map as data
-from data.validation import InvalidInput
+from keys.errors import BadUserInput
 from resolvers.access import ANYONE, AUTHOR, Stored
 from resolvers.context import Context
 from resolvers.cost import (
@@ -21,8 +21,8 @@ from resolvers.cost import (
     mutation_with_cost,
     writes,
 )
+from resolvers.records import mirrored
 from resolvers.relay import NOT_GIVEN, given
-from store.client import TRANSACT_CALLS
 
 Info = strawberry.Info[Context, None]
 DEFAULT_LIMIT = 100
@@ -58,7 +58,7 @@ def _markers_bound(args: Args) -> tuple[int, int]:
 def _heatmap_bound(view: tuple[float, float, float, float], precision: int | None) -> Figures:
     try:
         return data.heatmap_bound(data.Viewport(*view), precision)
-    except InvalidInput:
+    except BadUserInput:
         return 0, 0, 0  # the field refuses the view or precision before any read
 
 
@@ -75,7 +75,7 @@ def _precisions(args: Args) -> list[int]:
     try:
         viewport = data.Viewport(view["north"], view["south"], view["east"], view["west"])
         return data.precision_choices(viewport, args.get("precision"))
-    except InvalidInput:
+    except BadUserInput:
         return []  # the field refuses the view before any read
 
 
@@ -88,7 +88,7 @@ HEATMAP_READ = FieldCost(
     requests=lambda args: _heatmap(args)[0],
     items=lambda args: _heatmap(args)[1],
     page=lambda args: _heatmap(args)[2],
-    tune=Tune("precision", _precisions, advice="zoom in"),
+    tune=Tune("precision", _precisions, advice="zoom in, or select fewer fields of each cell"),
 )
 
 
@@ -106,15 +106,7 @@ class Marker:
 
     @classmethod
     def from_record(cls, marker: data.Marker) -> Marker:
-        return cls(
-            id=strawberry.ID(marker.id),
-            lat=marker.lat,
-            lon=marker.lon,
-            geohash=marker.geohash,
-            label=marker.label,
-            created_at=marker.created_at,
-            created_by=marker.created_by,
-        )
+        return mirrored(cls, marker)
 
 
 @strawberry.type
@@ -136,7 +128,7 @@ class Cell:
 
     @classmethod
     def from_record(cls, cell: data.Cell) -> Cell:
-        return cls(geohash=cell.geohash, count=cell.count)
+        return mirrored(cls, cell)
 
 
 @strawberry.type
@@ -184,14 +176,14 @@ class MapQuery:
 
 @strawberry.type
 class MapMutation:
-    @mutation_with_cost(writes(TRANSACT_CALLS), AUTHOR)
+    @mutation_with_cost(writes(data.add_marker), AUTHOR)
     async def add_marker(self, info: Info, input: AddMarkerInput) -> Marker:
         marker = await data.add_marker(
             info.context.store, input.lat, input.lon, input.label, caller=info.context.caller
         )
         return Marker.from_record(marker)
 
-    @mutation_with_cost(writes(1 + TRANSACT_CALLS, 1), Stored("the marker's creator"))
+    @mutation_with_cost(writes(data.remove_marker), Stored("the marker's creator"))
     async def remove_marker(self, info: Info, id: strawberry.ID) -> bool:
         await data.remove_marker(info.context.store, id, caller=info.context.caller)
         return True

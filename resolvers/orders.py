@@ -8,10 +8,10 @@ import strawberry
 
 from data import orders as data
 from data.orders import OrderStatus
+from keys.errors import Forbidden
 from resolvers.access import ADMINS, Stored, Themselves
 from resolvers.context import Context
 from resolvers.cost import (
-    ORDER_BYTES,
     FieldCost,
     cost,
     entity,
@@ -23,10 +23,9 @@ from resolvers.cost import (
     page_read,
     writes,
 )
+from resolvers.records import mirrored
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import DateTimeRange, SortDirection
-from store.client import TRANSACT_CALLS
-from store.errors import Forbidden
 from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
@@ -52,14 +51,9 @@ class Customer:
 
     @classmethod
     def from_record(cls, customer: data.Customer) -> Customer:
-        return cls(
-            id=strawberry.ID(customer.id),
-            name=customer.name,
-            email=customer.email,
-            created_at=customer.created_at,
-        )
+        return mirrored(cls, customer)
 
-    @connection_field(page_read(ORDER_BYTES, items_of("Orders of")))
+    @connection_field(page_read(data.ORDER_BYTES, items_of("Orders of")))
     async def orders(
         self,
         info: Info,
@@ -161,7 +155,7 @@ class OrdersQuery:
             raise Forbidden(f"order {id!r} is not yours")
         return Order.from_record(order)
 
-    @connection_field(page_read(ORDER_BYTES), ADMINS)
+    @connection_field(page_read(data.ORDER_BYTES), ADMINS)
     async def open_orders(self, info: Info, page: PageArgs) -> Connection[Order]:
         """PLACED orders of every customer, oldest first (a sparse index)."""
         found = await data.open_orders_page(info.context.pages, page)
@@ -171,7 +165,7 @@ class OrdersQuery:
 @strawberry.type
 class OrdersMutation:
     @mutation_with_cost(
-        writes(1),
+        writes(data.create_customer),
         Themselves("the caller, for `id` = their own `sub`", "input.id", "id", fold_case=False),
     )
     async def create_customer(self, info: Info, input: CreateCustomerInput) -> Customer:
@@ -179,7 +173,7 @@ class OrdersMutation:
         return Customer.from_record(customer)
 
     @mutation_with_cost(
-        writes(TRANSACT_CALLS),
+        writes(data.place_order),
         Themselves(
             "the customer of `customerId`", "input.customer_id", "customerId", fold_case=False
         ),
@@ -190,7 +184,7 @@ class OrdersMutation:
         order = await data.place_order(info.context.store, input.customer_id, lines, placed_at)
         return Order.from_record(order)
 
-    @mutation_with_cost(writes(2, 1), ADMINS)
+    @mutation_with_cost(writes(data.set_order_status), ADMINS)
     async def set_order_status(self, info: Info, id: strawberry.ID, status: OrderStatus) -> Order:
         order = await data.set_order_status(info.context.store, info.context.items, id, status)
         return Order.from_record(order)

@@ -8,13 +8,12 @@ from typing import TypeVar
 import strawberry
 
 from data import organizations as data
-from data.collections import PageRead, Prefetched, page_for
+from data.collections import ENTRY_BYTES, PageRead, Prefetched, page_for
 from data.organizations import Role
 from resolvers import lookahead
 from resolvers.access import ANYONE, SignedIn, Stored
 from resolvers.context import Context
 from resolvers.cost import (
-    SMALL_BYTES,
     FieldCost,
     entity,
     field_with_cost,
@@ -23,8 +22,8 @@ from resolvers.cost import (
     page_read,
     writes,
 )
+from resolvers.records import mirrored
 from resolvers.relay import Connection, connection_field
-from store.client import TRANSACT_CALLS
 from store.pagination import Page, PageArgs, query_calls
 
 Info = strawberry.Info[Context, None]
@@ -34,7 +33,7 @@ T = TypeVar("T")
 # Every team in one page: the most an organization can have, read as any page is.
 _TEAMS = data.TEAMS_PAGE.size
 TEAMS_READ = FieldCost(
-    requests=query_calls(_TEAMS + 2, SMALL_BYTES), items=_TEAMS + 2, fanout=_TEAMS, shared=True
+    requests=query_calls(_TEAMS + 2, ENTRY_BYTES), items=_TEAMS + 2, fanout=_TEAMS, shared=True
 )
 
 # The stored roles are the schema's enum.
@@ -50,12 +49,7 @@ class Member:
 
     @classmethod
     def from_record(cls, member: data.Member) -> Member:
-        return cls(
-            username=member.username,
-            name=member.name,
-            role=member.role,
-            joined_at=member.joined_at,
-        )
+        return mirrored(cls, member)
 
 
 @strawberry.type
@@ -65,7 +59,7 @@ class Team:
 
     @classmethod
     def from_record(cls, team: data.Team) -> Team:
-        return cls(name=team.name, created_at=team.created_at)
+        return mirrored(cls, team)
 
 
 @strawberry.type
@@ -78,13 +72,9 @@ class Organization:
     def from_record(
         cls, organization: data.Organization, prefetched: Prefetched | None = None
     ) -> Organization:
-        return cls(
-            name=organization.name,
-            created_at=organization.created_at,
-            prefetched=prefetched or {},
-        )
+        return mirrored(cls, organization, prefetched=prefetched or {})
 
-    @connection_field(page_read(SMALL_BYTES))
+    @connection_field(page_read(ENTRY_BYTES))
     async def members(
         self,
         info: Info,
@@ -94,7 +84,7 @@ class Organization:
         read = data.members_read(self.name, page)
         return Connection.from_page(await self._page(info, read), Member.from_record)
 
-    @connection_field(page_read(SMALL_BYTES))
+    @connection_field(page_read(ENTRY_BYTES))
     async def admins(
         self,
         info: Info,
@@ -156,7 +146,7 @@ class OrganizationsQuery:
 class OrganizationsMutation:
     # One transaction with the caller as first member (one PutItem in open mode).
     @mutation_with_cost(
-        writes(TRANSACT_CALLS),
+        writes(data.create_organization),
         SignedIn("any signed-in caller, who becomes its first ADMIN member"),
     )
     async def create_organization(self, info: Info, input: CreateOrganizationInput) -> Organization:
@@ -166,7 +156,7 @@ class OrganizationsMutation:
         return Organization.from_record(organization)
 
     # One transaction; a caller adding themselves is refused after two reads at most.
-    @mutation_with_cost(writes(TRANSACT_CALLS, 2), ORGANIZATION_ADMINS)
+    @mutation_with_cost(writes(data.add_member), ORGANIZATION_ADMINS)
     async def add_member(self, info: Info, input: AddMemberInput) -> Member:
         context = info.context
         member = await data.add_member(
@@ -181,7 +171,7 @@ class OrganizationsMutation:
 
     # One UpdateItem, or for an ADMIN member changing another's role a transaction and
     # up to two reads of the member (one read of the organization when refused instead).
-    @mutation_with_cost(writes(TRANSACT_CALLS + 2, 2), ORGANIZATION_ADMINS)
+    @mutation_with_cost(writes(data.set_member_role), ORGANIZATION_ADMINS)
     async def set_member_role(
         self, info: Info, organization: str, username: str, role: Role
     ) -> Member:
@@ -191,7 +181,7 @@ class OrganizationsMutation:
         )
         return Member.from_record(member)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS), ORGANIZATION_ADMINS)
+    @mutation_with_cost(writes(data.create_team), ORGANIZATION_ADMINS)
     async def create_team(self, info: Info, organization: str, name: str) -> Team:
         context = info.context
         team = await data.create_team(context.store, organization, name, caller=context.caller)

@@ -1,56 +1,17 @@
-"""Products, the parents of comments (seed 003)."""
+"""Products, the parents of comments (seed 003): their root fields. The Product type lives
+with Comment in `resolvers.comments`, each naming the other."""
 
 from __future__ import annotations
 
 import strawberry
 
-from data import comments as comments_data
 from data import products as data
 from resolvers.access import ADMINS, ANYONE
-from resolvers.comments import Comment
+from resolvers.comments import Product
 from resolvers.context import Context
-from resolvers.cost import (
-    COMMENT_BYTES,
-    entity,
-    field_with_cost,
-    item_read,
-    items_of,
-    mutation_with_cost,
-    page_read,
-    writes,
-)
-from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
-from store.pagination import PageArgs
+from resolvers.cost import entity, field_with_cost, item_read, mutation_with_cost, writes
 
 Info = strawberry.Info[Context, None]
-
-
-@strawberry.type
-class Product:
-    id: strawberry.ID
-    name: str
-
-    @classmethod
-    def from_record(cls, product: data.Product) -> Product:
-        return cls(id=strawberry.ID(product.id), name=product.name)
-
-    @connection_field(page_read(COMMENT_BYTES, items_of("Comments of")))
-    async def comments(
-        self,
-        info: Info,
-        page: PageArgs,
-        language: str | None = NOT_GIVEN,
-        ratings: list[int] | None = NOT_GIVEN,
-    ) -> Connection[Comment]:
-        """Newest first; `language` null means any, `ratings` null means all of 1 to 5."""
-        found = await comments_data.product_comments_page(
-            info.context.pages,
-            str(self.id),
-            page,
-            language=given(language),
-            ratings=given(ratings),
-        )
-        return Connection.from_page(found, Comment.from_record)
 
 
 @strawberry.input
@@ -69,7 +30,7 @@ class ProductsQuery:
 
 @strawberry.type
 class ProductsMutation:
-    @mutation_with_cost(writes(1), ADMINS)
+    @mutation_with_cost(writes(data.create_product), ADMINS)
     async def create_product(self, info: Info, input: CreateProductInput) -> Product:
         product = await data.create_product(info.context.store, input.id, input.name)
         return Product.from_record(product)

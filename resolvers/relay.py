@@ -30,13 +30,6 @@ def given(value: T | None) -> T | None:
     return None if value is strawberry.UNSET else value
 
 
-def page_args(
-    first: int | None, after: str | None, last: int | None, before: str | None
-) -> PageArgs:
-    """Validated Relay arguments of a connection field."""
-    return PageArgs.parse(given(first), given(after), given(last), given(before))
-
-
 class PageArguments(FieldExtension):
     """The Relay arguments `first`, `after`, `last`, `before`, declared once for every
     connection field (as Strawberry's own `ConnectionExtension` does).
@@ -58,9 +51,8 @@ class PageArguments(FieldExtension):
         info: strawberry.Info,
         **kwargs: Any,
     ) -> Any:
-        first, after, last, before = (kwargs.pop(name, NOT_GIVEN) for name in self.NAMES)
-        page = page_args(first, after, last, before)
-        return await next_(source, info, page=page, **kwargs)
+        arguments = {name: given(kwargs.pop(name, NOT_GIVEN)) for name in self.NAMES}
+        return await next_(source, info, page=PageArgs.from_arguments(arguments), **kwargs)
 
 
 def _relay_argument(name: str) -> StrawberryArgument:

@@ -8,13 +8,12 @@ from typing import TypeVar
 import strawberry
 
 from data import repos as data
-from data.collections import PageRead, Prefetched, page_for
+from data.collections import ENTRY_BYTES, PageRead, Prefetched, page_for
 from data.repos import IssueState
 from resolvers import lookahead
 from resolvers.access import ANYONE, AUTHOR, Stored, Themselves
 from resolvers.context import Context
 from resolvers.cost import (
-    SMALL_BYTES,
     entity,
     field_with_cost,
     item_read,
@@ -22,8 +21,8 @@ from resolvers.cost import (
     page_read,
     writes,
 )
+from resolvers.records import mirrored
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
-from store.client import TRANSACT_CALLS
 from store.pagination import Page, PageArgs
 
 Info = strawberry.Info[Context, None]
@@ -46,13 +45,7 @@ class Issue:
 
     @classmethod
     def from_record(cls, issue: data.Issue) -> Issue:
-        return cls(
-            number=issue.number,
-            title=issue.title,
-            state=issue.state,
-            created_at=issue.created_at,
-            author=issue.author,
-        )
+        return mirrored(cls, issue)
 
 
 @strawberry.type
@@ -62,7 +55,7 @@ class Star:
 
     @classmethod
     def from_record(cls, star: data.Star) -> Star:
-        return cls(username=star.username, starred_at=star.starred_at)
+        return mirrored(cls, star)
 
 
 @strawberry.type
@@ -76,16 +69,9 @@ class Repo:
 
     @classmethod
     def from_record(cls, repo: data.Repo, prefetched: Prefetched | None = None) -> Repo:
-        return cls(
-            owner=repo.owner,
-            name=repo.name,
-            description=repo.description,
-            created_at=repo.created_at,
-            star_count=repo.star_count,
-            prefetched=prefetched or {},
-        )
+        return mirrored(cls, repo, prefetched=prefetched or {})
 
-    @connection_field(page_read(SMALL_BYTES, filtered=lambda args: args.get("state") is not None))
+    @connection_field(page_read(ENTRY_BYTES, filtered=lambda args: args.get("state") is not None))
     async def issues(
         self,
         info: Info,
@@ -96,7 +82,7 @@ class Repo:
         read = data.issues_read(self.owner, self.name, page, given(state))
         return Connection.from_page(await self._page(info, read), Issue.from_record)
 
-    @connection_field(page_read(SMALL_BYTES))
+    @connection_field(page_read(ENTRY_BYTES))
     async def stars(
         self,
         info: Info,
@@ -153,7 +139,7 @@ class ReposQuery:
 @strawberry.type
 class ReposMutation:
     @mutation_with_cost(
-        writes(1),
+        writes(data.create_repo),
         Themselves("the caller, as `owner`", "input.owner", "owner", fold_case=True),
     )
     async def create_repo(self, info: Info, input: CreateRepoInput) -> Repo:
@@ -162,7 +148,7 @@ class ReposMutation:
         )
         return Repo.from_record(repo)
 
-    @mutation_with_cost(writes(1 + data.OPEN_ISSUE_ATTEMPTS, 1), AUTHOR)
+    @mutation_with_cost(writes(data.open_issue), AUTHOR)
     async def open_issue(self, info: Info, input: OpenIssueInput) -> Issue:
         context = info.context
         issue = await data.open_issue(
@@ -170,7 +156,9 @@ class ReposMutation:
         )
         return Issue.from_record(issue)
 
-    @mutation_with_cost(writes(1), Stored("the repository's owner or the issue's author"))
+    @mutation_with_cost(
+        writes(data.close_issue), Stored("the repository's owner or the issue's author")
+    )
     async def close_issue(self, info: Info, owner: str, name: str, number: int) -> Issue:
         context = info.context
         issue = await data.close_issue(
@@ -178,13 +166,13 @@ class ReposMutation:
         )
         return Issue.from_record(issue)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1), AS_USERNAME)
+    @mutation_with_cost(writes(data.star_repo), AS_USERNAME)
     async def star_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
         repo = await data.star_repo(context.store, context.items, owner, name, username)
         return Repo.from_record(repo)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS + 1, 1), AS_USERNAME)
+    @mutation_with_cost(writes(data.unstar_repo), AS_USERNAME)
     async def unstar_repo(self, info: Info, owner: str, name: str, username: str) -> Repo:
         context = info.context
         repo = await data.unstar_repo(context.store, context.items, owner, name, username)

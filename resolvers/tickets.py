@@ -7,13 +7,12 @@ from datetime import datetime
 import strawberry
 
 from data import tickets as data
-from data.collections import Prefetched, page_for
+from data.collections import ENTRY_BYTES, Prefetched, page_for
 from data.tickets import TicketStatus
 from resolvers import lookahead
 from resolvers.access import ADMINS, AUTHOR, SIGNED_IN, Stored
 from resolvers.context import Context
 from resolvers.cost import (
-    SMALL_BYTES,
     entity,
     field_with_cost,
     item_read,
@@ -21,8 +20,8 @@ from resolvers.cost import (
     page_read,
     writes,
 )
+from resolvers.records import mirrored
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
-from store.client import TRANSACT_CALLS
 from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
@@ -44,14 +43,7 @@ class Ticket:
 
     @classmethod
     def from_record(cls, ticket: data.Ticket) -> Ticket:
-        return cls(
-            id=strawberry.ID(ticket.id),
-            title=ticket.title,
-            status=ticket.status,
-            created_at=ticket.created_at,
-            updated_at=ticket.updated_at,
-            opened_by=ticket.opened_by,
-        )
+        return mirrored(cls, ticket)
 
 
 @strawberry.type
@@ -62,9 +54,9 @@ class Queue:
 
     @classmethod
     def from_record(cls, queue: data.Queue, prefetched: Prefetched | None = None) -> Queue:
-        return cls(id=strawberry.ID(queue.id), name=queue.name, prefetched=prefetched or {})
+        return mirrored(cls, queue, prefetched=prefetched or {})
 
-    @connection_field(page_read(SMALL_BYTES))
+    @connection_field(page_read(ENTRY_BYTES))
     async def tickets(
         self,
         info: Info,
@@ -115,12 +107,12 @@ class TicketsQuery:
 
 @strawberry.type
 class TicketsMutation:
-    @mutation_with_cost(writes(1), ADMINS)
+    @mutation_with_cost(writes(data.create_queue), ADMINS)
     async def create_queue(self, info: Info, input: CreateQueueInput) -> Queue:
         queue = await data.create_queue(info.context.store, input.id, input.name)
         return Queue.from_record(queue)
 
-    @mutation_with_cost(writes(TRANSACT_CALLS), AUTHOR)
+    @mutation_with_cost(writes(data.open_ticket), AUTHOR)
     async def open_ticket(self, info: Info, input: OpenTicketInput) -> Ticket:
         context = info.context
         ticket = await data.open_ticket(
@@ -128,7 +120,7 @@ class TicketsMutation:
         )
         return Ticket.from_record(ticket)
 
-    @mutation_with_cost(writes(data.UPDATE_ATTEMPTS), Stored("the ticket's opener"))
+    @mutation_with_cost(writes(data.update_ticket), Stored("the ticket's opener"))
     async def update_ticket(self, info: Info, input: UpdateTicketInput) -> Ticket:
         context = info.context
         ticket = await data.update_ticket(

@@ -24,8 +24,9 @@ from aiobotocore.config import AioConfig
 from botocore.exceptions import ClientError
 
 from keys.conditions import KeyCondition
+from keys.errors import Unavailable
 from store.cost import Cost, Operation
-from store.errors import UNREACHABLE, TransactionCanceled, Unavailable, mapped
+from store.errors import UNREACHABLE, BoundExceeded, TransactionCanceled, mapped
 from store.requests import (
     Filter,
     Item,
@@ -96,6 +97,40 @@ async def open_client(
         **extra,
     ) as client:
         yield client
+
+
+# Told of each call a client made: the operation ("Query") and its outcome ("ok",
+# DynamoDB's error code, or "unreachable").
+CallObserver = Callable[[str, str], None]
+
+
+def observe_calls(client: DynamoDBClient, observer: CallObserver) -> Callable[[], None]:
+    """Tell `observer` of each of `client`'s calls as the SDK makes it, whichever code made
+    it, failed ones included (retries inside the SDK are one call); the function returned
+    stops it."""
+    events = client.meta.events
+    # One registration per observer (the closures hold it, so its id stays its own).
+    answered_id = f"dynagate-observer-{id(observer)}"
+    failed_id = answered_id + "-error"
+
+    def answered(*, model: Any, http_response: Any, parsed: Mapping[str, Any], **_: Any) -> None:
+        outcome = "ok"
+        if http_response.status_code >= 300:
+            outcome = str((parsed.get("Error") or {}).get("Code") or "error")
+        observer(model.name, outcome)
+
+    def unreachable(*, event_name: str, **_: Any) -> None:
+        # The event is "after-call-error.dynamodb.<Operation>".
+        observer(event_name.rsplit(".", 1)[-1], "unreachable")
+
+    events.register("after-call.dynamodb", answered, unique_id=answered_id)
+    events.register("after-call-error.dynamodb", unreachable, unique_id=failed_id)
+
+    def stop() -> None:
+        events.unregister("after-call.dynamodb", unique_id=answered_id)
+        events.unregister("after-call-error.dynamodb", unique_id=failed_id)
+
+    return stop
 
 
 @dataclass
@@ -260,8 +295,13 @@ class Store:
         self, operation: Operation, method: _Operation, request: dict[str, Any]
     ) -> dict[str, Any]:
         if self.budget is not None and self.cost.requests >= self.budget:
-            logger.warning("a request reached its bound of %d DynamoDB calls", self.budget)
-            raise Unavailable("the database is busy; try again shortly")
+            self.cost.past_bound += 1
+            logger.error(
+                "a request was about to pass its bound of %d DynamoDB calls: a cost model is"
+                " too low",
+                self.budget,
+            )
+            raise BoundExceeded(f"past the bound of {self.budget} DynamoDB calls")
         try:
             response: dict[str, Any] = await method(**request)
         except ClientError as exc:

@@ -1,12 +1,52 @@
-"""The cost report of one GraphQL request, summed from DynamoDB's own figures."""
+"""The cost report of one GraphQL request, summed from DynamoDB's own figures; and the
+worst case each access pattern declares on itself, which the bound of an operation uses.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 Operation = Literal["read", "write"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Worst:
+    """The most DynamoDB calls an access pattern makes, its own retries included, and the
+    most items its reads take."""
+
+    requests: int
+    items: int = 0
+
+
+# By the access pattern's qualified name.
+_DECLARED: dict[str, Worst] = {}
+
+
+def worst_case(requests: int, items: int = 0) -> Callable[[F], F]:
+    """Declares an access pattern's worst case on the access pattern itself."""
+
+    def declare(function: F) -> F:
+        _DECLARED[qualified_name(function)] = Worst(requests, items)
+        return function
+
+    return declare
+
+
+def qualified_name(function: Callable[..., Any]) -> str:
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+def declared(function: Callable[..., Any]) -> Worst:
+    """The worst case `function` declares (KeyError: it declares none)."""
+    return _DECLARED[qualified_name(function)]
+
+
+def every_declared() -> Mapping[str, Worst]:
+    """Each access pattern that declares a worst case, by qualified name."""
+    return dict(_DECLARED)
 
 
 @dataclass
@@ -16,6 +56,9 @@ class Cost:
     write_capacity_units: float = 0.0
     items_scanned: int = 0
     items_returned: int = 0
+    # Calls refused because they would have passed the request's bound (not reported to
+    # the client: a cost model too low is ours to fix, counted in /metrics).
+    past_bound: int = 0
 
     def record(
         self,

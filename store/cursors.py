@@ -1,27 +1,34 @@
-"""Opaque, signed cursors bound to the field, arguments and parent they came from.
+"""Opaque, sealed cursors bound to the field, arguments and parent they came from.
 
-A cursor carries the key of its edge's item, enciphered so no table key is shown. Its MAC
-covers the key and a *binding* (the field, its parent and its filtering arguments) that is
-not in the cursor, so a cursor altered by one character, or presented to another field,
-argument set or parent, fails the check. The MAC doubles as the nonce of a SHAKE-256
-keystream (a synthetic-IV construction): equal keys give equal cursors, nothing repeats
-a keystream for different keys, and no extra dependency is needed.
+A cursor carries the key of its edge's item, sealed with AES-SIV (RFC 5297, from
+`cryptography`): the key is enciphered, so no table key is shown, and authenticated
+together with a *binding* (the field, its parent and its filtering arguments) that is not
+in the cursor, as associated data. A cursor altered by one character, or presented to
+another field, argument set or parent, fails to open. SIV is deterministic, as a cursor
+must be: equal keys in equal places give equal cursors.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import hmac
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from store.errors import BadCursor
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-_MAC_BYTES = 16
+from keys.errors import BadCursor
+
+# AES-256-SIV takes two 256-bit keys: one for the synthetic IV (a CMAC), one for CTR.
+_KEY_BYTES = 64
+_CONTEXT = b"dynagate cursor AES-256-SIV"
+# The longest cursor read: far above any real one (a key of three attributes is under 200).
+_MAX_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -43,40 +50,37 @@ class Binding:
 
 @dataclass(frozen=True)
 class CursorCodec:
+    """Seals and opens cursors with a key derived from `secret` (any length)."""
+
     secret: bytes
+    _siv: AESSIV = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # HKDF turns a configured secret of any length and strength into the cipher's key.
+        key = HKDF(SHA256(), _KEY_BYTES, salt=None, info=_CONTEXT).derive(self.secret)
+        object.__setattr__(self, "_siv", AESSIV(key))
 
     def encode(self, binding: Binding, key: Sequence[str]) -> str:
         """A cursor for the key values `key` (in the index's key-attribute order)."""
         payload = json.dumps(list(key), separators=(",", ":")).encode()
-        mac = self._mac(binding, payload)
-        return _b64(mac + self._xor(mac, payload))
+        return _b64(self._siv.encrypt(payload, [binding.canonical()]))
 
     def decode(self, binding: Binding, cursor: str) -> list[str]:
         try:
-            raw = _unb64(cursor)
+            sealed = _unb64(cursor)
         except (ValueError, binascii.Error) as exc:
             raise BadCursor("the cursor is malformed; use a cursor returned by this field") from exc
-        mac, payload = raw[:_MAC_BYTES], self._xor(raw[:_MAC_BYTES], raw[_MAC_BYTES:])
-        if len(mac) < _MAC_BYTES or not hmac.compare_digest(mac, self._mac(binding, payload)):
+        try:
+            payload = self._siv.decrypt(sealed, [binding.canonical()])
+        except InvalidTag as exc:
             raise BadCursor(
                 "the cursor is not valid here: it was altered or comes from another field,"
                 " argument set or parent"
-            )
+            ) from exc
         key = json.loads(payload)
         if not isinstance(key, list) or not all(isinstance(v, str) for v in key):
             raise BadCursor("the cursor is malformed; use a cursor returned by this field")
         return key
-
-    def _xor(self, nonce: bytes, data: bytes) -> bytes:
-        # SHAKE-256 is an extendable-output function: one call yields a keystream as long as
-        # the payload, keyed by the secret and the nonce (no length extension in SHA-3).
-        stream = hashlib.shake_256(b"dynagate-cursor\0" + self.secret + b"\0" + nonce)
-        mixed = int.from_bytes(data, "big") ^ int.from_bytes(stream.digest(len(data)), "big")
-        return mixed.to_bytes(len(data), "big")
-
-    def _mac(self, binding: Binding, payload: bytes) -> bytes:
-        message = binding.canonical() + b"\n" + payload
-        return hmac.new(self.secret, message, hashlib.sha256).digest()[:_MAC_BYTES]
 
 
 def _b64(data: bytes) -> str:
@@ -84,7 +88,7 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    if not text or len(text) > 4096:
+    if not text or len(text) > _MAX_CHARS:
         raise ValueError("empty or oversized")
     raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     # The decoder ignores the spare bits of the last character and skips characters outside

@@ -1,22 +1,14 @@
-"""The product's errors, and the one place botocore's errors become them.
-
-    DynagateError                          `extensions.code` of API.md section 4
-     ├── BadUserInput      BAD_USER_INPUT    an argument is invalid; the message says which
-     ├── BadCursor         BAD_CURSOR        a cursor was altered or taken from elsewhere
-     ├── NotFound          NOT_FOUND         a mutation names a missing entity
-     ├── Conflict          CONFLICT          it exists already, or a concurrent write won
-     ├── Unauthenticated   UNAUTHENTICATED   a bad token, or no token where one is needed
-     ├── Forbidden         FORBIDDEN         the caller may not do this
-     └── Unavailable       UNAVAILABLE       DynamoDB unreachable, throttling or failing
-                                             (5xx) past retries
+"""The one place botocore's errors become the product's (`keys/errors.py`), and the
+store's own signals to the access patterns above it.
 
     ConditionFailed        a conditional write found the item in another state
     TransactionCanceled    a transaction was cancelled; one reason per action
     DynamoDBFailure        any other botocore error, for the command line to print
 
-The access patterns turn `ConditionFailed` and `TransactionCanceled` into the product's
-errors, since only they know what a condition meant. Anything else raised while resolving
-is masked as INTERNAL_SERVER_ERROR.
+`mapped` turns a refused call into Unavailable (throttling, DynamoDB's own failures, a
+missing table), ConditionFailed or TransactionCanceled. The access patterns turn the last
+two into the product's errors, since only they know what a condition meant. Anything else
+raised while resolving is masked as INTERNAL_SERVER_ERROR.
 """
 
 from __future__ import annotations
@@ -24,11 +16,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError, NoCredentialsError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
+from keys.errors import Conflict, DynagateError, Unavailable
 from store.requests import WRITE_TOKEN, Item, from_attributes
 
 logger = logging.getLogger("dynagate.store")
@@ -49,47 +42,6 @@ _THROTTLED_ACTIONS = {"ThrottlingError", "ProvisionedThroughputExceeded", "Reque
 UNREACHABLE = (BotoConnectionError, HTTPClientError)
 # Botocore's error when AWS was used and no credentials were found (the CLI names the fix).
 NO_CREDENTIALS = NoCredentialsError
-
-
-class DynagateError(Exception):
-    code: ClassVar[str]
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        # graphql-core copies `extensions` of the original error into the response.
-        self.extensions = {"code": self.code}
-
-
-class BadUserInput(DynagateError):
-    code = "BAD_USER_INPUT"
-
-
-class BadCursor(DynagateError):
-    code = "BAD_CURSOR"
-
-
-class NotFound(DynagateError):
-    code = "NOT_FOUND"
-
-
-class Conflict(DynagateError):
-    code = "CONFLICT"
-
-
-class Unauthenticated(DynagateError):
-    code = "UNAUTHENTICATED"
-
-
-class Forbidden(DynagateError):
-    code = "FORBIDDEN"
-
-
-class Unavailable(DynagateError):
-    code = "UNAVAILABLE"
-
-
-QUERY_TOO_COMPLEX = "QUERY_TOO_COMPLEX"
-INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
 
 
 class ConditionFailed(Exception):
@@ -146,6 +98,11 @@ class TransactionCanceled(Exception):
 
 class DynamoDBFailure(Exception):
     """DynamoDB refused a call of an admin command, or could not be reached."""
+
+
+class BoundExceeded(Exception):
+    """A request was about to make more DynamoDB calls than the bound computed before it
+    ran: a cost model is too low. A bug of ours, so clients hear INTERNAL_SERVER_ERROR."""
 
 
 def error_code(exc: ClientError) -> str:

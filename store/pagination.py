@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, TypeVar
 
 from keys.conditions import KeyCondition
+from keys.errors import BadCursor, BadUserInput
 from keys.table import page_key_attributes
 from store.client import QueryResult, Store
 from store.cursors import Binding, CursorCodec
-from store.errors import BadCursor, BadUserInput
 from store.requests import Filter, Item, Key, page_key
 
 DEFAULT_PAGE_SIZE = 20
@@ -45,11 +45,23 @@ FLAG_ITEMS = 1
 
 @dataclass(frozen=True)
 class PageArgs:
-    """Validated Relay arguments: `size` items after (or, `backward`, before) `cursor`."""
+    """Validated Relay arguments (API.md section 3): `size` items after (or, `backward`,
+    before) `cursor`. The one reading of `first`, `after`, `last` and `before`: for the
+    connection field itself, for its parent reading the page ahead, and for the bound."""
 
     size: int
     backward: bool
     cursor: str | None
+
+    @classmethod
+    def from_arguments(cls, arguments: Mapping[str, Any]) -> PageArgs:
+        """From a field's arguments by GraphQL name (absent or None: not given)."""
+        return cls.parse(
+            arguments.get("first"),
+            arguments.get("after"),
+            arguments.get("last"),
+            arguments.get("before"),
+        )
 
     @classmethod
     def parse(
@@ -62,12 +74,27 @@ class PageArgs:
         if after is not None and before is not None:
             raise BadUserInput("give `after` or `before`, not both")
         backward = last is not None or before is not None
-        size = (last if backward else first) or DEFAULT_PAGE_SIZE
         requested = last if backward else first
         if requested is not None and not 1 <= requested <= MAX_PAGE_SIZE:
             name = "last" if backward else "first"
             raise BadUserInput(f"`{name}` must be 1 to {MAX_PAGE_SIZE}, not {requested}")
-        return cls(size=size, backward=backward, cursor=before if backward else after)
+        return cls(
+            size=requested or DEFAULT_PAGE_SIZE,
+            backward=backward,
+            cursor=before if backward else after,
+        )
+
+    @classmethod
+    def most_edges(cls, arguments: Mapping[str, Any]) -> int:
+        """The most edges a page of `arguments` holds, as the bound counts it: its size.
+        Arguments the field refuses read nothing, so any figure bounds them: the size
+        asked for, kept within 0 to the largest allowed."""
+        try:
+            return cls.from_arguments(arguments).size
+        except BadUserInput:
+            first, last = arguments.get("first"), arguments.get("last")
+            asked = first if first is not None else last
+            return max(0, min(DEFAULT_PAGE_SIZE if asked is None else asked, MAX_PAGE_SIZE))
 
 
 # What an edge holds: the stored item, or the record the access patterns made of it.

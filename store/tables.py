@@ -20,11 +20,8 @@ async def create_table(client: DynamoDBClient, table: str, *, wait_seconds: floa
 
     Returns what was done, for the CLI to print.
     """
-    try:
-        description = (await client.describe_table(TableName=table))["Table"]
-    except ClientError as exc:
-        if error_code(exc) != "ResourceNotFoundException":
-            raise
+    description = await describe(client, table)
+    if description is None:
         request: dict[str, Any] = create_table_request(table)
         await client.create_table(**request)
         await wait_until_active(client, table, wait_seconds)
@@ -46,6 +43,19 @@ async def create_table(client: DynamoDBClient, table: str, *, wait_seconds: floa
     return f"table {table!r} already exists with every index"
 
 
+async def describe(client: DynamoDBClient, table: str) -> dict[str, Any] | None:
+    """DescribeTable's description of `table`, or None when it does not exist; botocore's
+    other errors are raised (the command line maps them with `admin_failures`)."""
+    try:
+        response = await client.describe_table(TableName=table)
+    except ClientError as exc:
+        if error_code(exc) != "ResourceNotFoundException":
+            raise
+        return None
+    description: dict[str, Any] = dict(response["Table"])
+    return description
+
+
 @dataclass(frozen=True)
 class NotReady:
     """Why the table cannot serve yet: `kind` says what fixes it, `reason` says it to a person."""
@@ -57,16 +67,15 @@ class NotReady:
 async def table_status(client: DynamoDBClient, table: str) -> NotReady | None:
     """None when the table and all its indexes are ACTIVE, else why it is not ready."""
     try:
-        description = (await client.describe_table(TableName=table))["Table"]
+        description = await describe(client, table)
     except ClientError as exc:
-        code = error_code(exc)
-        if code == "ResourceNotFoundException":
-            return NotReady("missing", f"table {table!r} does not exist")
-        return NotReady("refused", f"DynamoDB answered {code}")
+        return NotReady("refused", f"DynamoDB answered {error_code(exc)}")
     except NO_CREDENTIALS:
         return NotReady("no-credentials", "no AWS credentials were found")
     except BotoCoreError:
         return NotReady("unreachable", "DynamoDB is unreachable")
+    if description is None:
+        return NotReady("missing", f"table {table!r} does not exist")
     if description.get("TableStatus") != "ACTIVE":
         return NotReady("not-active", f"table {table!r} is {description.get('TableStatus')}")
     for index in description.get("GlobalSecondaryIndexes", []):

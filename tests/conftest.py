@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -22,7 +23,7 @@ from gateway.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
 from store.client import Store, open_client
 from store.tables import create_table
-from tests.client import Api
+from tests.client import Api, settings_for
 from tests.faults import FaultProxy
 from tests.jwks import JwksServer
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 # CI machines are shared and slow at times: no deadlines or speed health checks, and the
 # same examples every run so a red build is reproducible. `HYPOTHESIS_PROFILE=explore`
 # draws fresh, more numerous examples for a deeper search.
-_RELAXED = {
+_RELAXED: dict[str, Any] = {
     "deadline": None,
     "database": None,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -40,6 +41,12 @@ _RELAXED = {
 hypothesis_settings.register_profile("ci", derandomize=True, **_RELAXED)
 hypothesis_settings.register_profile("explore", max_examples=1_000, **_RELAXED)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "overrides(**settings): the Settings a module's `api` and `app` change"
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -66,12 +73,19 @@ async def client(endpoint: str) -> AsyncIterator[DynamoDBClient]:
         yield dynamodb
 
 
-@pytest.fixture
-async def table(client: DynamoDBClient) -> AsyncIterator[str]:
-    name = f"test-{uuid.uuid4().hex[:12]}"
+@asynccontextmanager
+async def new_table(client: DynamoDBClient, prefix: str) -> AsyncIterator[str]:
+    """A table of its own for as long as the block runs."""
+    name = f"{prefix}-{uuid.uuid4().hex[:12]}"
     await create_table(client, name)
     yield name
     await client.delete_table(TableName=name)
+
+
+@pytest.fixture
+async def table(client: DynamoDBClient) -> AsyncIterator[str]:
+    async with new_table(client, "test") as name:
+        yield name
 
 
 @pytest.fixture(scope="session")
@@ -96,14 +110,16 @@ async def faulty(proxy: FaultProxy, table: str) -> AsyncIterator[Store]:
 
 
 @pytest.fixture(scope="module")
-def overrides() -> dict[str, Any]:
-    """Settings a test module changes for its `api` and `app` (it overrides this fixture)."""
-    return {}
+def overrides(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Settings a test module changes for its `api` and `app`, given by its
+    `pytestmark = pytest.mark.overrides(...)` (or by a fixture of its own)."""
+    marker = request.node.get_closest_marker("overrides")
+    return {} if marker is None else dict(marker.kwargs)
 
 
 @pytest.fixture
 def settings(endpoint: str, table: str, overrides: dict[str, Any]) -> Settings:
-    return Settings(table=table, endpoint=endpoint, cursor_secret=b"test-secret", **overrides)
+    return settings_for(endpoint, table, **overrides)
 
 
 @pytest.fixture
@@ -114,16 +130,11 @@ async def api(settings: Settings) -> AsyncIterator[Api]:
 
 @pytest.fixture(scope="module")
 async def shared_table(client: DynamoDBClient) -> AsyncIterator[str]:
-    name = f"test-app-{uuid.uuid4().hex[:12]}"
-    await create_table(client, name)
-    yield name
-    await client.delete_table(TableName=name)
+    async with new_table(client, "test-app") as name:
+        yield name
 
 
 @pytest.fixture(scope="module")
 async def app(endpoint: str, shared_table: str, overrides: dict[str, Any]) -> AsyncIterator[Api]:
-    settings = Settings(
-        table=shared_table, endpoint=endpoint, cursor_secret=b"test-secret", **overrides
-    )
-    async with Api.serving(settings) as running:
+    async with Api.serving(settings_for(endpoint, shared_table, **overrides)) as running:
         yield running

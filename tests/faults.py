@@ -9,6 +9,9 @@ such as `PutItem`; `*` for any):
     error     answer HTTP 500 InternalServerError (or `status` and `code`), not forwarded
     throttle  answer 400 ThrottlingException (or `code`), not forwarded
     hang      accept it and never answer (until the proxy stops), not forwarded
+    conflict  answer 400 TransactionCanceledException, every action of the transaction
+              cancelled by `TransactionConflict` (another transaction held its item), not
+              forwarded
 
 A rule fires on a share of the calls it picks (`probability`, drawn from a generator seeded
 per proxy), at most `count` times in all and at most `per_request` times for one request:
@@ -36,7 +39,7 @@ import httpx
 import pytest
 from botocore.retries.standard import ExponentialBackoff
 
-Mode = Literal["lose", "error", "throttle", "hang"]
+Mode = Literal["lose", "error", "throttle", "hang", "conflict"]
 _ERROR_TYPE = "com.amazonaws.dynamodb.v20120810#"
 # Headers of one connection, not of the message: the proxy sets its own.
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"}
@@ -51,6 +54,8 @@ class Rule:
     per_request: int | None = None
     status: int | None = None
     code: str | None = None
+    # More fields of an `error` answer, such as the `Item` a failed condition returns.
+    fields: dict[str, object] | None = None
     # Faults injected so far.
     hits: int = 0
     _by_request: Counter[bytes] = field(default_factory=Counter, repr=False)
@@ -69,13 +74,18 @@ class Rule:
         self._by_request[request] += 1
         return True
 
-    def error(self) -> bytes:
-        """The whole HTTP answer of an `error` or `throttle` rule."""
+    def error(self, request: bytes) -> bytes:
+        """The whole HTTP answer of an `error`, `throttle` or `conflict` rule."""
         status = self.status or (500 if self.mode == "error" else 400)
-        code = self.code or (
-            "InternalServerError" if self.mode == "error" else "ThrottlingException"
-        )
-        body = json.dumps({"__type": _ERROR_TYPE + code, "message": "injected by the test"})
+        code = self.code or {
+            "error": "InternalServerError",
+            "conflict": "TransactionCanceledException",
+        }.get(self.mode, "ThrottlingException")
+        answer: dict[str, object] = {"__type": _ERROR_TYPE + code, "message": "injected"}
+        if self.mode == "conflict":
+            actions = json.loads(request).get("TransactItems", [])
+            answer["CancellationReasons"] = [{"Code": "TransactionConflict"} for _ in actions]
+        body = json.dumps({**answer, **(self.fields or {})})
         head = (
             f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
             "Content-Type: application/x-amz-json-1.0\r\n"
@@ -126,9 +136,10 @@ class FaultProxy:
         per_request: int | None = None,
         status: int | None = None,
         code: str | None = None,
+        fields: dict[str, object] | None = None,
     ) -> Rule:
         """A rule that applies from now on, after those injected before it."""
-        rule = Rule(operation, mode, probability, count, per_request, status, code)
+        rule = Rule(operation, mode, probability, count, per_request, status, code, fields)
         self.rules.append(rule)
         return rule
 
@@ -180,8 +191,8 @@ class FaultProxy:
         if rule is not None and rule.mode == "hang":
             await self._stopped.wait()
             return False
-        if rule is not None and rule.mode in ("error", "throttle"):
-            writer.write(rule.error())
+        if rule is not None and rule.mode in ("error", "throttle", "conflict"):
+            writer.write(rule.error(request.body))
             await writer.drain()
             return True
         answer = await self._forward(request)

@@ -1,15 +1,16 @@
-"""The benchmarks' pure parts: wrk's result line, the speed summaries and the profile's
-frame counts (no servers, no wrk)."""
+"""The benchmarks' pure parts: wrk's result line, the results and their tables, the speed
+and scale summaries and the profile's frame counts (no servers, no wrk)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from bench import wrk
+from bench import report, scale_report, wrk
 from bench.profile import top_frames
-from bench.speed_report import figures, markdown, summary
+from bench.speed_report import figures, markdown, render, summary
 
 
 def rounds(*rps_p50_p99: tuple[float, float, float]) -> list[wrk.Round]:
@@ -60,6 +61,12 @@ def test_the_ratio_is_gateway_over_floor_throughput() -> None:
     assert table.splitlines()[2] == (
         "| orders page (20) | 2 | 0.90 | 40 ms | 30 ms | 1.50 | 5.00 ms | 4.00 ms |"
     )
+    printed = render({"operations": {"orders_page": measured}}).splitlines()
+    assert printed[2].split() == [
+        *("orders", "page", "(20)", "2", "0.90", "1.50", "90.0", "100.0"),
+        *("40.0", "30.0", "5.00", "4.00"),
+    ]
+    assert "median 0.90, worst 0.90" in printed[-1]
 
 
 def test_top_frames_share_the_samples(tmp_path: Path) -> None:
@@ -72,3 +79,41 @@ def test_top_frames_share_the_samples(tmp_path: Path) -> None:
     leaf, inclusive = top_frames(stacks, 2)
     assert leaf == [("query (client.py)", 60.0), ("encode (json.py)", 30.0)]
     assert inclusive == [("main (app.py)", 100.0), ("query (client.py)", 60.0)]
+
+
+# ---- results and tables ------------------------------------------------------------------
+
+
+def test_one_writer_puts_the_data_and_the_tables_side_by_side(tmp_path: Path) -> None:
+    written = report.write(tmp_path / "results", "speed", {"ratio": 0.9}, "| a |\n\n")
+    assert [p.name for p in written] == ["speed.json", "speed.md"]
+    assert json.loads(written[0].read_text()) == {"ratio": 0.9}
+    assert written[1].read_text() == "| a |\n"
+
+
+def test_markdown_tables_align_the_columns_asked() -> None:
+    table = report.markdown_table(["name", "a", "b"], [["x", "1", "2"]], right=[1, 2])
+    assert table.splitlines() == ["| name | a | b |", "| --- | ---: | ---: |", "| x | 1 | 2 |"]
+
+
+def test_console_tables_pad_each_column_to_its_widest_cell() -> None:
+    table = report.console_table(["q", "", "10^4"], [["Orders", "p50", "9.1 ms"]], left=2)
+    assert table.splitlines() == [
+        "q     " + "  " + "   " + "  " + "  10^4",
+        "Orders" + "  " + "p50" + "  " + "9.1 ms",
+    ]
+
+
+@pytest.mark.parametrize(("q", "expected"), [(0, 1.0), (50, 2.0), (99, 4.0), (100, 4.0)], ids=str)
+def test_percentiles_are_nearest_rank(q: float, expected: float) -> None:
+    assert report.percentile([4.0, 1.0, 3.0, 2.0], q) == expected
+    assert report.percentile([], q) is None
+
+
+def test_scale_sizes_read_as_powers_of_ten() -> None:
+    assert [scale_report.size_label(n) for n in (10_000, 10**6, 2_000, 1)] == [
+        "10^4",
+        "10^6",
+        "2,000",
+        "1",
+    ]

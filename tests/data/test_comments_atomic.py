@@ -16,15 +16,13 @@ import pytest
 
 from data import comments as data
 from data import products
+from keys.errors import Conflict
 from store.client import Store
-from store.errors import Conflict
 from store.loaders import ItemLoader
-from store.requests import Item, Key
 from tests.client import Api
+from tests.data.races import interleave
+from tests.documents import COMMENT, DELETE_COMMENT, EDIT_COMMENT, POST_COMMENT
 from tests.resolvers.comments_helpers import (
-    COMMENT,
-    DELETE,
-    EDIT,
     assert_consistent,
     assert_model_stored,
     create_product,
@@ -42,10 +40,8 @@ async def test_a_post_failing_on_its_last_action_writes_nothing(
     existing = await post(api, "en", 3, "already here")
     before = await snapshot(client, table)
     sizes = fail_every_transaction_last(monkeypatch)
-    result = await api(
-        "mutation { postComment(input: "
-        '{productId: "p1", language: "fr", rating: 5, body: "doomed"}) { id } }'
-    )
+    doomed = {"productId": "p1", "language": "fr", "rating": 5, "body": "doomed"}
+    result = await api(POST_COMMENT, input=doomed)
     monkeypatch.undo()
     assert sizes == [1 + 1 + 32]
     assert result.codes == ["CONFLICT"]
@@ -66,7 +62,7 @@ async def test_an_edit_failing_on_its_last_action_changes_nothing(
     posted = await post(api, "en", 3, "original")
     before = await snapshot(client, table)
     sizes = fail_every_transaction_last(monkeypatch)
-    result = await api(EDIT, input={"id": posted.id, **change})
+    result = await api(EDIT_COMMENT, input={"id": posted.id, **change})
     monkeypatch.undo()
     assert len(sizes) == 1 and sizes[0] > 1 + 16
     assert result.codes == ["CONFLICT"]
@@ -75,7 +71,7 @@ async def test_an_edit_failing_on_its_last_action_changes_nothing(
     found = (await api(COMMENT, id=posted.id)).ok()["comment"]
     assert (found["language"], found["rating"], found["body"]) == ("en", 3, "original")
     # The same edit goes through once nothing stands in its way.
-    (await api(EDIT, input={"id": posted.id, **change})).ok()
+    (await api(EDIT_COMMENT, input={"id": posted.id, **change})).ok()
     primaries = await assert_consistent(client, table)
     assert primaries[posted.id]["version"] == 2
 
@@ -88,7 +84,7 @@ async def test_a_delete_failing_on_its_last_action_keeps_all_33_items(
     before = await snapshot(client, table)
     assert len(before) == 1 + 33
     sizes = fail_every_transaction_last(monkeypatch)
-    result = await api(DELETE, id=posted.id)
+    result = await api(DELETE_COMMENT, id=posted.id)
     monkeypatch.undo()
     assert sizes == [33]
     assert result.codes == ["CONFLICT"]
@@ -120,7 +116,7 @@ async def test_concurrent_edits_leave_the_copies_of_one_version(
         results = await asyncio.gather(
             *(
                 api(
-                    EDIT,
+                    EDIT_COMMENT,
                     input={
                         "id": posted.id,
                         "language": language,
@@ -146,29 +142,17 @@ async def test_concurrent_edits_leave_the_copies_of_one_version(
             assert shown == ([posted.id] if current else []), (language, rating)
 
 
-async def interleave(monkeypatch: pytest.MonkeyPatch, client: Any, table: str, other: Any) -> None:
-    """Run `other(store, loader)` once, right after the next consistent read of an item."""
-    read = Store.get
-    done: list[bool] = []
-
-    async def read_then_lose_the_race(
-        self: Store, key: Key, *, consistent: bool = False
-    ) -> Item | None:
-        item = await read(self, key, consistent=consistent)
-        if consistent and not done:
-            done.append(True)
-            store = Store(client, table)
-            await other(store, ItemLoader(store))
-        return item
-
-    monkeypatch.setattr(Store, "get", read_then_lose_the_race)
-
-
 async def _setup(client: Any, table: str) -> tuple[Store, ItemLoader, str]:
     store = Store(client, table)
     await products.create_product(store, "p1", "Widget")
     posted = await data.post_comment(store, "p1", "en", 3, "original", None)
     return store, ItemLoader(store), posted.id
+
+
+async def stored(client: Any, table: str, comment_id: str) -> tuple[str, int, str, int]:
+    """(language, rating, body, version) of a comment, the invariant checked first."""
+    primary = (await assert_consistent(client, table))[comment_id]
+    return primary["language"], primary["rating"], primary["body"], primary["version"]
 
 
 async def test_an_edit_that_read_before_a_delete_is_conflict_and_revives_nothing(
@@ -179,7 +163,7 @@ async def test_an_edit_that_read_before_a_delete_is_conflict_and_revives_nothing
     async def delete(other: Store, items: ItemLoader) -> None:
         await data.delete_comment(other, items, comment_id)
 
-    await interleave(monkeypatch, client, table, delete)
+    interleave(monkeypatch, client, table, delete)
     with pytest.raises(Conflict):
         await data.edit_comment(store, loader, comment_id, language="fr", rating=5, body=None)
     monkeypatch.undo()
@@ -195,17 +179,11 @@ async def test_a_delete_that_read_before_an_edit_is_conflict_and_keeps_the_edit(
     async def edit(other: Store, items: ItemLoader) -> None:
         await data.edit_comment(other, items, comment_id, language="fr", rating=5, body="moved")
 
-    await interleave(monkeypatch, client, table, edit)
+    interleave(monkeypatch, client, table, edit)
     with pytest.raises(Conflict):
         await data.delete_comment(store, loader, comment_id)
     monkeypatch.undo()
-    primaries = await assert_consistent(client, table)
-    assert {k: primaries[comment_id][k] for k in ("language", "rating", "body", "version")} == {
-        "language": "fr",
-        "rating": 5,
-        "body": "moved",
-        "version": 2,
-    }
+    assert await stored(client, table, comment_id) == ("fr", 5, "moved", 2)
 
 
 async def test_an_edit_that_read_a_stale_version_is_conflict_and_mixes_nothing(
@@ -217,17 +195,11 @@ async def test_an_edit_that_read_a_stale_version_is_conflict_and_mixes_nothing(
     async def edit(other: Store, items: ItemLoader) -> None:
         await data.edit_comment(other, items, comment_id, language="de", rating=1, body=None)
 
-    await interleave(monkeypatch, client, table, edit)
+    interleave(monkeypatch, client, table, edit)
     with pytest.raises(Conflict):
         await data.edit_comment(store, loader, comment_id, language=None, rating=4, body="x")
     monkeypatch.undo()
-    primaries = await assert_consistent(client, table)
-    assert {k: primaries[comment_id][k] for k in ("language", "rating", "body", "version")} == {
-        "language": "de",
-        "rating": 1,
-        "body": "original",
-        "version": 2,
-    }
+    assert await stored(client, table, comment_id) == ("de", 1, "original", 2)
 
 
 async def test_a_delete_racing_edits_leaves_nothing_or_one_consistent_comment(
@@ -237,10 +209,10 @@ async def test_a_delete_racing_edits_leaves_nothing_or_one_consistent_comment(
     for _ in range(3):
         posted = await post(api, "en", 3)
         calls = [
-            api(EDIT, input={"id": posted.id, "language": "fr", "rating": 1}),
-            api(DELETE, id=posted.id),
-            api(EDIT, input={"id": posted.id, "rating": 5}),
-            api(EDIT, input={"id": posted.id, "language": "de"}),
+            api(EDIT_COMMENT, input={"id": posted.id, "language": "fr", "rating": 1}),
+            api(DELETE_COMMENT, id=posted.id),
+            api(EDIT_COMMENT, input={"id": posted.id, "rating": 5}),
+            api(EDIT_COMMENT, input={"id": posted.id, "language": "de"}),
         ]
         results = await asyncio.gather(*calls)
         codes = {c for r in results for c in r.codes}
@@ -249,5 +221,5 @@ async def test_a_delete_racing_edits_leaves_nothing_or_one_consistent_comment(
         deleted = not results[1].errors
         assert (posted.id not in primaries) is deleted
         if not deleted:
-            (await api(DELETE, id=posted.id)).ok()
+            (await api(DELETE_COMMENT, id=posted.id)).ok()
         assert await assert_consistent(client, table) == {}

@@ -16,10 +16,10 @@ from aiobotocore.config import AioConfig
 
 from data import comments, orders, organizations, products, repos, tickets
 from data import map as markers
-from gateway.admin.verify import diff, group
+from data.comments_verify import diff, group
 from keys.codecs import format_timestamp
+from keys.errors import Conflict, Unavailable
 from store.client import LOCAL_CREDENTIALS, Store
-from store.errors import Conflict, Unavailable
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, put_request, update_request
 from tests.faults import FaultProxy, without_backoff

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from data import orders as data
+from keys.errors import Conflict
 from store.client import Store
-from store.errors import Conflict
 from store.loaders import ItemLoader
-from store.requests import Item, Key
+from tests.data.races import interleave
 from tests.table import scan_all
 
 
@@ -22,23 +22,11 @@ async def test_a_move_based_on_a_stale_read_is_conflict(
     placed = await data.place_order(store, "alice", [data.OrderLine("A", 1, 1)], None)
     order_id = placed.id
 
+    async def ship(other: Store, items: ItemLoader) -> None:
+        await data.set_order_status(other, items, order_id, data.OrderStatus.SHIPPED)
+
     # Another request ships the order right after this one has read it as PLACED.
-    read = Store.get
-    raced: list[bool] = []
-
-    async def read_then_lose_the_race(
-        self: Store, key: Key, *, consistent: bool = False
-    ) -> Item | None:
-        item = await read(self, key, consistent=consistent)
-        if not raced:
-            raced.append(True)
-            other = Store(client, table)
-            await data.set_order_status(
-                other, ItemLoader(other), order_id, data.OrderStatus.SHIPPED
-            )
-        return item
-
-    monkeypatch.setattr(Store, "get", read_then_lose_the_race)
+    interleave(monkeypatch, client, table, ship)
     with pytest.raises(Conflict):
         await data.set_order_status(store, ItemLoader(store), order_id, data.OrderStatus.CANCELLED)
     monkeypatch.undo()

@@ -123,6 +123,29 @@ def test_markers_and_heatmap_count_their_reads() -> None:
     assert refused.total_requests == 0  # the field refuses the view before any read
 
 
+def test_selections_execution_skips_are_not_counted() -> None:
+    kept = '{ customer(id: "x") { id } }'
+    for directive, variables in [
+        ("@skip(if: true)", {}),
+        ("@include(if: false)", {}),
+        ("@skip(if: $flag)", {"flag": True}),
+        ("@include(if: $flag)", {"flag": False}),
+    ]:
+        for skipped in (
+            f'order(id: "o") {directive} {{ id }}',
+            f'... on Query {directive} {{ order(id: "o") {{ id }} }}',
+            f"...Order {directive}",
+        ):
+            document = f'query ($flag: Boolean) {{ customer(id: "x") {{ id }} {skipped} }}'
+            if "...Order" in skipped:
+                document += ' fragment Order on Query { order(id: "o") { id } }'
+            assert bound(document, variables) == bound(kept), (skipped, variables)
+    counted = (
+        'query ($flag: Boolean) { customer(id: "x") { id } order(id: "o") @skip(if: $flag) { id } }'
+    )
+    assert bound(counted, {"flag": False}).total_requests == 2
+
+
 # ---- bombs --------------------------------------------------------------------------------
 
 

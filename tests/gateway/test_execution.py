@@ -3,17 +3,23 @@ errors included, and skips the field machinery for plain leaves (no I/O here).""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
+import graphql
 import pytest
 import strawberry
+from graphql.execution.collect_fields import FieldDetails
+from graphql.execution.middleware import MiddlewareManager
+from strawberry.extensions import FieldExtension, SchemaExtension
+from strawberry.permission import BasePermission
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from gateway.execution import PlainFieldsExecutionContext
+from gateway.execution import OVERRIDDEN, PlainFieldsExecutionContext
 
 
 @strawberry.enum
@@ -60,7 +66,10 @@ SOURCES: list[Any] = [
 ]
 
 
-def schema(context: type[StrawberryGraphQLCoreExecutionContext]) -> strawberry.Schema:
+def schema(
+    context: type[StrawberryGraphQLCoreExecutionContext],
+    extensions: list[type[SchemaExtension]] | None = None,
+) -> strawberry.Schema:
     @strawberry.type
     class Query:
         @strawberry.field
@@ -71,7 +80,9 @@ def schema(context: type[StrawberryGraphQLCoreExecutionContext]) -> strawberry.S
         def first(self) -> Thing:
             return SOURCES[0]
 
-    return strawberry.Schema(query=Query, execution_context_class=context)
+    return strawberry.Schema(
+        query=Query, execution_context_class=context, extensions=extensions or []
+    )
 
 
 DOCUMENTS = [
@@ -194,3 +205,80 @@ def test_a_configured_default_resolver_reads_the_plain_fields() -> None:
         == {"entries": [{"key": "a", "size": 1}, {"key": "b", "size": 2}]}
     )
     assert results[0].errors is None
+
+
+class Recorder(SchemaExtension):
+    """Records every field it resolves, as a tracing or masking extension would see them."""
+
+    seen: ClassVar[list[str]] = []
+
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        Recorder.seen.append(f"{info.parent_type.name}.{info.field_name}")
+        return _next(root, info, *args, **kwargs)
+
+
+def test_an_extension_that_resolves_sees_every_field() -> None:
+    Recorder.seen = []
+    answers = [
+        schema(context, [Recorder]).execute_sync("{ first { name count colour shout } }")
+        for context in (PlainFieldsExecutionContext, StrawberryGraphQLCoreExecutionContext)
+    ]
+    assert answers[0].data == answers[1].data
+    fields = ["Query.first", "Thing.name", "Thing.count", "Thing.colour", "Thing.shout"]
+    assert Recorder.seen == fields + fields
+
+
+class Shouted(FieldExtension):
+    def resolve(self, next_: Any, source: Any, info: Any, **kwargs: Any) -> Any:
+        return str(next_(source, info, **kwargs)).upper()
+
+
+class Nobody(BasePermission):
+    message = "nobody may read this"
+
+    def has_permission(self, source: Any, info: Any, **kwargs: Any) -> bool:
+        return False
+
+
+@strawberry.type
+class Guarded:
+    name: str = strawberry.field(extensions=[Shouted()])
+    secret: str | None = strawberry.field(permission_classes=[Nobody])
+
+
+@strawberry.type(name="Query")
+class GuardedQuery:
+    @strawberry.field
+    def guarded(self) -> Guarded:
+        return Guarded(name="quiet", secret="s")
+
+
+def test_fields_with_extensions_or_permissions_go_the_usual_way() -> None:
+    result = strawberry.Schema(
+        query=GuardedQuery, execution_context_class=PlainFieldsExecutionContext
+    ).execute_sync("{ guarded { name secret } }")
+    assert result.data == {"guarded": {"name": "QUIET", "secret": None}}
+    assert [e.message for e in result.errors or []] == ["nobody may read this"]
+
+
+def test_graphql_core_still_has_what_the_short_path_relies_on() -> None:
+    """The executor's private methods keep the parameters `OVERRIDDEN` names (its own
+    `execute_fields` calling `execute_field` is checked by the tests above), field details
+    keep their `node`, and the middleware stays where the short path looks for it."""
+    changed = []
+    for name, parameters in OVERRIDDEN.items():
+        method = getattr(StrawberryGraphQLCoreExecutionContext, name, None)
+        found = None if method is None else tuple(inspect.signature(method).parameters)[1:]
+        if found != parameters:
+            changed.append(f"{name}{found or '() is gone'}, not {name}{parameters}")
+    if "node" not in FieldDetails._fields:
+        changed.append(f"field details hold {FieldDetails._fields}, no `node`")
+    if "middleware_manager" not in inspect.signature(graphql.Executor).parameters:
+        changed.append("the executor takes no `middleware_manager`")
+    if "middlewares" not in MiddlewareManager.__slots__:
+        changed.append("MiddlewareManager has no `middlewares`")
+    assert not changed, (
+        f"graphql-core {graphql.__version__} changed what gateway/execution.py relies on; "
+        "adapt it (and OVERRIDDEN) or keep graphql-core to the version pinned in "
+        "constraints.txt:\n" + "\n".join(changed)
+    )

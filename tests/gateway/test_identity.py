@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from data.callers import ANONYMOUS, Caller
 from gateway.identity import MAX_TOKEN_CHARS, TokenVerifier, issue_token
 from gateway.settings import Settings, SettingsError
-from store.errors import Unauthenticated, Unavailable
+from keys.errors import Unauthenticated, Unavailable
 from tests.identity import SECRET, token
 from tests.jwks import AUDIENCE, ISSUER, JwksServer, SigningKey
 

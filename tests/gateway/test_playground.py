@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
@@ -33,6 +34,41 @@ def test_the_page_loads_nothing_from_another_origin() -> None:
     urls = re.findall(r"https?://[^\s\"'<>)]+", html)
     assert [u for u in urls if not u.startswith("http://www.w3.org/2000/svg")] == []
     assert len(re.findall(r'(?:src|href)="/graphql/assets/', html)) == len(PINNED)
+
+
+def test_the_page_is_our_template_with_only_the_pinned_tags_filled_in() -> None:
+    template = playground.TEMPLATE.read_text()
+    html = page_html()
+    assert "{{" not in html
+    # Outside the tags, the page is the template as written.
+    tag = r'<(?:script src|link rel="stylesheet" href)="/graphql/assets/[^"]+" integrity="[^"]+"'
+    assert re.sub(tag + r"[^>]*>(?:</script>)?", "", html) == re.sub(
+        r"\{\{ [^}]+ \}\}", "", template
+    )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda t: t.replace("{{ graphiql@3.8.3/graphiql.min.js }}", ""),
+        lambda t: t.replace("graphiql@3.8.3/graphiql.min.js", "graphiql@9.9.9/graphiql.min.js"),
+        lambda t: t + "{{ react@18.2.0/umd/react.production.min.js }}",
+    ],
+)
+def test_a_template_not_naming_each_pinned_file_once_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: Callable[[str], str]
+) -> None:
+    (tmp_path / "graphiql.html").write_text(change(playground.TEMPLATE.read_text()))
+    monkeypatch.setattr(playground, "TEMPLATE", tmp_path / "graphiql.html")
+    with pytest.raises(playground.AssetError, match="must name each pinned file once"):
+        page_html()
+
+
+async def test_nothing_from_the_request_is_put_in_the_page(app: Api) -> None:
+    hostile = quote('</script><script>alert("x")</script>')
+    for url in ("/graphql", f"/graphql?query={hostile}&operationName={hostile}&q={hostile}"):
+        page = await app.http.get(url, headers=HTML)
+        assert (page.status_code, page.text) == (200, page_html())
 
 
 async def test_the_page_and_its_files_are_served_as_pinned(app: Api) -> None:
@@ -96,3 +132,9 @@ async def test_a_browser_is_told_how_to_fetch_missing_files_rather_than_shown_a_
         assert "python -m gateway.playground" in page.text
         assert "/graphql/assets/" not in page.text
         assert (await bare.http.get(URL_PREFIX + PINNED[0].name)).status_code == 404
+
+
+async def test_the_page_is_never_framed_by_another_site(app: Api) -> None:
+    page = await app.http.get("/graphql", headers=HTML)
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["content-security-policy"] == "frame-ancestors 'none'"

@@ -35,7 +35,7 @@ BROWSERS = (
 )
 NO_BROWSER = (
     "make test needs Chromium or Google Chrome: install it "
-    "(macOS: brew install --cask chromium) or set CHROMIUM=/path/to/browser"
+    "(macOS: brew install --cask google-chrome) or set CHROMIUM=/path/to/browser"
 )
 # Every host name fails to resolve, except this machine: the browser has no internet.
 NO_INTERNET = "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
@@ -143,6 +143,9 @@ async def test_a_shared_query_url_opens_with_its_document_and_runs(
     # As a form or Python's urlencode writes it: spaces as `+`.
     shared = await opened(browser, f"{served}/graphql?{urlencode({'query': QUERY})}")
     assert await editor_text(shared.page, QUERY_EDITOR) == QUERY
+    # The address bar now holds the link as GraphiQL writes one (encodeURIComponent's form).
+    component = quote(QUERY, safe="!*'()")
+    assert shared.page.url == f"{served}/graphql?q={component}"
     result = await run(shared.page)
     assert result["data"] == {"uniq_7f3a": "Query"}, result
     assert [url for url in shared.requested if not url.startswith(served + "/")] == []
@@ -161,6 +164,21 @@ async def test_graphiqls_own_url_opens_with_variables_and_operation_name(
     result = await run(shown.page)
     assert result["data"] == {"second_7f3a": "Query"}, result
     assert shown.errors == []
+
+
+async def test_a_link_cannot_set_the_readers_headers(served: str, browser: Browser) -> None:
+    """GraphiQL keeps the headers editor's text and sends it with every run: a link that
+    set it could make the reader run writes as the link's author."""
+    planted = json.dumps({"Authorization": "Bearer planted-7f3a"})
+    shown = await opened(
+        browser, f"{served}/graphql?{urlencode({'query': QUERY, 'headers': planted})}"
+    )
+    sent: list[dict[str, str]] = []
+    shown.page.on("request", lambda request: sent.append(request.headers))
+    result = await run(shown.page)
+    assert result["data"] == {"uniq_7f3a": "Query"}, result
+    assert sent and not any("planted-7f3a" in json.dumps(headers) for headers in sent)
+    assert "headers" not in shown.page.url
 
 
 async def test_the_cdn_page_stays_blank_without_internet(browser: Browser) -> None:

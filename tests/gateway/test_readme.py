@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 import pytest
@@ -145,12 +146,19 @@ def test_each_curl_example_answers_with_data(make_run: Running) -> None:
         answered(json.loads(done.stdout))
 
 
-def test_the_shared_link_opens_the_playground(make_run: Running) -> None:
+def test_the_shared_link_opens_the_playground_on_the_query_it_names(make_run: Running) -> None:
+    """The page a browser gets for the link, and the query the link carries: the one the
+    README says it opens, answering with data (the browser test checks that the page puts
+    a link's query in the editor)."""
     url = make_run.url
-    link = re.search(r"http://127\.0\.0\.1:8000(/graphql\?query=\S+)", README.read_text())
+    text = README.read_text()
+    link = re.search(r"http://127\.0\.0\.1:8000(/graphql\?query=(\S+))", text)
     assert link is not None
     page = httpx.get(url + link.group(1), headers={"Accept": "text/html"})
     assert page.status_code == 200 and "graphiql" in page.text.lower()
+    query = unquote(link.group(2))
+    assert f"opens GraphiQL with `{query}` in the editor" in " ".join(text.split())
+    answered(httpx.post(f"{url}/graphql", json={"query": query}).json(), reads=False)
 
 
 def test_the_demo_ids_the_readme_names_are_seeded(make_run: Running) -> None:

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from data import comments as data
-from data import products
+from data import comments_verify, products
+from data.comments_verify import Difference, diff, group, repair_transactions
 from gateway.admin import verify as verifier
-from gateway.admin.verify import Difference, Report, diff, group, render, repair_transactions
+from gateway.admin.verify import Report, render
 from keys.comments import comment_key, product_comments
 from store.client import Store
 from store.loaders import ItemLoader
@@ -162,11 +163,11 @@ def test_a_large_repair_is_split_into_transactions_of_100_actions() -> None:
 
 
 def test_scan_requests_are_parallel_consistent_and_paged() -> None:
-    request = verifier.scan_request("t", 2, 4, {"PK": {"S": "COMMENT#a"}, "SK": {"S": "x"}})
+    request = comments_verify.scan_request("t", 2, 4, {"PK": {"S": "COMMENT#a"}, "SK": {"S": "x"}})
     assert request["Segment"] == 2 and request["TotalSegments"] == 4
     assert request["ConsistentRead"] is True
     assert request["ExclusiveStartKey"] == {"PK": {"S": "COMMENT#a"}, "SK": {"S": "x"}}
-    assert "ExclusiveStartKey" not in verifier.scan_request("t", 0, 4)
+    assert "ExclusiveStartKey" not in comments_verify.scan_request("t", 0, 4)
 
 
 def test_the_report_lists_50_partitions_then_counts_the_rest() -> None:
@@ -368,14 +369,14 @@ async def test_small_scan_pages_in_many_segments_find_the_same(
     client: Any, table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = await damage(client, table)
-    request = verifier.scan_request
+    request = comments_verify.scan_request
     pages: list[int] = []
 
     def small_pages(*args: Any) -> dict[str, Any]:
         pages.append(1)
         return {**request(*args), "Limit": 7}
 
-    monkeypatch.setattr(verifier, "scan_request", small_pages)
+    monkeypatch.setattr(comments_verify, "scan_request", small_pages)
     report = await verifier.verify(client, table, segments=3, progress=False)
     assert found(report) == expected
     # 4 comments less 3 deleted copies, 3 orphans, the stray copy, the product

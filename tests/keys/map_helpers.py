@@ -7,6 +7,7 @@ grid arithmetic, independently of the grid arithmetic of `keys.geohash`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 from hypothesis import settings
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from keys.codecs import ksuid
 from keys.conditions import KeyCondition
-from keys.geohash import ALPHABET, cell_box, cell_size, encode
+from keys.geohash import ALPHABET, Box, cell_box, cell_size, encode
 from keys.map import MAX_MARKER_SPAN, Viewport
 from keys.table import TABLE
 
@@ -35,13 +36,9 @@ marker_ids = st.builds(
 # ---- oracles --------------------------------------------------------------------------------
 
 
-def meeting_count(view: Viewport, length: int, cap: int) -> int:
-    """Cells of `length` meeting the view (length 0: the world cell), or `cap + 1` if more.
-
-    Descends through every child whose box meets one of the view's boxes; a level never has
-    more cells than the next, so stopping once a level exceeds `cap` is exact.
-    """
-    boxes = view.boxes()
+def descend(boxes: Sequence[Box], length: int, cap: int | None = None) -> list[str]:
+    """Cells of `length` meeting any of the boxes (length 0: the world cell), by descending
+    through every child whose box meets one; a level with more than `cap` cells ends it."""
     level = [""]
     for _ in range(length):
         level = [
@@ -50,9 +47,15 @@ def meeting_count(view: Viewport, length: int, cap: int) -> int:
             for child in (cell + c for c in ALPHABET)
             if any(cell_box(child).intersects(box) for box in boxes)
         ]
-        if len(level) > cap:
-            return cap + 1
-    return len(level)
+        if cap is not None and len(level) > cap:
+            break
+    return level
+
+
+def meeting_count(view: Viewport, length: int, cap: int) -> int:
+    """Cells of `length` meeting the view, or `cap + 1` if more: a level never has more
+    cells than the next, so stopping once a level exceeds `cap` is exact."""
+    return min(len(descend(view.boxes(), length, cap)), cap + 1)
 
 
 def rule_precision(view: Viewport) -> int:

@@ -12,6 +12,7 @@ from keys.codecs import KSUID_EPOCH
 from keys.codecs import ksuid as make_ksuid
 
 FAST = settings(max_examples=100, deadline=None, database=None)
+FEWER = settings(max_examples=50, deadline=None, database=None)  # costly examples
 QUICK = settings(max_examples=30, deadline=None, database=None)  # simple refusals
 
 # ---- strategies ------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from keys.codecs import (
     identifier,
     to_millis,
 )
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from tests.keys.strategies import (
     FAST,
     IDENTIFIER_REST,
@@ -85,12 +85,12 @@ def test_identifier_accepts_exactly_the_pattern(value: str) -> None:
     if is_identifier(value):
         assert identifier(value) == value
     else:
-        with pytest.raises(InvalidInput) as raised:
+        with pytest.raises(BadUserInput) as raised:
             identifier(value, "customerId")
         assert raised.value.field == "customerId"
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             IdentifierCodec().encode(value)
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             IdentifierCodec(case_insensitive=True).encode(value)
 
 
@@ -101,14 +101,14 @@ def test_identifier_accepts_exactly_the_pattern(value: str) -> None:
     st.text(max_size=30),
 )
 def test_delimiters_and_white_space_are_refused(before: str, bad: str, after: str) -> None:
-    with pytest.raises(InvalidInput):
+    with pytest.raises(BadUserInput):
         identifier(before + bad + after)
 
 
 @QUICK
 @given(st.integers(65, 300), st.sampled_from(IDENTIFIER_START))
 def test_identifiers_over_64_characters_are_refused(length: int, char: str) -> None:
-    with pytest.raises(InvalidInput):
+    with pytest.raises(BadUserInput):
         identifier(char * length)
 
 
@@ -117,7 +117,7 @@ def test_identifiers_over_64_characters_are_refused(length: int, char: str) -> N
 def test_encoded_identifiers_never_hold_a_delimiter(value: str, fold: bool) -> None:
     try:
         encoded = IdentifierCodec(case_insensitive=fold).encode(value)
-    except InvalidInput:
+    except BadUserInput:
         return
     assert encoded
     assert not DELIMITERS.intersection(encoded)
@@ -187,14 +187,14 @@ def test_any_aware_datetime_encodes_or_is_invalid_input(value: datetime) -> None
     if in_range:
         assert len(TimestampCodec().encode(value)) == 24
     else:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             TimestampCodec().encode(value)
 
 
 @QUICK
 @given(st.datetimes())
 def test_naive_datetimes_are_refused(value: datetime) -> None:
-    with pytest.raises(InvalidInput):
+    with pytest.raises(BadUserInput):
         TimestampCodec().encode(value)
 
 
@@ -229,7 +229,7 @@ def test_timestamp_decode_accepts_only_canonical_segments(segment: str) -> None:
     codec = TimestampCodec()
     try:
         value = codec.decode(segment)
-    except ValueError:  # InvalidInput is a ValueError; `KeyTemplate.matches` relies on it
+    except ValueError:  # BadUserInput is a ValueError; `KeyTemplate.matches` relies on it
         return
     assert codec.encode(value) == segment
 

@@ -25,7 +25,7 @@ from keys.codecs import (
     ksuid_bounds,
     ksuid_seconds,
 )
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from tests.keys.strategies import FAST, QUICK, any_text, any_zone
 
 ksuid_seconds_range = st.integers(KSUID_EPOCH, KSUID_EPOCH + (1 << 32) - 1)
@@ -68,7 +68,7 @@ def test_numbers_out_of_range_are_refused(width: int, value: int) -> None:
     if 0 <= value < 10**width:
         assert codec.decode(codec.encode(value)) == value
     else:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             codec.encode(value)
 
 
@@ -93,7 +93,7 @@ def test_choice_codec_accepts_only_its_choices(value: str) -> None:
     if value in codec.choices:
         assert codec.decode(codec.encode(value)) == value
     else:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             codec.encode(value)
 
 
@@ -127,7 +127,7 @@ def test_ksuid_order_is_seconds_then_payload(s1: int, p1: bytes, s2: int, p2: by
     )
 )
 def test_ksuid_seconds_out_of_range_are_refused(seconds: int) -> None:
-    with pytest.raises(InvalidInput):
+    with pytest.raises(BadUserInput):
         ksuid(seconds, bytes(16))
 
 
@@ -149,7 +149,7 @@ def test_ksuid_decode_accepts_exactly_the_160_bit_range(value: str) -> None:
     if value <= KSUID_MAX:
         assert KsuidCodec().decode(value) == value
     else:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             KsuidCodec().decode(value)
 
 
@@ -159,7 +159,7 @@ def test_ksuid_decode_refuses_other_text(value: str) -> None:
     if KSUID_PATTERN.fullmatch(value) and value <= KSUID_MAX:
         assert KsuidCodec().decode(value) == value
     else:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             KsuidCodec().decode(value)
 
 

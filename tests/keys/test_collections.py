@@ -21,7 +21,7 @@ from keys import organizations as orgs
 from keys import repos, tickets
 from keys.codecs import IDENTIFIER_PATTERN, KSUID_EPOCH, to_millis
 from keys.codecs import ksuid as make_ksuid
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from keys.table import GSI1, GSI3, TABLE
 from keys.template import DELIMITER, KeyTemplate, Segment
 from tests.keys.strategies import FAST, QUICK, any_zone, identifiers, ksuids, near_identifiers
@@ -207,7 +207,7 @@ def test_issue_keys_sort_numerically(a: int, b: int) -> None:
 def test_issue_numbers_past_the_key_width_are_refused() -> None:
     assert repos.ISSUE_NUMBER.maximum == 99_999_999
     for number in (100_000_000, -1):
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             repos.issue_key("o", "n", number)
 
 
@@ -331,5 +331,5 @@ def test_no_other_text_reaches_a_key(text: str) -> None:
         lambda: tickets.ticket_key(text),
         lambda: tickets.ticket_index_attributes(text, make_ksuid(KSUID_EPOCH, bytes(16)), NOW),
     ):
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             build()

@@ -19,18 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keys.geohash import (
-    ALPHABET,
-    Box,
-    cell_box,
-    cell_count,
-    cell_numbers,
-    cell_size,
-    cells_meeting,
-    encode,
-    grid_span,
-    ordinal,
-)
+from keys import geohash
+from keys.geohash import ALPHABET, Box, cell_box, encode
+from tests.keys.map_helpers import descend
 
 FAST = settings(max_examples=200)
 FEWER = settings(max_examples=60)  # examples that test 32,768 cells each
@@ -87,15 +78,7 @@ def brute_meeting(box: Box, length: int) -> list[str]:
 
 def descend_meeting(box: Box, length: int) -> list[str]:
     """Cells of `length` meeting the box, by descending through the cells that meet it."""
-    level = [""]
-    for _ in range(length):
-        level = [
-            child
-            for cell in level
-            for child in (cell + c for c in ALPHABET)
-            if cell_box(child).intersects(box)
-        ]
-    return sorted(level)
+    return sorted(descend([box], length))
 
 
 @st.composite
@@ -191,10 +174,10 @@ def test_known_cell_box() -> None:
 @FAST
 @given(lat=latitudes, lon=longitudes, length=st.integers(0, 12))
 def test_encode_matches_exact_grid(lat: float, lon: float, length: int) -> None:
-    geohash = encode(lat, lon, length)
-    assert geohash == exact_geohash(lat, lon, length)
-    assert len(geohash) == length
-    assert set(geohash) <= set(ALPHABET)
+    cell = encode(lat, lon, length)
+    assert cell == exact_geohash(lat, lon, length)
+    assert len(cell) == length
+    assert set(cell) <= set(ALPHABET)
 
 
 @FAST
@@ -227,8 +210,11 @@ def test_prefix_property(lat: float, lon: float, length: int) -> None:
 @given(lat=latitudes, lon=longitudes, length=st.integers(0, 12))
 def test_cell_size_is_the_box(lat: float, lon: float, length: int) -> None:
     bounds = cell_box(encode(lat, lon, length))
-    assert cell_size(length) == (bounds.north - bounds.south, bounds.east - bounds.west)
-    assert cell_size(length) == (180.0 / (1 << lat_bits(length)), 360.0 / (1 << lon_bits(length)))
+    assert geohash.cell_size(length) == (bounds.north - bounds.south, bounds.east - bounds.west)
+    assert geohash.cell_size(length) == (
+        180.0 / (1 << lat_bits(length)),
+        360.0 / (1 << lon_bits(length)),
+    )
 
 
 @FAST
@@ -237,7 +223,7 @@ def test_children_tile_their_parent_in_z_order(lat: float, lon: float, length: i
     parent = encode(lat, lon, length)
     outer = cell_box(parent)
     children = [cell_box(parent + c) for c in ALPHABET]
-    dlat, dlon = cell_size(length + 1)
+    dlat, dlon = geohash.cell_size(length + 1)
     assert all(child.within(outer) for child in children)
     assert {(c.south, c.west) for c in children} == {
         (outer.south + row * dlat, outer.west + col * dlon)
@@ -254,29 +240,29 @@ def test_children_tile_their_parent_in_z_order(lat: float, lon: float, length: i
 @FEWER
 @given(box=boxes(), length=st.integers(1, 3))
 def test_cells_meeting_is_every_cell_that_meets(box: Box, length: int) -> None:
-    found = cells_meeting(box, length)
+    found = geohash.cells_meeting(box, length)
     assert found == brute_meeting(box, length)
-    assert cell_count(box, length) == len(found)
+    assert geohash.cell_count(box, length) == len(found)
 
 
 @FEWER
 @given(box=small_boxes(max_side=1.0), length=st.integers(1, 3))
 def test_cells_meeting_small_boxes_worldwide(box: Box, length: int) -> None:
-    found = cells_meeting(box, length)
+    found = geohash.cells_meeting(box, length)
     assert found == brute_meeting(box, length)
-    assert cell_count(box, length) == len(found)
+    assert geohash.cell_count(box, length) == len(found)
 
 
 @FAST
 @given(data=st.data(), length=st.integers(1, 10))
 def test_cells_meeting_by_descent(data: st.DataObject, length: int) -> None:
-    dlat, dlon = cell_size(length)
+    dlat, dlon = geohash.cell_size(length)
     box = data.draw(small_boxes(max_side=3 * max(dlat, dlon), min_length=length))
-    found = cells_meeting(box, length)
+    found = geohash.cells_meeting(box, length)
     assert found == descend_meeting(box, length)
     assert found == sorted(set(found))
-    assert cell_count(box, length) == len(found)
-    rows, cols = grid_span(box, length)
+    assert geohash.cell_count(box, length) == len(found)
+    rows, cols = geohash.grid_span(box, length)
     assert len(rows) * len(cols) == len(found)
 
 
@@ -285,16 +271,18 @@ def test_cells_meeting_by_descent(data: st.DataObject, length: int) -> None:
 def test_cell_numbers_are_the_ordinals_of_the_cells_meeting(
     data: st.DataObject, length: int
 ) -> None:
-    dlat, dlon = cell_size(length)
+    dlat, dlon = geohash.cell_size(length)
     box = data.draw(small_boxes(max_side=3 * max(dlat, dlon), min_length=length))
-    assert cell_numbers(box, length) == [ordinal(c) for c in cells_meeting(box, length)]
+    assert geohash.cell_numbers(box, length) == [
+        geohash.ordinal(c) for c in geohash.cells_meeting(box, length)
+    ]
 
 
 @FAST
 @given(box=boxes())
 def test_length_zero_is_the_world_cell(box: Box) -> None:
-    assert cells_meeting(box, 0) == [""]
-    assert cell_count(box, 0) == 1
+    assert geohash.cells_meeting(box, 0) == [""]
+    assert geohash.cell_count(box, 0) == 1
 
 
 @pytest.mark.parametrize("length", [1, 2, 3, 5, 8, 12])
@@ -302,7 +290,7 @@ def test_box_on_cell_edges_meets_the_neighbours(length: int) -> None:
     # The box is exactly cell "s0...": its edges are shared with the 8 cells around it.
     cell = "s" + "0" * (length - 1)
     bounds = cell_box(cell)
-    found = cells_meeting(bounds, length)
+    found = geohash.cells_meeting(bounds, length)
     assert len(found) == 9
     assert cell in found
     assert all(cell_box(c).intersects(bounds) for c in found)
@@ -313,17 +301,17 @@ def test_box_on_cell_edges_meets_the_neighbours(length: int) -> None:
         math.nextafter(bounds.west, math.inf),
         math.nextafter(bounds.east, -math.inf),
     )
-    assert cells_meeting(inner, length) == [cell]
-    assert cell_count(inner, length) == 1
+    assert geohash.cells_meeting(inner, length) == [cell]
+    assert geohash.cell_count(inner, length) == 1
     # A degenerate box on a cell corner meets the four cells at the corner.
     corner = Box(bounds.north, bounds.north, bounds.east, bounds.east)
-    assert len(cells_meeting(corner, length)) == 4
+    assert len(geohash.cells_meeting(corner, length)) == 4
 
 
 def test_whole_world() -> None:
-    assert cells_meeting(WORLD, 1) == sorted(ALPHABET)
-    assert cells_meeting(WORLD, 2) == sorted(a + b for a in ALPHABET for b in ALPHABET)
-    assert cell_count(WORLD, 5) == 32**5
+    assert geohash.cells_meeting(WORLD, 1) == sorted(ALPHABET)
+    assert geohash.cells_meeting(WORLD, 2) == sorted(a + b for a in ALPHABET for b in ALPHABET)
+    assert geohash.cell_count(WORLD, 5) == 32**5
 
 
 def test_box_predicates_include_edges() -> None:
@@ -338,6 +326,6 @@ def test_box_predicates_include_edges() -> None:
 
 @given(st.text(ALPHABET, min_size=3, max_size=3), st.text(ALPHABET, min_size=3, max_size=3))
 def test_ordinal_ranks_geohashes_in_their_byte_order(a: str, b: str) -> None:
-    assert (ordinal(a) < ordinal(b)) == (a < b)
-    assert 0 <= ordinal(a) < len(ALPHABET) ** 3
-    assert ordinal("000") == 0 and ordinal("zzz") == len(ALPHABET) ** 3 - 1
+    assert (geohash.ordinal(a) < geohash.ordinal(b)) == (a < b)
+    assert 0 <= geohash.ordinal(a) < len(ALPHABET) ** 3
+    assert geohash.ordinal("000") == 0 and geohash.ordinal("zzz") == len(ALPHABET) ** 3 - 1

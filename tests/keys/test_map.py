@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from keys.codecs import KSUID_LENGTH
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from keys.geohash import Box, cell_box, encode
 from keys.map import (
     Viewport,
@@ -65,7 +65,7 @@ from tests.keys.map_helpers import (
 def test_viewport_refusals(
     north: float, south: float, east: float, west: float, field: str
 ) -> None:
-    with pytest.raises(InvalidInput) as raised:
+    with pytest.raises(BadUserInput) as raised:
         Viewport(north=north, south=south, east=east, west=west)
     assert raised.value.field == field
 
@@ -151,7 +151,7 @@ def test_marker_geohash(lat: float, lon: float, marker_id: str) -> None:
 
 @pytest.mark.parametrize(("lat", "lon"), [(90.01, 0.0), (-91.0, 0.0), (0.0, 180.5), (0.0, -181.0)])
 def test_marker_geohash_refuses_outside_the_world(lat: float, lon: float) -> None:
-    with pytest.raises(InvalidInput):
+    with pytest.raises(BadUserInput):
         marker_geohash(lat, lon)
 
 
@@ -202,7 +202,7 @@ def test_default_precision_of_small_views(view: Viewport) -> None:
 def test_client_precision_needs_at_most_64_partitions(view: Viewport, precision: int) -> None:
     needed = meeting_count(view, precision - 3, 64)
     if needed > 64:
-        with pytest.raises(InvalidInput) as raised:
+        with pytest.raises(BadUserInput) as raised:
             checked_precision(view, precision)
         assert raised.value.field == "precision"
         assert partitions_needed(view, precision) > 64
@@ -214,7 +214,7 @@ def test_client_precision_needs_at_most_64_partitions(view: Viewport, precision:
 @pytest.mark.parametrize("precision", [-1, 0, 1, 2, 9, 12])
 def test_client_precision_outside_3_to_8(precision: int) -> None:
     view = Viewport(north=1.0, south=0.0, east=1.0, west=0.0)
-    with pytest.raises(InvalidInput) as raised:
+    with pytest.raises(BadUserInput) as raised:
         checked_precision(view, precision)
     assert raised.value.field == "precision"
 

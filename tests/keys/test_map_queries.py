@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keys.conditions import KeyCondition
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from keys.geohash import ALPHABET, cell_box, cell_size, cells_meeting, ordinal
 from keys.map import (
     MARKER_QUERY_BUDGET,
@@ -202,7 +202,7 @@ def test_thin_marker_views(data: st.DataObject, view: Viewport, thin: str) -> No
 def test_marker_view_larger_than_half_a_degree(
     north: float, south: float, east: float, west: float
 ) -> None:
-    with pytest.raises(InvalidInput) as raised:
+    with pytest.raises(BadUserInput) as raised:
         checked_marker_view(Viewport(north=north, south=south, east=east, west=west))
     assert raised.value.field == "viewport"
     assert "heatmap" in str(raised.value)

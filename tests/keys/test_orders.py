@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from keys.codecs import KSUID_PAYLOAD_BYTES, to_millis
 from keys.codecs import ksuid as make_ksuid
 from keys.conditions import KeyCondition
-from keys.errors import InvalidInput
+from keys.errors import BadUserInput
 from keys.orders import (
     CUSTOMER,
     OPEN_ORDER_ATTRIBUTES,
@@ -32,16 +32,8 @@ from keys.orders import (
     order_index_attributes,
     order_key,
 )
-from keys.table import (
-    GSI1,
-    GSI2,
-    GSI3,
-    TABLE,
-)
-
-FAST = settings(max_examples=100, deadline=None, database=None)
-FEWER = settings(max_examples=50, deadline=None, database=None)  # costly examples
-QUICK = settings(max_examples=30, deadline=None, database=None)  # simple refusals
+from keys.table import GSI1, GSI2, GSI3, TABLE
+from tests.keys.strategies import FAST, FEWER, QUICK
 
 # Ids that prefix one another, and that differ only in case, to catch leaky prefixes.
 CUSTOMER_POOL = ["a", "ab", "abc", "A", "ab.c", "ab-1"]
@@ -158,7 +150,7 @@ def test_customer_orders_select_exactly_the_matching_orders(
     if start is None and end is None:
         placed = None
     elif start is not None and end is not None and start > end:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             TimeRange(start, end)
         return
     else:
@@ -222,16 +214,16 @@ def test_unknown_statuses_are_invalid_input(status: str, customer_id: str) -> No
     if status in ORDER_STATUSES:
         customer_orders(customer_id, status)
     else:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             customer_orders(customer_id, status)
 
 
 @QUICK
 @given(st.sampled_from(["", "a#b", "a/b", "a~b", "a b", "-a", "a" * 65, "ORDER#x"]))
 def test_bad_customer_ids_are_invalid_input(customer_id: str) -> None:
-    with pytest.raises(InvalidInput):
+    with pytest.raises(BadUserInput):
         customer_orders(customer_id)
-    with pytest.raises(InvalidInput):
+    with pytest.raises(BadUserInput):
         customer_key(customer_id)
 
 
@@ -278,7 +270,7 @@ def test_table_keys_parse_back(order: Order) -> None:
 
 
 def test_time_range_needs_an_end() -> None:
-    with pytest.raises(InvalidInput) as raised:
+    with pytest.raises(BadUserInput) as raised:
         TimeRange(None, None)
     assert raised.value.field == "placed"
 
@@ -287,7 +279,7 @@ def test_time_range_needs_an_end() -> None:
 @given(instants, instants)
 def test_time_range_refuses_from_after_to(a: datetime, b: datetime) -> None:
     if a > b:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(BadUserInput):
             TimeRange(a, b)
     else:
         assert TimeRange(a, b).start == a
@@ -307,7 +299,7 @@ def test_any_time_range_input_is_accepted_or_invalid_input(
     """Naive times, mixes of naive and aware, years out of range: all are the client's."""
     try:
         customer_orders("a", None, TimeRange(start, end))
-    except InvalidInput:
+    except BadUserInput:
         return
     assert start is None or start.tzinfo is not None
     assert end is None or end.tzinfo is not None

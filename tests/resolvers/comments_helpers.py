@@ -1,4 +1,4 @@
-"""Shared helpers of the comments tests: documents, a model of the lists, and the invariant.
+"""Shared helpers of the comments tests: calls, a model of the lists, and the invariant.
 
 The invariant is computed here from the design (API.md section 3, keys/comments.py's
 docstring), not with the builders under test: a live comment is one primary item and
@@ -13,23 +13,8 @@ from itertools import combinations
 from typing import Any
 
 from tests.client import Api
+from tests.documents import COMMENTS, CREATE_PRODUCT, EDIT_COMMENT, POST_COMMENT
 from tests.table import scan_all
-
-CREATE_PRODUCT = """mutation ($input: CreateProductInput!) {
-  createProduct(input: $input) { id name } }"""
-POST = """mutation ($input: PostCommentInput!) {
-  postComment(input: $input) { id language rating body createdAt product { id } } }"""
-EDIT = """mutation ($input: EditCommentInput!) {
-  editComment(input: $input) { id language rating body createdAt } }"""
-DELETE = "mutation ($id: ID!) { deleteComment(id: $id) }"
-COMMENT = """query ($id: ID!) {
-  comment(id: $id) { id language rating body createdAt product { id name } } }"""
-COMMENTS = """query ($id: ID!, $language: String, $ratings: [Int!], $first: Int,
-                  $after: String, $last: Int, $before: String) {
-  product(id: $id) { comments(language: $language, ratings: $ratings, first: $first,
-                              after: $after, last: $last, before: $before) {
-    edges { cursor node { id language rating body createdAt } }
-    pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }"""
 
 RATINGS = (1, 2, 3, 4, 5)
 # Every non-empty subset of {1..5}: the 31 rating filters a client can ask for.
@@ -77,14 +62,14 @@ async def post(
     }
     if created_at is not None:
         given["createdAt"] = created_at
-    node = (await api(POST, input=given)).ok()["postComment"]
+    node = (await api(POST_COMMENT, input=given)).ok()["postComment"]
     assert node["product"] == {"id": product_id}
     return Posted(node["id"], node["language"], node["rating"], node["body"], node["createdAt"])
 
 
 async def edit(api: Api, posted: Posted, **changes: Any) -> None:
     """Edit through the API and apply the same change to the model."""
-    node = (await api(EDIT, input={"id": posted.id, **changes})).ok()["editComment"]
+    node = (await api(EDIT_COMMENT, input={"id": posted.id, **changes})).ok()["editComment"]
     if "language" in changes:
         posted.language = changes["language"].lower()
     posted.rating = changes.get("rating", posted.rating)

@@ -1,4 +1,4 @@
-"""Shared helpers of the map tests (seed 002): documents, a brute-force model, bulk writes.
+"""Shared helpers of the map tests (seed 002): calls, a brute-force model, bulk writes.
 
 The model here is written from the contract (API.md section 3 "Map"), not with the code
 under test: a viewport is one closed box, or two when `west > east`; a cell meets it when
@@ -16,32 +16,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from data import map as map_data
 from keys import map as map_keys
-from keys.codecs import format_timestamp, ksuid
+from keys.codecs import ksuid
 from keys.geohash import ALPHABET, Box, cell_box, encode
 from store.requests import Item
 from tests.client import Api
+from tests.documents import ADD_MARKER, HEATMAP, HEATMAP_DEFAULT, MARKERS
 from tests.table import bulk_client, bulk_write, scan_all
-
-ADD = """mutation ($input: AddMarkerInput!) {
-  addMarker(input: $input) { id lat lon geohash label createdAt } }"""
-REMOVE = "mutation ($id: ID!) { removeMarker(id: $id) }"
-MARKERS = """query ($viewport: Viewport!, $limit: Int) {
-  markers(viewport: $viewport, limit: $limit) {
-    truncated markers { id lat lon geohash label createdAt } } }"""
-MARKERS_DEFAULT_LIMIT = """query ($viewport: Viewport!) {
-  markers(viewport: $viewport) { truncated markers { id } } }"""
-HEATMAP = """query ($viewport: Viewport!, $precision: Int) {
-  heatmap(viewport: $viewport, precision: $precision) { precision cells { geohash count } } }"""
-HEATMAP_DEFAULT = """query ($viewport: Viewport!) {
-  heatmap(viewport: $viewport) { precision cells { geohash count } } }"""
 
 CELL_LENGTHS = range(3, 9)
 MAX_DEFAULT_PARTITIONS = 4
 MAX_PARTITIONS = 64
 CONCURRENCY = 16
 
-# Limits no map test reaches (see the `overrides` fixture of the map test modules).
+# Limits no map test reaches (`pytest.mark.overrides(**MAP_LIMITS)`): these tests check the
+# map's answers, not demand control, and a heatmap at a fine precision can need more calls,
+# items and response fields than the default limits allow.
 MAP_LIMITS = {"max_requests": 1_000, "max_items": 10_000_000, "max_fields": 10_000_000}
 
 
@@ -58,12 +49,10 @@ class View:
         return {"north": self.north, "south": self.south, "east": self.east, "west": self.west}
 
     def boxes(self) -> list[Box]:
-        if self.west <= self.east:
-            return [Box(self.south, self.north, self.west, self.east)]
-        return [
-            Box(self.south, self.north, self.west, 180.0),
-            Box(self.south, self.north, -180.0, self.east),
-        ]
+        spans = [(self.west, self.east)]
+        if self.west > self.east:  # across the antimeridian: a box on each side
+            spans = [(self.west, 180.0), (-180.0, self.east)]
+        return [Box(self.south, self.north, west, east) for west, east in spans]
 
     def contains(self, lat: float, lon: float) -> bool:
         return any(b.south <= lat <= b.north and b.west <= lon <= b.east for b in self.boxes())
@@ -130,7 +119,8 @@ def expected_cells(pool: Iterable[Placed], view: View, length: int) -> dict[str,
 
 
 async def add_marker(api: Api, lat: float, lon: float, label: str = "m") -> Placed:
-    added = (await api(ADD, input={"lat": lat, "lon": lon, "label": label})).ok()["addMarker"]
+    new = {"lat": lat, "lon": lon, "label": label}
+    added = (await api(ADD_MARKER, input=new)).ok()["addMarker"]
     return Placed(added["id"], added["lat"], added["lon"], added["geohash"])
 
 
@@ -180,20 +170,8 @@ def new_marker_id(n: int, at: datetime | None = None) -> str:
 
 
 def marker_items(marker_id: str, lat: float, lon: float, label: str = "bulk") -> list[Item]:
-    """The id item and the place item `addMarker` writes (data/map.py)."""
-    geohash = map_keys.marker_geohash(lat, lon)
-    fields = {
-        "id": marker_id,
-        "lat": lat,
-        "lon": lon,
-        "geohash": geohash,
-        "label": label,
-        "createdAt": format_timestamp(datetime(2024, 1, 1, tzinfo=UTC)),
-    }
-    return [
-        {**map_keys.marker_key(marker_id), **fields},
-        {**map_keys.marker_place(geohash, marker_id), **fields, "type": "MARKER"},
-    ]
+    """The id item and the place item `addMarker` writes, from its pure builder."""
+    return list(map_data.marker_items(marker_id, lat, lon, label, datetime(2024, 1, 1, tzinfo=UTC)))
 
 
 def place_item(marker_id: str, lat: float, lon: float) -> Item:

@@ -1,4 +1,4 @@
-"""Shared helpers of the organization and ticket queue tests: documents, models, table reads.
+"""Shared helpers of the organization and ticket queue tests: calls, models, table reads.
 
 Expected orders come from models kept here (API.md section 3), never from the code under
 test: members and teams A→Z ignoring case, tickets most recently updated first.
@@ -11,49 +11,19 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tests.client import Api, Result
+from tests.documents import (
+    ADD_MEMBER,
+    ADMINS,
+    CREATE_ORGANIZATION,
+    CREATE_QUEUE,
+    CREATE_TEAM,
+    MEMBERS,
+    OPEN_TICKET,
+    TICKETS,
+    UPDATE_TICKET,
+)
+from tests.resolvers.connections import Connection, check_shape, given
 from tests.table import scan_all
-
-Connection = dict[str, Any]
-
-# ---- organizations ---------------------------------------------------------------------
-
-CREATE_ORG = """mutation ($name: String!) {
-  createOrganization(input: {name: $name}) { name createdAt } }"""
-ORG = "query ($name: String!) { organization(name: $name) { name createdAt } }"
-ADD_MEMBER = """mutation ($input: AddMemberInput!) {
-  addMember(input: $input) { username name role joinedAt } }"""
-SET_ROLE = """mutation ($org: String!, $username: String!, $role: Role!) {
-  setMemberRole(organization: $org, username: $username, role: $role) {
-    username name role joinedAt } }"""
-CREATE_TEAM = """mutation ($org: String!, $name: String!) {
-  createTeam(organization: $org, name: $name) { name createdAt } }"""
-MEMBER_CONNECTION = """edges { cursor node { username name role joinedAt } }
-    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }"""
-MEMBERS = f"""query ($name: String!, $first: Int, $after: String, $last: Int, $before: String) {{
-  organization(name: $name) {{
-    members(first: $first, after: $after, last: $last, before: $before) {{
-      {MEMBER_CONNECTION} }} }} }}"""
-ADMINS = f"""query ($name: String!, $first: Int, $after: String, $last: Int, $before: String) {{
-  organization(name: $name) {{
-    admins(first: $first, after: $after, last: $last, before: $before) {{
-      {MEMBER_CONNECTION} }} }} }}"""
-TEAMS = "query ($name: String!) { organization(name: $name) { name teams { name createdAt } } }"
-
-# ---- ticket queues ---------------------------------------------------------------------
-
-CREATE_QUEUE = """mutation ($input: CreateQueueInput!) { createQueue(input: $input) { id name } }"""
-QUEUE = "query ($id: ID!) { queue(id: $id) { id name } }"
-TICKET_FIELDS = "id title status createdAt updatedAt"
-OPEN_TICKET = f"""mutation ($input: OpenTicketInput!) {{
-  openTicket(input: $input) {{ {TICKET_FIELDS} }} }}"""
-UPDATE_TICKET = f"""mutation ($input: UpdateTicketInput!) {{
-  updateTicket(input: $input) {{ {TICKET_FIELDS} }} }}"""
-TICKET = f"query ($id: ID!) {{ ticket(id: $id) {{ {TICKET_FIELDS} }} }}"
-TICKETS = f"""query ($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {{
-  queue(id: $id) {{ id name
-    tickets(first: $first, after: $after, last: $last, before: $before) {{
-      edges {{ cursor node {{ {TICKET_FIELDS} }} }}
-      pageInfo {{ hasNextPage hasPreviousPage startCursor endCursor }} }} }} }}"""
 
 # A valid KSUID that no test creates, and ids that are valid identifiers but not KSUIDs.
 MISSING_KSUID = "1mRb9h140NNyE82chMLiYY6LwDk"
@@ -63,15 +33,11 @@ NOT_KSUIDS = ["abc", "ticket-1", "x" * 26, "x" * 28]
 TICK = 0.005
 
 
-def given(variables: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in variables.items() if v is not None}
-
-
 # ---- organization writes ---------------------------------------------------------------
 
 
 async def create_org(api: Api, name: str = "Acme") -> dict[str, Any]:
-    org: dict[str, Any] = (await api(CREATE_ORG, name=name)).ok()["createOrganization"]
+    org: dict[str, Any] = (await api(CREATE_ORGANIZATION, name=name)).ok()["createOrganization"]
     return org
 
 
@@ -137,6 +103,18 @@ def refused(result: Result, code: str, requests: int | None = None) -> None:
         assert result.cost["requests"] == requests, result.cost
 
 
+async def assert_not_found(
+    api: Api, client: Any, table: str, calls: Iterable[tuple[str, dict[str, Any]]]
+) -> None:
+    """Each call is NOT_FOUND, without data, and the table stays as it was."""
+    before = await snapshot(client, table)
+    for document, variables in calls:
+        result = await api(document, **variables)
+        assert result.codes == ["NOT_FOUND"], (variables, result.body)
+        assert result.data is None
+    assert await snapshot(client, table) == before
+
+
 async def roles(api: Api, org: str) -> dict[str, str]:
     """Every member's role, by username as stored."""
     listed = await members(api, org, first=100)
@@ -150,20 +128,6 @@ def usernames(connection: Connection) -> list[str]:
     return [e["node"]["username"] for e in connection["edges"]]
 
 
-def flags(connection: Connection) -> tuple[bool, bool]:
-    info = connection["pageInfo"]
-    return info["hasPreviousPage"], info["hasNextPage"]
-
-
-def check_shape(connection: Connection) -> None:
-    """Every edge has its own cursor; start and end cursors are the first and last edge's."""
-    cursors = [e["cursor"] for e in connection["edges"]]
-    assert len(set(cursors)) == len(cursors)
-    info = connection["pageInfo"]
-    assert info["startCursor"] == (cursors[0] if cursors else None)
-    assert info["endCursor"] == (cursors[-1] if cursors else None)
-
-
 async def members(api: Api, org: str, field: str = "members", **args: Any) -> Connection:
     document = MEMBERS if field == "members" else ADMINS
     connection: Connection = (await api(document, name=org, **given(args))).ok()["organization"][
@@ -171,46 +135,6 @@ async def members(api: Api, org: str, field: str = "members", **args: Any) -> Co
     ]
     check_shape(connection)
     return connection
-
-
-async def walk(fetch: Any, size: int, backward: bool = False, most: int = 50) -> list[Connection]:
-    """Every page of a connection: `first: size` with `after`, or `last: size` with `before`.
-
-    `fetch(**args)` returns one connection."""
-    pages: list[Connection] = []
-    cursor = None
-    while True:
-        if backward:
-            page = await fetch(last=size, before=cursor)
-            more, cursor = page["pageInfo"]["hasPreviousPage"], page["pageInfo"]["startCursor"]
-        else:
-            page = await fetch(first=size, after=cursor)
-            more, cursor = page["pageInfo"]["hasNextPage"], page["pageInfo"]["endCursor"]
-        pages.append(page)
-        if not more:
-            return pages
-        assert len(pages) < most, "the walk does not end"
-
-
-def expected_pages(
-    model: Sequence[str], size: int, backward: bool = False
-) -> list[tuple[list[str], tuple[bool, bool]]]:
-    """What a walk of `model` (in display order) must return: each page's items and its
-    exact (hasPreviousPage, hasNextPage)."""
-    pages = []
-    if not backward:
-        for start in range(0, max(len(model), 1), size):
-            end = min(start + size, len(model))
-            pages.append((list(model[start:end]), (start > 0, end < len(model))))
-    else:
-        end = len(model)
-        while True:
-            start = max(end - size, 0)
-            pages.append((list(model[start:end]), (start > 0, end < len(model))))
-            if start == 0:
-                break
-            end = start
-    return pages
 
 
 # ---- tickets ---------------------------------------------------------------------------
@@ -225,6 +149,20 @@ async def open_ticket(api: Api, queue_id: str, title: str) -> dict[str, Any]:
         await api(OPEN_TICKET, input={"queueId": queue_id, "title": title})
     ).ok()["openTicket"]
     return ticket
+
+
+async def open_tickets(
+    api: Api, count: int, queue_id: str = "support", pause: float = 0.0
+) -> dict[str, dict[str, Any]]:
+    """A new queue of `count` tickets titled `Ticket <n>`, opened `pause` seconds apart;
+    the tickets by id."""
+    await create_queue(api, queue_id)
+    known = {}
+    for n in range(count):
+        ticket = await open_ticket(api, queue_id, f"Ticket {n}")
+        known[ticket["id"]] = ticket
+        await asyncio.sleep(pause)
+    return known
 
 
 async def update_ticket(api: Api, ticket_id: str, **changes: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Shared helpers of the repository tests: documents, a model of the lists, and the table.
+"""Shared helpers of the repository tests: calls, a model of the lists, and the table.
 
 The model is written from the contract (API.md sections 2 and 3) and the key layout in
 keys/repos.py's docstring, not with the code under test: issues are listed highest number
@@ -17,35 +17,8 @@ from typing import Any
 import pytest
 
 from tests.client import Api, Result
+from tests.documents import CLOSE_ISSUE, CREATE_REPO, OPEN_ISSUE, REPO, STAR_REPO, UNSTAR_REPO
 from tests.table import scan_all
-
-CREATE_REPO = """mutation ($input: CreateRepoInput!) {
-  createRepo(input: $input) { owner name description createdAt starCount } }"""
-OPEN_ISSUE = """mutation ($owner: String!, $name: String!, $title: String!) {
-  openIssue(input: {owner: $owner, name: $name, title: $title}) {
-    number title state createdAt } }"""
-CLOSE_ISSUE = """mutation ($owner: String!, $name: String!, $number: Int!) {
-  closeIssue(owner: $owner, name: $name, number: $number) { number title state } }"""
-STAR = """mutation ($owner: String!, $name: String!, $username: String!) {
-  starRepo(owner: $owner, name: $name, username: $username) { owner name starCount } }"""
-UNSTAR = """mutation ($owner: String!, $name: String!, $username: String!) {
-  unstarRepo(owner: $owner, name: $name, username: $username) { owner name starCount } }"""
-REPO = """query ($owner: String!, $name: String!) {
-  repo(owner: $owner, name: $name) { owner name description createdAt starCount } }"""
-PAGE_INFO = "pageInfo { hasNextPage hasPreviousPage startCursor endCursor }"
-ISSUES = f"""query ($owner: String!, $name: String!, $state: IssueState, $first: Int,
-                  $after: String, $last: Int, $before: String) {{
-  repo(owner: $owner, name: $name) {{
-    issues(state: $state, first: $first, after: $after, last: $last, before: $before) {{
-      edges {{ cursor node {{ number title state }} }} {PAGE_INFO} }} }} }}"""
-STARS = f"""query ($owner: String!, $name: String!, $first: Int, $after: String,
-                  $last: Int, $before: String) {{
-  repo(owner: $owner, name: $name) {{ starCount
-    stars(first: $first, after: $after, last: $last, before: $before) {{
-      edges {{ cursor node {{ username starredAt }} }} {PAGE_INFO} }} }} }}"""
-
-AUTHORS = """query ($owner: String!, $name: String!) {
-  repo(owner: $owner, name: $name) { issues { edges { node { number state author } } } } }"""
 
 OWNER = "Alice"
 NAME = "Dynamo"
@@ -80,11 +53,11 @@ async def close_issue(api: Api, number: int, owner: str = OWNER, name: str = NAM
 
 
 async def star(api: Api, username: str, owner: str = OWNER, name: str = NAME) -> Result:
-    return await api(STAR, owner=owner, name=name, username=username)
+    return await api(STAR_REPO, owner=owner, name=name, username=username)
 
 
 async def unstar(api: Api, username: str, owner: str = OWNER, name: str = NAME) -> Result:
-    return await api(UNSTAR, owner=owner, name=name, username=username)
+    return await api(UNSTAR_REPO, owner=owner, name=name, username=username)
 
 
 async def star_count(api: Api, owner: str = OWNER, name: str = NAME) -> int:

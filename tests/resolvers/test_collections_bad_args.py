@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from tests.client import Api
 from tests.resolvers.bad_input_helpers import (
     ADD_MEMBER,
     PAGE,
@@ -17,15 +16,8 @@ from tests.resolvers.bad_input_helpers import (
     UPDATE_TICKET,
     W,
     World,
-    make_world,
     signature,
 )
-
-
-@pytest.fixture
-async def world(api: Api, client: Any, table: str) -> World:
-    return await make_world(api, client, table)
-
 
 # ---- enums and page arguments ------------------------------------------------------------
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from tests.client import Api
 from tests.resolvers.bad_input_helpers import (
     ADD_MEMBER,
     BAD_IDENTIFIERS,
@@ -27,15 +26,8 @@ from tests.resolvers.bad_input_helpers import (
     UPDATE_TICKET,
     Op,
     World,
-    make_world,
     snapshot,
 )
-
-
-@pytest.fixture
-async def world(api: Api, client: Any, table: str) -> World:
-    return await make_world(api, client, table)
-
 
 # ---- identifiers and text ----------------------------------------------------------------
 

@@ -18,11 +18,10 @@ from tests.resolvers.org_helpers import (
     a_to_z,
     add_members,
     create_org,
-    create_queue,
     create_teams,
     mixed_case_usernames,
     most_recently_updated_first,
-    open_ticket,
+    open_tickets,
     update_ticket,
 )
 
@@ -174,11 +173,7 @@ async def test_missing_organization_with_members_is_one_query(api: Api) -> None:
 
 async def support_queue(api: Api, count: int = 25) -> list[str]:
     """A queue of `count` tickets, a few of them updated since; the model's order."""
-    await create_queue(api, "support", "Support")
-    known = {}
-    for n in range(count):
-        ticket = await open_ticket(api, "support", f"Ticket {n}")
-        known[ticket["id"]] = ticket
+    known = await open_tickets(api, count)
     for ticket_id in list(known)[::5]:
         await asyncio.sleep(TICK)
         known[ticket_id] = await update_ticket(api, ticket_id, status="IN_PROGRESS")

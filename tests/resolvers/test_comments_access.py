@@ -8,24 +8,22 @@ primary item's condition in the transaction decides.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from store.client import Store
-from tests.client import Api, Result
+from tests.client import Api, Result, assert_costs_alike
+from tests.documents import COMMENTS, DELETE_COMMENT
 from tests.identity import SECURED, token
 from tests.resolvers.comments_helpers import (
-    COMMENTS,
-    DELETE,
     MISSING_KSUID,
     assert_consistent,
     create_product,
     snapshot,
 )
 
+# Selections of their own: what these tests look at is the author.
 POST = """mutation ($input: PostCommentInput!) {
   postComment(input: $input) { id author body } }"""
 EDIT = """mutation ($input: EditCommentInput!) {
@@ -38,16 +36,7 @@ ALICE = token("Alice")
 BOB = token("bob")
 
 
-@pytest.fixture(scope="module")
-def overrides() -> dict[str, Any]:
-    return SECURED
-
-
-@pytest.fixture
-async def opened(api: Api) -> AsyncIterator[Api]:
-    """A gateway with identity off over the same table (what open mode wrote)."""
-    async with Api.serving(replace(api.settings, auth_secret=None)) as running:
-        yield running
+pytestmark = pytest.mark.overrides(**SECURED)
 
 
 @pytest.fixture
@@ -66,6 +55,14 @@ async def post(api: Api, **changes: Any) -> str:
     posted = (await api(POST, input={**NEW, **changes})).ok()["postComment"]
     comment_id: str = posted["id"]
     return comment_id
+
+
+def changes(comment_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """The two calls that change a comment: an edit of its body, and its deletion."""
+    return [
+        (EDIT, {"input": {"id": comment_id, "body": "changed"}}),
+        (DELETE_COMMENT, {"id": comment_id}),
+    ]
 
 
 def stored_of(items: list[dict[str, Any]], comment_id: str) -> list[dict[str, Any]]:
@@ -101,24 +98,20 @@ async def test_only_the_author_or_an_admin_edits_and_deletes(
     comment_id = await post(api.signed_in(ALICE))
     other_id = await post(api.signed_in(ALICE), body="second")
     before = await snapshot(client, table)
-    change = {"id": comment_id, "body": "changed"}
-    calls: list[tuple[str, dict[str, Any]]] = [
-        (EDIT, {"input": change}),
-        (DELETE, {"id": comment_id}),
-    ]
-    for document, variables in calls:
+    for document, variables in changes(comment_id):
         refused(await api(document, **variables), "UNAUTHENTICATED", requests=0)
         refused(await api.signed_in(BOB)(document, **variables), "FORBIDDEN")
         assert await snapshot(client, table) == before
     # Usernames are case-insensitive: "ALICE" is the author of what "Alice" wrote.
+    change = {"id": comment_id, "body": "changed"}
     edited = (await api.signed_in(token("ALICE"))(EDIT, input=change)).ok()["editComment"]
     assert edited == {"id": comment_id, "author": "Alice", "body": "changed", "rating": 4}
     by_admin = await api.signed_in(ADMIN)(EDIT, input={"id": comment_id, "rating": 2})
     assert by_admin.ok()["editComment"]["author"] == "Alice"  # an admin's edit keeps it
     primaries = await assert_consistent(client, table)
     assert primaries[comment_id]["authorKey"] == "alice"
-    assert (await api.signed_in(token("alice"))(DELETE, id=comment_id)).ok()
-    assert (await api.signed_in(ADMIN)(DELETE, id=other_id)).ok()
+    assert (await api.signed_in(token("alice"))(DELETE_COMMENT, id=comment_id)).ok()
+    assert (await api.signed_in(ADMIN)(DELETE_COMMENT, id=other_id)).ok()
     assert await assert_consistent(client, table) == {}
 
 
@@ -130,15 +123,14 @@ async def test_a_comment_posted_with_identity_off_is_changed_by_admins_only(
     assert (await api(COMMENT, id=comment_id)).ok()["comment"]["author"] is None
     before = await snapshot(client, table)
     assert all("authorKey" not in i for i in stored_of(before, comment_id))
-    change = {"id": comment_id, "body": "changed"}
     for as_user in (api.signed_in(BOB), api.signed_in(ALICE)):
-        refused(await as_user(EDIT, input=change), "FORBIDDEN")
-        refused(await as_user(DELETE, id=comment_id), "FORBIDDEN")
+        for document, variables in changes(comment_id):
+            refused(await as_user(document, **variables), "FORBIDDEN")
     assert await snapshot(client, table) == before
     admin = api.signed_in(ADMIN)
-    edited = (await admin(EDIT, input=change)).ok()["editComment"]
+    edited = (await admin(EDIT, input={"id": comment_id, "body": "changed"})).ok()["editComment"]
     assert (edited["body"], edited["author"]) == ("changed", None)
-    assert (await admin(DELETE, id=comment_id)).ok()
+    assert (await admin(DELETE_COMMENT, id=comment_id)).ok()
     assert await assert_consistent(client, table) == {}
 
 
@@ -147,12 +139,7 @@ async def test_the_token_comes_first_then_a_missing_comment(
     api: Api, client: Any, table: str
 ) -> None:
     before = await snapshot(client, table)
-    change = {"id": MISSING_KSUID, "body": "changed"}
-    calls: list[tuple[str, dict[str, Any]]] = [
-        (EDIT, {"input": change}),
-        (DELETE, {"id": MISSING_KSUID}),
-    ]
-    for document, variables in calls:
+    for document, variables in changes(MISSING_KSUID):
         refused(await api(document, **variables), "UNAUTHENTICATED", requests=0)
         refused(await api.signed_in(BOB)(document, **variables), "NOT_FOUND", requests=1)
     assert await snapshot(client, table) == before
@@ -163,8 +150,10 @@ async def test_strangers_racing_the_author_to_delete_never_win(
     api: Api, client: Any, table: str
 ) -> None:
     comment_id = await post(api.signed_in(ALICE))
-    strangers = [api.signed_in(token(f"stranger{n}"))(DELETE, id=comment_id) for n in range(10)]
-    author = api.signed_in(ALICE)(DELETE, id=comment_id)
+    strangers = [
+        api.signed_in(token(f"stranger{n}"))(DELETE_COMMENT, id=comment_id) for n in range(10)
+    ]
+    author = api.signed_in(ALICE)(DELETE_COMMENT, id=comment_id)
     *lost, won = await asyncio.gather(*strangers, author)
     assert won.ok() == {"deleteComment": True}
     for result in lost:
@@ -200,7 +189,7 @@ async def test_the_write_condition_alone_refuses_a_stranger(
     bob = api.signed_in(BOB)
     for result in [
         await bob(EDIT, input={"id": comment_id, "body": "mine now"}),
-        await bob(DELETE, id=comment_id),
+        await bob(DELETE_COMMENT, id=comment_id),
     ]:
         # The read, then the transaction its condition cancelled.
         refused(result, "FORBIDDEN", requests=2)
@@ -220,14 +209,7 @@ async def test_the_authors_writes_cost_what_they_cost_with_identity_off(
         await alice(EDIT, input={"id": mine, **change}),
         await opened(EDIT, input={"id": theirs, **change}),
     ]
-    deleted = [await alice(DELETE, id=mine), await opened(DELETE, id=theirs)]
-    for name, (secured, open_mode) in [
-        ("postComment", posted),
-        ("editComment", edited),
-        ("deleteComment", deleted),
-    ]:
-        assert not secured.errors and not open_mode.errors, name
-        # Edits and deletes: a consistent GetItem and the transaction, as with identity off.
-        assert secured.cost["requests"] == open_mode.cost["requests"], name
-        # The author attributes leave every item in the same 1 KB unit.
-        assert secured.cost["writeCapacityUnits"] == open_mode.cost["writeCapacityUnits"], name
+    deleted = [await alice(DELETE_COMMENT, id=mine), await opened(DELETE_COMMENT, id=theirs)]
+    # Edits and deletes: a consistent GetItem and the transaction, as with identity off.
+    for secured, open_mode in (posted, edited, deleted):
+        assert_costs_alike(secured, open_mode)

@@ -10,12 +10,9 @@ import asyncio
 from typing import Any
 
 from tests.client import Api
+from tests.documents import COMMENT, COMMENTS, CREATE_PRODUCT, DELETE_COMMENT
 from tests.resolvers.comments_helpers import (
     BAD_IDS,
-    COMMENT,
-    COMMENTS,
-    CREATE_PRODUCT,
-    DELETE,
     MISSING_KSUID,
     RATING_SUBSETS,
     assert_consistent,
@@ -29,6 +26,7 @@ from tests.resolvers.comments_helpers import (
     post,
     snapshot,
 )
+from tests.resolvers.connections import EMPTY, Connection, check_shape, flags, walk
 
 
 def at(minute: int) -> str:
@@ -47,15 +45,7 @@ async def test_create_product_duplicate_and_bad_ids(api: Api, client: Any, table
         "product": {
             "id": "Prod-1.a_b",
             "name": "Widget",
-            "comments": {
-                "edges": [],
-                "pageInfo": {
-                    "hasNextPage": False,
-                    "hasPreviousPage": False,
-                    "startCursor": None,
-                    "endCursor": None,
-                },
-            },
+            "comments": EMPTY,
         },
         "missing": None,
     }
@@ -198,19 +188,19 @@ async def test_delete_removes_the_comment_from_every_list(
         )
     ]
     victim = model[3]
-    assert (await api(DELETE, id=victim.id)).ok() == {"deleteComment": True}
+    assert (await api(DELETE_COMMENT, id=victim.id)).ok() == {"deleteComment": True}
     model.remove(victim)
     await assert_model_stored(client, table, model)
     await assert_lists_match(api, model, [None, "en", "fr", "de"], RATING_SUBSETS)
     assert (await api(COMMENT, id=victim.id)).ok() == {"comment": None}
 
     before = await snapshot(client, table)
-    again = await api(DELETE, id=victim.id)
+    again = await api(DELETE_COMMENT, id=victim.id)
     assert again.codes == ["NOT_FOUND"]
     assert await snapshot(client, table) == before
 
     for rest in list(model):
-        (await api(DELETE, id=rest.id)).ok()
+        (await api(DELETE_COMMENT, id=rest.id)).ok()
         model.remove(rest)
         await assert_model_stored(client, table, model)
     assert await listed_ids(api) == []
@@ -271,38 +261,19 @@ async def test_pagination_over_a_filtered_list(api: Api) -> None:
     expected = newest_first(model, "en", [1, 4, 5])
     assert len(expected) == 14
 
-    forward: list[str] = []
-    after = None
-    pages = 0
-    while True:
-        result = await api(COMMENTS, id="p1", first=5, after=after, **filters)
-        connection = result.ok()["product"]["comments"]
-        info = connection["pageInfo"]
-        forward += [e["node"]["id"] for e in connection["edges"]]
-        assert info["hasPreviousPage"] is (pages > 0)
-        assert info["startCursor"] == connection["edges"][0]["cursor"]
-        pages += 1
-        if not info["hasNextPage"]:
-            break
-        after = info["endCursor"]
-    assert forward == expected
-    assert pages == 3
+    async def page(**args: Any) -> Connection:
+        connection: Connection = (await api(COMMENTS, id="p1", **filters, **args)).ok()["product"][
+            "comments"
+        ]
+        check_shape(connection)
+        return connection
 
-    backward: list[str] = []
-    before = None
-    pages = 0
-    while True:
-        result = await api(COMMENTS, id="p1", last=5, before=before, **filters)
-        connection = result.ok()["product"]["comments"]
-        info = connection["pageInfo"]
-        backward = [e["node"]["id"] for e in connection["edges"]] + backward
-        assert info["hasNextPage"] is (pages > 0)
-        pages += 1
-        if not info["hasPreviousPage"]:
-            break
-        before = info["startCursor"]
-    assert backward == expected
-    assert pages == 3
+    forward = await walk(page, 5)
+    assert [e["node"]["id"] for p in forward for e in p["edges"]] == expected
+    assert [flags(p) for p in forward] == [(False, True), (True, True), (True, False)]
+    backward = await walk(page, 5, backward=True)
+    assert [e["node"]["id"] for p in reversed(backward) for e in p["edges"]] == expected
+    assert [flags(p) for p in backward] == [(True, False), (True, True), (False, True)]
 
     # A cursor belongs to its argument set and its product.
     await create_product(api, "p2")

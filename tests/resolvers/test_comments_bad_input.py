@@ -5,14 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from tests.client import Api
+from tests.documents import COMMENTS, DELETE_COMMENT, EDIT_COMMENT, POST_COMMENT
 from tests.resolvers.comments_helpers import (
     BAD_IDS,
     BAD_LANGUAGES,
-    COMMENTS,
-    DELETE,
-    EDIT,
     MISSING_KSUID,
-    POST,
     assert_consistent,
     assert_model_stored,
     create_product,
@@ -64,7 +61,7 @@ async def test_bad_posts_are_refused_and_write_nothing(api: Api, client: Any, ta
         ({"productId": "P1"}, "NOT_FOUND"),
     ]
     for change, code in cases:
-        result = await api(POST, input={**base, **change})
+        result = await api(POST_COMMENT, input={**base, **change})
         assert result.codes == [code], (change, result.body)
         assert await snapshot(client, table) == before, change
 
@@ -94,7 +91,7 @@ async def test_bad_edits_and_deletes_are_refused_and_change_nothing(
         ({"id": "nope", "rating": 4}, "NOT_FOUND"),
     ]
     for change, code in cases:
-        result = await api(EDIT, input={"id": posted.id, **change})
+        result = await api(EDIT_COMMENT, input={"id": posted.id, **change})
         assert result.codes == [code], (change, result.body)
         assert await snapshot(client, table) == before, change
     for comment_id, code in [
@@ -102,7 +99,7 @@ async def test_bad_edits_and_deletes_are_refused_and_change_nothing(
         ("nope", "NOT_FOUND"),
         *((bad, "BAD_USER_INPUT") for bad in BAD_IDS),
     ]:
-        result = await api(DELETE, id=comment_id)
+        result = await api(DELETE_COMMENT, id=comment_id)
         assert result.codes == [code], (comment_id, result.body)
         assert await snapshot(client, table) == before, comment_id
 

@@ -20,12 +20,13 @@ from data.comments import comment_items, new_comment
 from store.client import Store
 from store.requests import Item
 from tests.client import Api
+from tests.documents import DELETE_COMMENT, EDIT_COMMENT
 from tests.resolvers.comments_helpers import (
-    POST,
     Posted,
     assert_consistent,
     create_product,
     newest_first,
+    post,
 )
 from tests.table import bulk_client, bulk_write
 
@@ -154,6 +155,7 @@ async def test_post_is_one_transaction_and_nothing_else(
         return await original(self, operation, method, request)
 
     monkeypatch.setattr(Store, "_call", spy)
+    # Without `product`, whose read would be a call of its own.
     result = await api(
         "mutation ($input: PostCommentInput!) { postComment(input: $input) "
         "{ id language rating body createdAt } }",
@@ -172,17 +174,12 @@ async def test_post_is_one_transaction_and_nothing_else(
 
 async def test_edit_and_delete_are_one_read_and_one_transaction(api: Api) -> None:
     await create_product(api)
-    posted = (
-        await api(POST, input={"productId": "p1", "language": "en", "rating": 4, "body": "b"})
-    ).ok()["postComment"]
-    edited = await api(
-        'mutation ($id: ID!) { editComment(input: {id: $id, language: "fr", rating: 2}) { id } }',
-        id=posted["id"],
-    )
+    posted = await post(api, "en", 4, "b")
+    edited = await api(EDIT_COMMENT, input={"id": posted.id, "language": "fr", "rating": 2})
     edited.ok()
     # A consistent GetItem of the primary, then one TransactWriteItems.
     assert edited.cost["requests"] == 2
     assert edited.cost["itemsReturned"] == 1
-    deleted = await api("mutation ($id: ID!) { deleteComment(id: $id) }", id=posted["id"])
+    deleted = await api(DELETE_COMMENT, id=posted.id)
     assert deleted.ok() == {"deleteComment": True}
     assert deleted.cost["requests"] == 2

@@ -14,42 +14,98 @@ from typing import Any
 
 import pytest
 
-from gateway.admin.verify import diff, group
-from gateway.settings import Settings
+from data.comments_verify import diff, group
 from store.requests import WRITE_TOKEN
-from tests.client import Api, Result, assert_well_formed
+from tests.client import Api, Result, assert_well_formed, settings_for
+from tests.documents import (
+    ADD_MARKER,
+    ADD_MEMBER,
+    CREATE_CUSTOMER,
+    CREATE_ORGANIZATION,
+    CREATE_PRODUCT,
+    CREATE_QUEUE,
+    CREATE_REPO,
+    CREATE_TEAM,
+    OPEN_ISSUE,
+    OPEN_TICKET,
+    PLACE_ORDER,
+    POST_COMMENT,
+    SET_ORDER_STATUS,
+    STAR_REPO,
+    UPDATE_TICKET,
+)
 from tests.faults import FaultProxy, without_backoff
 from tests.table import scan_all
 
-CREATE_CUSTOMER = """mutation ($id: ID!) {
-  createCustomer(input: {id: $id, name: "N", email: "n@x.io"}) { id name email createdAt } }"""
-PLACE_ORDER = """mutation ($customer: ID!) {
-  placeOrder(input: {customerId: $customer, items: [{sku: "A", quantity: 1, unitPriceCents: 5}]})
-  { id status } }"""
-SET_STATUS = """mutation ($id: ID!) { setOrderStatus(id: $id, status: SHIPPED) { id status } }"""
-CREATE_PRODUCT = """mutation ($id: ID!) { createProduct(input: {id: $id, name: "Mug"}) { id } }"""
-POST_COMMENT = """mutation ($product: ID!) {
-  postComment(input: {productId: $product, language: "en", rating: 4, body: "fine"}) { id } }"""
-CREATE_REPO = """mutation ($name: String!) {
-  createRepo(input: {owner: "alice", name: $name}) { name starCount } }"""
-OPEN_ISSUE = """mutation ($name: String!) {
-  openIssue(input: {owner: "alice", name: $name, title: "Bug"}) { number } }"""
-STAR_REPO = """mutation ($name: String!, $user: String!) {
-  starRepo(owner: "alice", name: $name, username: $user) { starCount } }"""
-CREATE_ORGANIZATION = """mutation ($name: String!) {
-  createOrganization(input: {name: $name}) { name } }"""
-ADD_MEMBER = """mutation ($organization: String!, $user: String!) {
-  addMember(input: {organization: $organization, username: $user, name: "U", role: MEMBER})
-  { username } }"""
-CREATE_TEAM = """mutation ($organization: String!, $name: String!) {
-  createTeam(organization: $organization, name: $name) { name } }"""
-CREATE_QUEUE = """mutation ($id: ID!) { createQueue(input: {id: $id, name: "Support"}) { id } }"""
-OPEN_TICKET = """mutation ($queue: ID!) {
-  openTicket(input: {queueId: $queue, title: "Help"}) { id } }"""
-UPDATE_TICKET = """mutation ($id: ID!) {
-  updateTicket(input: {id: $id, status: CLOSED}) { id status } }"""
-ADD_MARKER = """mutation ($lat: Float!) {
-  addMarker(input: {lat: $lat, lon: 2.35, label: "Here"}) { id } }"""
+Call = tuple[str, dict[str, Any]]
+LINE = {"sku": "A", "quantity": 1, "unitPriceCents": 5}
+
+
+def create_customer(customer_id: str) -> Call:
+    return CREATE_CUSTOMER, {"input": {"id": customer_id, "name": "N", "email": "n@x.io"}}
+
+
+def place_order(customer_id: str) -> Call:
+    return PLACE_ORDER, {"input": {"customerId": customer_id, "items": [LINE]}}
+
+
+def ship(order_id: str) -> Call:
+    return SET_ORDER_STATUS, {"id": order_id, "status": "SHIPPED"}
+
+
+def create_product(product_id: str) -> Call:
+    return CREATE_PRODUCT, {"input": {"id": product_id, "name": "Mug"}}
+
+
+def post_comment(product_id: str) -> Call:
+    new = {"productId": product_id, "language": "en", "rating": 4, "body": "fine"}
+    return POST_COMMENT, {"input": new}
+
+
+def create_repo(name: str) -> Call:
+    return CREATE_REPO, {"input": {"owner": "alice", "name": name}}
+
+
+def open_issue(name: str) -> Call:
+    return OPEN_ISSUE, {"owner": "alice", "name": name, "title": "Bug"}
+
+
+def star_repo(name: str, username: str) -> Call:
+    return STAR_REPO, {"owner": "alice", "name": name, "username": username}
+
+
+def create_organization(name: str) -> Call:
+    return CREATE_ORGANIZATION, {"name": name}
+
+
+def add_member(organization: str, username: str) -> Call:
+    new = {"organization": organization, "username": username, "name": "U", "role": "MEMBER"}
+    return ADD_MEMBER, {"input": new}
+
+
+def create_team(organization: str, name: str) -> Call:
+    return CREATE_TEAM, {"org": organization, "name": name}
+
+
+def create_queue(queue_id: str) -> Call:
+    return CREATE_QUEUE, {"input": {"id": queue_id, "name": "Support"}}
+
+
+def open_ticket(queue_id: str) -> Call:
+    return OPEN_TICKET, {"input": {"queueId": queue_id, "title": "Help"}}
+
+
+def close_ticket(ticket_id: str) -> Call:
+    return UPDATE_TICKET, {"input": {"id": ticket_id, "status": "CLOSED"}}
+
+
+def add_marker(lat: float) -> Call:
+    return ADD_MARKER, {"input": {"lat": lat, "lon": 2.35, "label": "Here"}}
+
+
+async def send(api: Api, call: Call) -> Result:
+    document, variables = call
+    return await api(document, **variables)
 
 
 @pytest.fixture(autouse=True)
@@ -59,8 +115,7 @@ def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 async def faulty(proxy: FaultProxy, table: str) -> AsyncIterator[Api]:
-    settings = Settings(table=table, endpoint=proxy.url, cursor_secret=b"test-secret")
-    async with Api.serving(settings) as running:
+    async with Api.serving(settings_for(proxy.url, table)) as running:
         yield running
 
 
@@ -79,13 +134,16 @@ def assert_private(results: list[Result], items: list[dict[str, Any]]) -> None:
 
 async def seed(api: Api) -> dict[str, Any]:
     """One entity of each kind to act on, and two PLACED orders."""
-    (await api(CREATE_CUSTOMER, id="dup")).ok()
-    (await api(CREATE_PRODUCT, id="p1")).ok()
-    (await api(CREATE_REPO, name="tools")).ok()
-    (await api(CREATE_ORGANIZATION, name="acme")).ok()
-    (await api(CREATE_QUEUE, id="q1")).ok()
-    orders = [(await api(PLACE_ORDER, customer="dup")).ok()["placeOrder"]["id"] for _ in range(2)]
-    ticket = (await api(OPEN_TICKET, queue="q1")).ok()["openTicket"]["id"]
+    for call in [
+        create_customer("dup"),
+        create_product("p1"),
+        create_repo("tools"),
+        create_organization("acme"),
+        create_queue("q1"),
+    ]:
+        (await send(api, call)).ok()
+    orders = [(await send(api, place_order("dup"))).ok()["placeOrder"]["id"] for _ in range(2)]
+    ticket = (await send(api, open_ticket("q1"))).ok()["openTicket"]["id"]
     return {"orders": orders, "ticket": ticket}
 
 
@@ -97,10 +155,10 @@ async def test_a_lost_answer_of_a_create_and_of_a_move_is_success(
 ) -> None:
     seeded = await seed(api)
     proxy.inject("PutItem", "lose", count=1)
-    created = await faulty(CREATE_CUSTOMER, id="alice")
+    created = await send(faulty, create_customer("alice"))
     assert created.ok()["createCustomer"]["id"] == "alice"
     proxy.inject("UpdateItem", "lose", count=1)
-    moved = await faulty(SET_STATUS, id=seeded["orders"][0])
+    moved = await send(faulty, ship(seeded["orders"][0]))
     assert moved.ok()["setOrderStatus"]["status"] == "SHIPPED"
     assert proxy.calls["PutItem"] == proxy.calls["UpdateItem"] == 2
     # The create answers what was asked, nothing more.
@@ -115,29 +173,28 @@ async def test_many_calls_with_answers_lost_at_random_each_hear_the_truth(
     a create of a new id never hears CONFLICT, a real duplicate always does."""
     seeded = await seed(api)
     lost = proxy.inject("*", "lose", probability=0.3, per_request=1)
-    calls: dict[str, tuple[str, dict[str, Any]]] = {
-        **{f"customer {n}": (CREATE_CUSTOMER, {"id": f"c{n}"}) for n in range(8)},
-        "duplicate customer": (CREATE_CUSTOMER, {"id": "dup"}),
-        "twin 1": (CREATE_CUSTOMER, {"id": "twin"}),
-        "twin 2": (CREATE_CUSTOMER, {"id": "twin"}),
-        **{f"move {n}": (SET_STATUS, {"id": order}) for n, order in enumerate(seeded["orders"])},
-        **{f"order {n}": (PLACE_ORDER, {"customer": "dup"}) for n in range(3)},
-        "product": (CREATE_PRODUCT, {"id": "p2"}),
-        **{f"comment {n}": (POST_COMMENT, {"product": "p1"}) for n in range(2)},
-        "repo": (CREATE_REPO, {"name": "more"}),
-        **{f"issue {n}": (OPEN_ISSUE, {"name": "tools"}) for n in range(3)},
-        **{f"star {u}": (STAR_REPO, {"name": "tools", "user": u}) for u in ("carol", "dave")},
-        "organization": (CREATE_ORGANIZATION, {"name": "globex"}),
-        **{f"member {u}": (ADD_MEMBER, {"organization": "acme", "user": u}) for u in "xy"},
-        "team": (CREATE_TEAM, {"organization": "acme", "name": "core"}),
-        "queue": (CREATE_QUEUE, {"id": "q2"}),
-        **{f"ticket {n}": (OPEN_TICKET, {"queue": "q1"}) for n in range(2)},
-        "update": (UPDATE_TICKET, {"id": seeded["ticket"]}),
-        **{f"marker {n}": (ADD_MARKER, {"lat": 48.85}) for n in range(2)},
+    calls: dict[str, Call] = {
+        **{f"customer {n}": create_customer(f"c{n}") for n in range(8)},
+        "duplicate customer": create_customer("dup"),
+        "twin 1": create_customer("twin"),
+        "twin 2": create_customer("twin"),
+        **{f"move {n}": ship(order) for n, order in enumerate(seeded["orders"])},
+        **{f"order {n}": place_order("dup") for n in range(3)},
+        "product": create_product("p2"),
+        **{f"comment {n}": post_comment("p1") for n in range(2)},
+        "repo": create_repo("more"),
+        **{f"issue {n}": open_issue("tools") for n in range(3)},
+        **{f"star {u}": star_repo("tools", u) for u in ("carol", "dave")},
+        "organization": create_organization("globex"),
+        **{f"member {u}": add_member("acme", u) for u in "xy"},
+        "team": create_team("acme", "core"),
+        "queue": create_queue("q2"),
+        **{f"ticket {n}": open_ticket("q1") for n in range(2)},
+        "update": close_ticket(seeded["ticket"]),
+        **{f"marker {n}": add_marker(48.85) for n in range(2)},
     }
-    results = dict(
-        zip(calls, await asyncio.gather(*(faulty(d, **v) for d, v in calls.values())), strict=True)
-    )
+    sent = await asyncio.gather(*(send(faulty, call) for call in calls.values()))
+    results = dict(zip(calls, sent, strict=True))
     assert lost.hits > 0
     for result in results.values():
         assert_well_formed(result)
@@ -183,16 +240,17 @@ async def test_transactions_failing_with_500_are_unavailable_and_write_nothing(
     await seed(api)
     before = await snapshot(client, table)
     proxy.inject("TransactWriteItems", "error")
-    results = await asyncio.gather(
-        faulty(PLACE_ORDER, customer="dup"),
-        faulty(POST_COMMENT, product="p1"),
-        faulty(OPEN_ISSUE, name="tools"),
-        faulty(STAR_REPO, name="tools", user="carol"),
-        faulty(ADD_MEMBER, organization="acme", user="x"),
-        faulty(CREATE_TEAM, organization="acme", name="core"),
-        faulty(OPEN_TICKET, queue="q1"),
-        faulty(ADD_MARKER, lat=48.85),
-    )
+    calls = [
+        place_order("dup"),
+        post_comment("p1"),
+        open_issue("tools"),
+        star_repo("tools", "carol"),
+        add_member("acme", "x"),
+        create_team("acme", "core"),
+        open_ticket("q1"),
+        add_marker(48.85),
+    ]
+    results = await asyncio.gather(*(send(faulty, call) for call in calls))
     assert [r.codes for r in results] == [["UNAVAILABLE"]] * len(results)
     for result in results:
         assert_well_formed(result)
@@ -223,12 +281,13 @@ async def test_single_writes_failing_past_retries_are_unavailable(
     before = await snapshot(client, table)
     for operation in ("PutItem", "UpdateItem", "TransactWriteItems"):
         proxy.inject(operation, mode, status=status, code=code)
-    results = await asyncio.gather(
-        faulty(CREATE_CUSTOMER, id="alice"),
-        faulty(SET_STATUS, id=seeded["orders"][0]),
-        faulty(UPDATE_TICKET, id=seeded["ticket"]),
-        faulty(PLACE_ORDER, customer="dup"),
-    )
+    calls = [
+        create_customer("alice"),
+        ship(seeded["orders"][0]),
+        close_ticket(seeded["ticket"]),
+        place_order("dup"),
+    ]
+    results = await asyncio.gather(*(send(faulty, call) for call in calls))
     assert [r.codes for r in results] == [["UNAVAILABLE"]] * len(results)
     assert all(code not in json.dumps(r.body) for r in results)
     assert await snapshot(client, table) == before

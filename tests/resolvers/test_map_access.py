@@ -7,19 +7,19 @@ it, a rule the condition on the delete of the marker's id item decides.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from store.client import Store
-from tests.client import Api, Result
+from tests.client import Api, Result, assert_costs_alike
+from tests.documents import REMOVE_MARKER
 from tests.identity import SECURED, token
 from tests.resolvers.comments_helpers import MISSING_KSUID
-from tests.resolvers.map_helpers import MAP_LIMITS, PARIS, REMOVE, TOWN, snapshot
+from tests.resolvers.map_helpers import MAP_LIMITS, PARIS, TOWN, snapshot
 from tests.table import scan_all
 
+# Selections of their own: what these tests look at is the creator.
 ADD = """mutation ($input: AddMarkerInput!) {
   addMarker(input: $input) { id geohash label createdBy } }"""
 MARKERS = """query ($viewport: Viewport!) {
@@ -33,16 +33,7 @@ ALICE = token("Alice")
 BOB = token("bob")
 
 
-@pytest.fixture(scope="module")
-def overrides() -> dict[str, Any]:
-    return {**SECURED, **MAP_LIMITS}
-
-
-@pytest.fixture
-async def opened(api: Api) -> AsyncIterator[Api]:
-    """A gateway with identity off over the same table (what open mode wrote)."""
-    async with Api.serving(replace(api.settings, auth_secret=None)) as running:
-        yield running
+pytestmark = pytest.mark.overrides(**SECURED, **MAP_LIMITS)
 
 
 def refused(result: Result, code: str, *, requests: int | None = None) -> None:
@@ -83,12 +74,14 @@ async def test_only_the_creator_or_an_admin_removes_a_marker(
 ) -> None:
     mine, other = await add(api.signed_in(ALICE)), await add(api.signed_in(ALICE))
     before = await snapshot(client, table)
-    refused(await api(REMOVE, id=mine), "UNAUTHENTICATED", requests=0)
-    refused(await api.signed_in(BOB)(REMOVE, id=mine), "FORBIDDEN")
+    refused(await api(REMOVE_MARKER, id=mine), "UNAUTHENTICATED", requests=0)
+    refused(await api.signed_in(BOB)(REMOVE_MARKER, id=mine), "FORBIDDEN")
     assert await snapshot(client, table) == before
     # Usernames are case-insensitive: "ALICE" created what "Alice" added.
-    assert (await api.signed_in(token("ALICE"))(REMOVE, id=mine)).ok() == {"removeMarker": True}
-    assert (await api.signed_in(ADMIN)(REMOVE, id=other)).ok() == {"removeMarker": True}
+    assert (await api.signed_in(token("ALICE"))(REMOVE_MARKER, id=mine)).ok() == {
+        "removeMarker": True
+    }
+    assert (await api.signed_in(ADMIN)(REMOVE_MARKER, id=other)).ok() == {"removeMarker": True}
     assert [i for i in await scan_all(client, table) if "id" in i] == []
     assert {i["count"] for i in await scan_all(client, table)} == {0}
 
@@ -101,17 +94,17 @@ async def test_a_marker_added_with_identity_off_is_removed_by_admins_only(
     assert found == [{"id": marker_id, "createdBy": None}]
     before = await snapshot(client, table)
     for user in (ALICE, BOB):
-        refused(await api.signed_in(user)(REMOVE, id=marker_id), "FORBIDDEN")
+        refused(await api.signed_in(user)(REMOVE_MARKER, id=marker_id), "FORBIDDEN")
     assert await snapshot(client, table) == before
-    assert (await api.signed_in(ADMIN)(REMOVE, id=marker_id)).ok() == {"removeMarker": True}
+    assert (await api.signed_in(ADMIN)(REMOVE_MARKER, id=marker_id)).ok() == {"removeMarker": True}
     assert await marker_items(client, table, marker_id) == []
 
 
 async def test_the_token_comes_first_then_a_missing_marker(
     api: Api, client: Any, table: str
 ) -> None:
-    refused(await api(REMOVE, id=MISSING_KSUID), "UNAUTHENTICATED", requests=0)
-    refused(await api.signed_in(BOB)(REMOVE, id=MISSING_KSUID), "NOT_FOUND", requests=1)
+    refused(await api(REMOVE_MARKER, id=MISSING_KSUID), "UNAUTHENTICATED", requests=0)
+    refused(await api.signed_in(BOB)(REMOVE_MARKER, id=MISSING_KSUID), "NOT_FOUND", requests=1)
     assert await scan_all(client, table) == []
 
 
@@ -129,7 +122,7 @@ async def test_the_delete_condition_alone_refuses_a_stranger(
 
     monkeypatch.setattr(Store, "get", forged)
     # The read, then the transaction the condition on the id item cancelled.
-    refused(await api.signed_in(BOB)(REMOVE, id=marker_id), "FORBIDDEN", requests=2)
+    refused(await api.signed_in(BOB)(REMOVE_MARKER, id=marker_id), "FORBIDDEN", requests=2)
     monkeypatch.undo()
     assert await snapshot(client, table) == before
 
@@ -140,9 +133,7 @@ async def test_the_creators_writes_cost_what_they_cost_with_identity_off(
     alice = api.signed_in(ALICE)
     added = [await alice(ADD, input=NEW), await opened(ADD, input=NEW)]
     mine, theirs = (a.ok()["addMarker"]["id"] for a in added)
-    removed = [await alice(REMOVE, id=mine), await opened(REMOVE, id=theirs)]
+    removed = [await alice(REMOVE_MARKER, id=mine), await opened(REMOVE_MARKER, id=theirs)]
+    # removeMarker: a consistent GetItem and the transaction, as with identity off.
     for secured, open_mode in (added, removed):
-        assert not secured.errors and not open_mode.errors
-        # removeMarker: a consistent GetItem and the transaction, as with identity off.
-        assert secured.cost["requests"] == open_mode.cost["requests"]
-        assert secured.cost["writeCapacityUnits"] == open_mode.cost["writeCapacityUnits"]
+        assert_costs_alike(secured, open_mode)

@@ -14,13 +14,10 @@ import pytest
 from keys.codecs import ksuid_seconds
 from keys.geohash import cell_box, encode
 from tests.client import Api, assert_well_formed
+from tests.documents import ADD_MARKER, MARKERS, MARKERS_DEFAULT_LIMIT, REMOVE_MARKER
 from tests.resolvers.map_helpers import (
-    ADD,
     MAP_LIMITS,
-    MARKERS,
-    MARKERS_DEFAULT_LIMIT,
     PARIS,
-    REMOVE,
     TOWN,
     Placed,
     View,
@@ -34,12 +31,7 @@ from tests.resolvers.map_helpers import (
     stored_counts,
 )
 
-
-# These tests check the map's answers, not demand control: a heatmap at a fine precision
-# can need more calls, items and response fields than the default limits allow.
-@pytest.fixture(scope="module")
-def overrides() -> dict[str, Any]:
-    return MAP_LIMITS
+pytestmark = pytest.mark.overrides(**MAP_LIMITS)
 
 
 KSUID = re.compile(r"[0-9A-Za-z]{27}")
@@ -67,7 +59,7 @@ async def test_add_marker_returns_the_marker_with_its_standard_geohash(
 ) -> None:
 
     before = datetime.now(UTC)
-    result = await api(ADD, input={"lat": lat, "lon": lon, "label": "Café ☕"})
+    result = await api(ADD_MARKER, input={"lat": lat, "lon": lon, "label": "Café ☕"})
     assert_well_formed(result)
     marker = result.ok()["addMarker"]
     assert KSUID.fullmatch(marker["id"])
@@ -220,7 +212,7 @@ async def test_remove_marker_removes_it_and_decrements_counts(
     _, cells = await heatmap(api, TOWN, 8)
     assert cells == {first.geohash[:8]: 2, other.geohash[:8]: 1}
 
-    removed = await api(REMOVE, id=first.id)
+    removed = await api(REMOVE_MARKER, id=first.id)
     assert removed.ok() == {"removeMarker": True}
     # A consistent GetItem of the id item, then one transaction.
     assert removed.cost["requests"] == 2
@@ -232,10 +224,10 @@ async def test_remove_marker_removes_it_and_decrements_counts(
             2 if first.geohash[:length] == other.geohash[:length] else 1
         )
 
-    (await api(REMOVE, id=second.id)).ok()
+    (await api(REMOVE_MARKER, id=second.id)).ok()
     _, cells = await heatmap(api, TOWN, 8)
     assert cells == {other.geohash[:8]: 1}  # a count of 0 is not listed
-    (await api(REMOVE, id=other.id)).ok()
+    (await api(REMOVE_MARKER, id=other.id)).ok()
     assert await search(api, PARIS) == ([], False)
     assert await heatmap(api, TOWN, 8) == (8, {})
     # Nothing but zero counts is left.
@@ -248,14 +240,14 @@ async def test_removing_twice_or_a_missing_marker_is_not_found(
 ) -> None:
     kept = await add_marker(api, 48.85, 2.35)
     gone = await add_marker(api, 48.85, 2.35)
-    (await api(REMOVE, id=gone.id)).ok()
+    (await api(REMOVE_MARKER, id=gone.id)).ok()
     before = await snapshot(client, table)
     for missing in (gone.id, MISSING_KSUID, "nope"):
-        result = await api(REMOVE, id=missing)
+        result = await api(REMOVE_MARKER, id=missing)
         assert_well_formed(result)
         assert result.codes == ["NOT_FOUND"], missing
     for bad in ("a#b", "", " ", "x" * 65, "MARKER#" + kept.id):
-        result = await api(REMOVE, id=bad)
+        result = await api(REMOVE_MARKER, id=bad)
         assert result.codes == ["BAD_USER_INPUT"], bad
     assert await snapshot(client, table) == before
     assert (await search(api, PARIS))[0] == [kept.id]

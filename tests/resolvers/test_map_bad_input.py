@@ -9,19 +9,16 @@ remain.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from tests.client import Api, assert_well_formed
+from tests.documents import ADD_MARKER, HEATMAP, MARKERS, REMOVE_MARKER
 from tests.resolvers.map_helpers import (
-    ADD,
-    HEATMAP,
     MAP_LIMITS,
-    MARKERS,
     PARIS,
-    REMOVE,
     TOWN,
     View,
     add_marker,
@@ -35,11 +32,7 @@ from tests.table import fail_every_transaction_last
 # ---- bad input: refused, nothing written ------------------------------------------------
 
 
-# These tests check the map's answers, not demand control: a heatmap at a fine precision
-# can need more calls, items and response fields than the default limits allow.
-@pytest.fixture(scope="module")
-def overrides() -> dict[str, Any]:
-    return MAP_LIMITS
+pytestmark = pytest.mark.overrides(**MAP_LIMITS)
 
 
 GOOD = PARIS.variables()
@@ -55,69 +48,53 @@ BAD_VIEWS = [
 ]
 
 
+# `refused(document, mention=None, **variables)`: BAD_USER_INPUT, naming `mention`.
+Refused = Callable[..., Awaitable[None]]
+
+
 @pytest.fixture
-async def before(api: Api, client: Any, table: str) -> list[tuple[str, str, str]]:
-    """One marker stored; the table as it is then."""
+async def refused(api: Api, client: Any, table: str) -> Refused:
+    """With one marker stored, a check that a call is refused, shows no key and writes
+    nothing."""
     await add_marker(api, 48.85, 2.35)
-    return await snapshot(client, table)
+    before = await snapshot(client, table)
 
+    async def check(document: str, mention: str | None = None, **variables: Any) -> None:
+        result = await api(document, **variables)
+        assert_well_formed(result)
+        assert result.codes == ["BAD_USER_INPUT"], (variables, result.body)
+        assert result.data is None
+        if mention is not None:
+            assert mention in result.errors[0]["message"]
+        assert "PK" not in str(result.body) and "Dg" not in str(result.body)
+        assert await snapshot(client, table) == before
 
-async def assert_refused(
-    api: Api,
-    client: Any,
-    table: str,
-    before: Sequence[tuple[str, str, str]],
-    document: str,
-    mention: str | None = None,
-    **variables: Any,
-) -> None:
-    result = await api(document, **variables)
-    assert_well_formed(result)
-    assert result.codes == ["BAD_USER_INPUT"], (variables, result.body)
-    assert result.data is None
-    if mention is not None:
-        assert mention in result.errors[0]["message"]
-    assert "PK" not in str(result.body) and "Dg" not in str(result.body)
-    assert await snapshot(client, table) == before
+    return check
 
 
 @pytest.mark.parametrize(
     ("lat", "lon"),
     [(91.0, 0.0), (-91.0, 0.0), (0.0, 181.0), (0.0, -181.0), (90.000001, 0.0), (0.0, -180.1)],
 )
-async def test_add_marker_out_of_range_is_refused(
-    api: Api, client: Any, table: str, before: list[tuple[str, str, str]], lat: float, lon: float
-) -> None:
-    await assert_refused(
-        api, client, table, before, ADD, input={"lat": lat, "lon": lon, "label": "x"}
-    )
+async def test_add_marker_out_of_range_is_refused(refused: Refused, lat: float, lon: float) -> None:
+    await refused(ADD_MARKER, input={"lat": lat, "lon": lon, "label": "x"})
 
 
 @pytest.mark.parametrize("label", ["", "x" * 201])
-async def test_add_marker_bad_label_is_refused(
-    api: Api, client: Any, table: str, before: list[tuple[str, str, str]], label: str
-) -> None:
-    await assert_refused(
-        api, client, table, before, ADD, "label", input={"lat": 1.0, "lon": 1.0, "label": label}
-    )
+async def test_add_marker_bad_label_is_refused(refused: Refused, label: str) -> None:
+    await refused(ADD_MARKER, "label", input={"lat": 1.0, "lon": 1.0, "label": label})
 
 
 async def test_label_of_200_characters_is_fine(api: Api) -> None:
-    marker = (await api(ADD, input={"lat": 1.0, "lon": 1.0, "label": "é" * 200})).ok()
+    marker = (await api(ADD_MARKER, input={"lat": 1.0, "lon": 1.0, "label": "é" * 200})).ok()
     assert marker["addMarker"]["label"] == "é" * 200
 
 
 @pytest.mark.parametrize("viewport", BAD_VIEWS)
-async def test_bad_viewports_are_refused(
-    api: Api,
-    client: Any,
-    table: str,
-    before: list[tuple[str, str, str]],
-    viewport: dict[str, float],
-) -> None:
-    await assert_refused(api, client, table, before, MARKERS, viewport=viewport, limit=10)
-    await assert_refused(api, client, table, before, HEATMAP, viewport=viewport, precision=None)
-    await assert_refused(api, client, table, before, HEATMAP, viewport=viewport, precision=5)
+async def test_bad_viewports_are_refused(refused: Refused, viewport: dict[str, float]) -> None:
+    await refused(MARKERS, viewport=viewport, limit=10)
+    await refused(HEATMAP, viewport=viewport, precision=None)
+    await refused(HEATMAP, viewport=viewport, precision=5)
 
 
 @pytest.mark.parametrize(
@@ -132,13 +109,9 @@ async def test_bad_viewports_are_refused(
     ],
 )
 async def test_a_markers_view_over_half_a_degree_points_to_heatmap(
-    api: Api,
-    client: Any,
-    table: str,
-    before: list[tuple[str, str, str]],
-    viewport: dict[str, float],
+    api: Api, refused: Refused, viewport: dict[str, float]
 ) -> None:
-    await assert_refused(api, client, table, before, MARKERS, "heatmap", viewport=viewport)
+    await refused(MARKERS, "heatmap", viewport=viewport)
     # The heatmap takes it.
     (await api(HEATMAP, viewport=viewport, precision=None)).ok()
 
@@ -153,12 +126,8 @@ async def test_a_markers_view_of_exactly_half_a_degree_is_fine(api: Api) -> None
 
 
 @pytest.mark.parametrize("limit", [0, -1, 1001, 10_000])
-async def test_limit_out_of_range_is_refused(
-    api: Api, client: Any, table: str, before: list[tuple[str, str, str]], limit: int
-) -> None:
-    await assert_refused(
-        api, client, table, before, MARKERS, "limit", viewport=PARIS.variables(), limit=limit
-    )
+async def test_limit_out_of_range_is_refused(refused: Refused, limit: int) -> None:
+    await refused(MARKERS, "limit", viewport=PARIS.variables(), limit=limit)
 
 
 @pytest.mark.parametrize(
@@ -179,16 +148,9 @@ async def test_limit_out_of_range_is_refused(
     ],
 )
 async def test_bad_precision_is_refused(
-    api: Api,
-    client: Any,
-    table: str,
-    before: list[tuple[str, str, str]],
-    viewport: dict[str, float],
-    precision: int,
+    refused: Refused, viewport: dict[str, float], precision: int
 ) -> None:
-    await assert_refused(
-        api, client, table, before, HEATMAP, "precision", viewport=viewport, precision=precision
-    )
+    await refused(HEATMAP, "precision", viewport=viewport, precision=precision)
 
 
 async def test_64_partitions_is_the_most_allowed(api: Api) -> None:
@@ -216,7 +178,7 @@ async def test_an_add_failing_on_its_last_action_writes_nothing(
     counts = await stored_counts(client, table)
     before = await snapshot(client, table)
     sizes = fail_every_transaction_last(monkeypatch)
-    result = await api(ADD, input={"lat": 48.85, "lon": 2.35, "label": "doomed"})
+    result = await api(ADD_MARKER, input={"lat": 48.85, "lon": 2.35, "label": "doomed"})
     monkeypatch.undo()
     assert sizes == [1 + 1 + 6]
     assert result.codes == ["CONFLICT"]
@@ -234,7 +196,7 @@ async def test_a_remove_failing_on_its_last_action_keeps_everything(
     before = await snapshot(client, table)
     assert len(before) == 2 + 6
     sizes = fail_every_transaction_last(monkeypatch)
-    result = await api(REMOVE, id=marker.id)
+    result = await api(REMOVE_MARKER, id=marker.id)
     monkeypatch.undo()
     assert sizes == [2 + 6]
     assert result.codes == ["CONFLICT"]
@@ -242,5 +204,5 @@ async def test_a_remove_failing_on_its_last_action_keeps_everything(
     assert (await search(api, PARIS))[0] == [marker.id]
     assert (await heatmap(api, TOWN, 8))[1] == {marker.geohash[:8]: 1}
     # Once nothing stands in its way, the same removal goes through.
-    (await api(REMOVE, id=marker.id)).ok()
+    (await api(REMOVE_MARKER, id=marker.id)).ok()
     assert await search(api, PARIS) == ([], False)

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from tests.client import Api
+from tests.documents import MARKERS
 from tests.resolvers.map_helpers import (
     MAP_LIMITS,
-    MARKERS,
     Placed,
     View,
     batch_write,
@@ -35,12 +35,7 @@ from tests.resolvers.map_helpers import (
     pool_items,
 )
 
-
-# These tests check the map's answers, not demand control: a heatmap at a fine precision
-# can need more calls, items and response fields than the default limits allow.
-@pytest.fixture(scope="module")
-def overrides() -> dict[str, Any]:
-    return MAP_LIMITS
+pytestmark = pytest.mark.overrides(**MAP_LIMITS)
 
 
 SIZES = (0.01, 0.05, 0.1, 0.25, 0.5)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from tests.client import Api, Result
+from tests.documents import HEATMAP
 from tests.resolvers.map_helpers import (
-    HEATMAP,
     View,
     add_markers,
     default_precision,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -20,8 +19,8 @@ from hypothesis import strategies as st
 
 from keys.geohash import cell_box, encode
 from tests.client import Api
+from tests.documents import HEATMAP
 from tests.resolvers.map_helpers import (
-    HEATMAP,
     MAP_LIMITS,
     MAX_PARTITIONS,
     Placed,
@@ -38,12 +37,7 @@ from tests.resolvers.map_helpers import (
     search,
 )
 
-
-# These tests check the map's answers, not demand control: a heatmap at a fine precision
-# can need more calls, items and response fields than the default limits allow.
-@pytest.fixture(scope="module")
-def overrides() -> dict[str, Any]:
-    return MAP_LIMITS
+pytestmark = pytest.mark.overrides(**MAP_LIMITS)
 
 
 @dataclass(frozen=True)

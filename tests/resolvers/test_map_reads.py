@@ -13,7 +13,8 @@ import pytest
 from keys import map as map_keys
 from store.client import QueryResult, Store
 from tests.client import Api
-from tests.resolvers.map_helpers import MARKERS, PARIS, Placed, View, add_markers
+from tests.documents import MARKERS
+from tests.resolvers.map_helpers import PARIS, Placed, View, add_markers
 
 
 class InFlight:

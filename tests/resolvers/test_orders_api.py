@@ -8,38 +8,15 @@ from typing import Any
 import pytest
 
 from tests.client import Api
+from tests.documents import CREATE_CUSTOMER, CUSTOMER_ORDERS, PLACE_ORDER, SET_ORDER_STATUS
+from tests.resolvers.pagination_helpers import customer, order
 from tests.table import scan_all
-
-CREATE = """mutation ($input: CreateCustomerInput!) {
-  createCustomer(input: $input) { id name email createdAt } }"""
-PLACE = """mutation ($input: PlaceOrderInput!) {
-  placeOrder(input: $input) { id status placedAt updatedAt totalCents
-    items { position sku quantity unitPriceCents } customer { id } } }"""
-SET_STATUS = """mutation ($id: ID!, $status: OrderStatus!) {
-  setOrderStatus(id: $id, status: $status) { id status updatedAt } }"""
-ORDERS = """query ($id: ID!, $status: OrderStatus, $placed: DateTimeRange,
-                  $direction: SortDirection, $first: Int, $after: String) {
-  customer(id: $id) { orders(status: $status, placed: $placed, direction: $direction,
-                             first: $first, after: $after) {
-    edges { cursor node { id status placedAt } }
-    pageInfo { hasNextPage hasPreviousPage endCursor } } } }"""
-
-
-async def customer(api: Api, customer_id: str = "alice") -> None:
-    await api(CREATE, input={"id": customer_id, "name": "Alice", "email": f"{customer_id}@x.io"})
-
-
-async def order(api: Api, customer_id: str, placed_at: str, *lines: tuple[str, int, int]) -> str:
-    items = [{"sku": s, "quantity": q, "unitPriceCents": p} for s, q, p in lines or [("A", 1, 100)]]
-    result = await api(
-        PLACE, input={"customerId": customer_id, "items": items, "placedAt": placed_at}
-    )
-    order_id: str = result.ok()["placeOrder"]["id"]
-    return order_id
 
 
 async def test_customer_round_trip_and_missing_is_null(api: Api) -> None:
-    created = (await api(CREATE, input={"id": "Alice-1", "name": "Alice", "email": "a@x.io"})).ok()
+    created = (
+        await api(CREATE_CUSTOMER, input={"id": "Alice-1", "name": "Alice", "email": "a@x.io"})
+    ).ok()
     assert created["createCustomer"]["id"] == "Alice-1"
     assert created["createCustomer"]["createdAt"].endswith("Z")
     found = await api(
@@ -55,7 +32,7 @@ async def test_duplicate_customer_is_conflict_and_keeps_the_first(
     api: Api, client: Any, table: str
 ) -> None:
     await customer(api)
-    again = await api(CREATE, input={"id": "alice", "name": "Other", "email": "o@x.io"})
+    again = await api(CREATE_CUSTOMER, input={"id": "alice", "name": "Other", "email": "o@x.io"})
     assert again.codes == ["CONFLICT"]
     items = await scan_all(client, table)
     assert [i["name"] for i in items] == ["Alice"]
@@ -64,7 +41,7 @@ async def test_duplicate_customer_is_conflict_and_keeps_the_first(
 async def test_order_with_items_totals_and_customer(api: Api) -> None:
     await customer(api)
     result = await api(
-        PLACE,
+        PLACE_ORDER,
         input={
             "customerId": "alice",
             "items": [
@@ -104,8 +81,10 @@ async def test_orders_newest_or_oldest_first(api: Api) -> None:
     dates = ["2020-01-01T00:00:00.000Z", "2020-01-02T00:00:00.000Z", "2020-01-03T00:00:00.000Z"]
     for placed in dates:
         await order(api, "alice", placed)
-    newest = (await api(ORDERS, id="alice")).ok()["customer"]["orders"]["edges"]
-    oldest = (await api(ORDERS, id="alice", direction="ASC")).ok()["customer"]["orders"]["edges"]
+    newest = (await api(CUSTOMER_ORDERS, id="alice")).ok()["customer"]["orders"]["edges"]
+    oldest = (await api(CUSTOMER_ORDERS, id="alice", direction="ASC")).ok()["customer"]["orders"][
+        "edges"
+    ]
     assert [e["node"]["placedAt"] for e in newest] == dates[::-1]
     assert [e["node"]["placedAt"] for e in oldest] == dates
 
@@ -118,29 +97,29 @@ async def test_status_and_range_filters_are_exact_to_the_millisecond(api: Api) -
     end = await order(api, "alice", "2020-09-30T23:59:59.999Z")
     late = await order(api, "alice", "2020-10-01T00:00:00.000Z")
     for order_id in (early, start, end, late):
-        (await api(SET_STATUS, id=order_id, status="CANCELLED")).ok()
+        (await api(SET_ORDER_STATUS, id=order_id, status="CANCELLED")).ok()
     placed = {"from": "2020-07-01T12:00:00Z", "to": "2020-09-30T23:59:59.999Z"}
 
-    cancelled = await api(ORDERS, id="alice", status="CANCELLED", placed=placed)
+    cancelled = await api(CUSTOMER_ORDERS, id="alice", status="CANCELLED", placed=placed)
     ids = [e["node"]["id"] for e in cancelled.ok()["customer"]["orders"]["edges"]]
     assert ids == [end, start]
 
-    any_status = await api(ORDERS, id="alice", placed=placed)
+    any_status = await api(CUSTOMER_ORDERS, id="alice", placed=placed)
     ids = [e["node"]["id"] for e in any_status.ok()["customer"]["orders"]["edges"]]
     assert ids == [end, inside, start]
 
-    only_from = await api(ORDERS, id="alice", placed={"from": "2020-09-30"})
+    only_from = await api(CUSTOMER_ORDERS, id="alice", placed={"from": "2020-09-30"})
     ids = [e["node"]["id"] for e in only_from.ok()["customer"]["orders"]["edges"]]
     assert ids == [late, end]
 
-    by_status = await api(ORDERS, id="alice", status="PLACED")
+    by_status = await api(CUSTOMER_ORDERS, id="alice", status="PLACED")
     assert [e["node"]["id"] for e in by_status.ok()["customer"]["orders"]["edges"]] == [inside]
 
 
 async def test_bad_ranges_are_bad_user_input(api: Api) -> None:
     await customer(api)
     for placed in ({}, {"from": "2021-02-01", "to": "2021-01-01"}, {"from": "yesterday"}):
-        result = await api(ORDERS, id="alice", placed=placed)
+        result = await api(CUSTOMER_ORDERS, id="alice", placed=placed)
         assert result.codes == ["BAD_USER_INPUT"], (placed, result.body)
 
 
@@ -148,13 +127,13 @@ async def test_status_moves(api: Api, client: Any, table: str) -> None:
     await customer(api)
     first = await order(api, "alice", "2021-01-01T00:00:00Z")
     second = await order(api, "alice", "2021-01-02T00:00:00Z")
-    assert (await api(SET_STATUS, id=first, status="SHIPPED")).ok()["setOrderStatus"][
+    assert (await api(SET_ORDER_STATUS, id=first, status="SHIPPED")).ok()["setOrderStatus"][
         "status"
     ] == "SHIPPED"
-    assert (await api(SET_STATUS, id=first, status="DELIVERED")).ok()["setOrderStatus"][
+    assert (await api(SET_ORDER_STATUS, id=first, status="DELIVERED")).ok()["setOrderStatus"][
         "status"
     ] == "DELIVERED"
-    assert (await api(SET_STATUS, id=second, status="CANCELLED")).ok()
+    assert (await api(SET_ORDER_STATUS, id=second, status="CANCELLED")).ok()
     before = await scan_all(client, table)
     for order_id, status in [
         (first, "PLACED"),
@@ -163,12 +142,12 @@ async def test_status_moves(api: Api, client: Any, table: str) -> None:
         (second, "SHIPPED"),
         (second, "PLACED"),
     ]:
-        result = await api(SET_STATUS, id=order_id, status=status)
+        result = await api(SET_ORDER_STATUS, id=order_id, status=status)
         assert result.codes == ["BAD_USER_INPUT"], (status, result.body)
     assert await scan_all(client, table) == before
-    missing = await api(SET_STATUS, id="1mRb9h140NNyE82chMLiYY6LwDk", status="SHIPPED")
+    missing = await api(SET_ORDER_STATUS, id="1mRb9h140NNyE82chMLiYY6LwDk", status="SHIPPED")
     assert missing.codes == ["NOT_FOUND"]
-    not_ksuid = await api(SET_STATUS, id="nope", status="SHIPPED")
+    not_ksuid = await api(SET_ORDER_STATUS, id="nope", status="SHIPPED")
     assert not_ksuid.codes == ["NOT_FOUND"]
 
 
@@ -185,8 +164,8 @@ async def test_open_orders_leave_the_sparse_index_when_they_move(api: Api) -> No
         (b, "bob"),
         (c, "alice"),
     ]
-    (await api(SET_STATUS, id=b, status="SHIPPED")).ok()
-    (await api(SET_STATUS, id=a, status="CANCELLED")).ok()
+    (await api(SET_ORDER_STATUS, id=b, status="SHIPPED")).ok()
+    (await api(SET_ORDER_STATUS, id=a, status="CANCELLED")).ok()
     edges = (await api(query)).ok()["openOrders"]["edges"]
     assert [e["node"]["id"] for e in edges] == [c]
 
@@ -195,7 +174,7 @@ async def test_concurrent_moves_from_placed_one_wins(api: Api) -> None:
     await customer(api)
     order_id = await order(api, "alice", "2021-01-01T00:00:00Z")
     results = await asyncio.gather(
-        *(api(SET_STATUS, id=order_id, status=s) for s in ["SHIPPED", "CANCELLED"] * 4)
+        *(api(SET_ORDER_STATUS, id=order_id, status=s) for s in ["SHIPPED", "CANCELLED"] * 4)
     )
     winners = [r for r in results if not r.errors]
     assert len(winners) == 1
@@ -232,7 +211,7 @@ async def test_bad_orders_are_refused_and_write_nothing(
         "customerId": "alice",
         "items": [{"sku": "A", "quantity": 1, "unitPriceCents": 1}],
     }
-    result = await api(PLACE, input={**base, **input_})
+    result = await api(PLACE_ORDER, input={**base, **input_})
     assert result.codes == ["BAD_USER_INPUT"]
     assert fragment in result.errors[0]["message"]
     assert await scan_all(client, table) == before
@@ -242,7 +221,7 @@ async def test_order_for_unknown_customer_is_not_found_and_writes_nothing(
     api: Api, client: Any, table: str
 ) -> None:
     result = await api(
-        PLACE,
+        PLACE_ORDER,
         input={"customerId": "ghost", "items": [{"sku": "A", "quantity": 1, "unitPriceCents": 1}]},
     )
     assert result.codes == ["NOT_FOUND"]
@@ -266,7 +245,7 @@ async def test_order_for_unknown_customer_is_not_found_and_writes_nothing(
 async def test_bad_customers_are_refused_and_write_nothing(
     api: Api, client: Any, table: str, input_: dict[str, str]
 ) -> None:
-    result = await api(CREATE, input=input_)
+    result = await api(CREATE_CUSTOMER, input=input_)
     assert result.codes == ["BAD_USER_INPUT"]
     assert await scan_all(client, table) == []
 

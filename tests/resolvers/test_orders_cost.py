@@ -8,32 +8,29 @@ from __future__ import annotations
 import asyncio
 
 from tests.client import Api
+from tests.documents import PLACE_ORDER, SET_ORDER_STATUS
+from tests.resolvers.pagination_helpers import customer
 
-CREATE = (
-    'mutation ($id: ID!) { createCustomer(input: {id: $id, name: "N", email: "n@x.io"}) { id } }'
-)
-PLACE = """mutation ($customer: ID!, $placed: DateTime!) {
-  placeOrder(input: {customerId: $customer, placedAt: $placed,
-                     items: [{sku: "A", quantity: 1, unitPriceCents: 5},
-                             {sku: "B", quantity: 2, unitPriceCents: 7}]}) { id } }"""
-SET_STATUS = "mutation ($id: ID!, $s: OrderStatus!) { setOrderStatus(id: $id, status: $s) { id } }"
+ITEMS = [
+    {"sku": "A", "quantity": 1, "unitPriceCents": 5},
+    {"sku": "B", "quantity": 2, "unitPriceCents": 7},
+]
 
 
 async def place(api: Api, customer: str, count: int, *moves: str, day: int = 1) -> list[str]:
     async def one(n: int) -> str:
         placed = f"2021-{1 + n % 12:02d}-{day:02d}T{n % 24:02d}:{n % 60:02d}:00Z"
-        order_id: str = (await api(PLACE, customer=customer, placed=placed)).ok()["placeOrder"][
-            "id"
-        ]
+        new = {"customerId": customer, "placedAt": placed, "items": ITEMS}
+        order_id: str = (await api(PLACE_ORDER, input=new)).ok()["placeOrder"]["id"]
         for status in moves:
-            (await api(SET_STATUS, id=order_id, s=status)).ok()
+            (await api(SET_ORDER_STATUS, id=order_id, status=status)).ok()
         return order_id
 
     return list(await asyncio.gather(*(one(n) for n in range(count))))
 
 
 async def test_customer_with_orders_and_items_is_at_most_three_requests(api: Api) -> None:
-    (await api(CREATE, id="alice")).ok()
+    await customer(api)
     await place(api, "alice", 45)
     result = await api(
         '{ customer(id: "alice") { name orders(first: 20) '
@@ -44,7 +41,7 @@ async def test_customer_with_orders_and_items_is_at_most_three_requests(api: Api
 
 
 async def test_status_and_range_is_one_query_reading_only_the_page(api: Api) -> None:
-    (await api(CREATE, id="alice")).ok()
+    await customer(api)
     await place(api, "alice", 40, "SHIPPED")
     await place(api, "alice", 40, "CANCELLED", day=2)
     await place(api, "alice", 20, day=3)
@@ -64,7 +61,7 @@ async def test_status_and_range_is_one_query_reading_only_the_page(api: Api) -> 
 
 
 async def test_open_orders_reads_one_page_however_many_orders_moved_on(api: Api) -> None:
-    (await api(CREATE, id="alice")).ok()
+    await customer(api)
     await place(api, "alice", 100, "SHIPPED", "DELIVERED")
     open_ids = await place(api, "alice", 30, day=9)
     result = await api(

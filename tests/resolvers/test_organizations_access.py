@@ -7,7 +7,7 @@ transaction, so a demotion committed first always wins."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -15,37 +15,35 @@ import pytest
 
 from gateway.settings import Settings
 from tests.client import Api, Result
-from tests.faults import FaultProxy, _Request, without_backoff
-from tests.identity import SECURED, as_user, open_mode
-from tests.resolvers.org_helpers import (
+from tests.documents import (
     ADD_MEMBER,
     ADMINS,
-    CREATE_ORG,
+    CREATE_ORGANIZATION,
     CREATE_TEAM,
     MEMBERS,
-    ORG,
-    SET_ROLE,
+    ORGANIZATION,
+    SET_MEMBER_ROLE,
     TEAMS,
-    items_of_type,
-    members,
-    refused,
-    roles,
-    snapshot,
-    usernames,
 )
+from tests.faults import FaultProxy, _Request, without_backoff
+from tests.identity import SECURED, as_user, open_mode
+from tests.resolvers.org_helpers import items_of_type, members, refused, roles, snapshot, usernames
 
 ORG_NAME = "Acme"
+pytestmark = pytest.mark.overrides(**SECURED)
 
 
-@pytest.fixture(scope="module")
-def overrides() -> dict[str, Any]:
-    return SECURED
+def change_role(
+    api: Api, username: str, role: str, org: str = ORG_NAME
+) -> Coroutine[Any, Any, Result]:
+    """`setMemberRole` of `username` in `org`, asked by `api`'s caller."""
+    return api(SET_MEMBER_ROLE, org=org, username=username, role=role)
 
 
 async def acme(api: Api) -> None:
     """Acme, created by alice; Carol an ADMIN member, bob and erin plain members."""
     alice = as_user(api, "alice")
-    (await alice(CREATE_ORG, name=ORG_NAME)).ok()
+    (await alice(CREATE_ORGANIZATION, name=ORG_NAME)).ok()
     for username, role in (("Carol", "ADMIN"), ("bob", "MEMBER"), ("erin", "MEMBER")):
         member = {"organization": ORG_NAME, "username": username, "name": "N", "role": role}
         (await alice(ADD_MEMBER, input=member)).ok()
@@ -58,7 +56,7 @@ async def test_an_organization_and_its_lists_are_anyones_to_read(api: Api) -> No
     await acme(api)
     (await as_user(api, "alice")(CREATE_TEAM, org=ORG_NAME, name="core")).ok()
     for reader in (api, as_user(api, "stranger")):
-        assert (await reader(ORG, name="acme")).ok()["organization"]["name"] == ORG_NAME
+        assert (await reader(ORGANIZATION, name="acme")).ok()["organization"]["name"] == ORG_NAME
         listed = (await reader(MEMBERS, name="acme")).ok()["organization"]["members"]
         assert usernames(listed) == ["alice", "bob", "Carol", "erin"]
         admins = (await reader(ADMINS, name="acme")).ok()["organization"]["admins"]
@@ -70,29 +68,29 @@ async def test_an_organization_and_its_lists_are_anyones_to_read(api: Api) -> No
 async def test_an_organization_is_created_signed_in_and_its_creator_is_its_first_admin(
     api: Api, client: Any, table: str
 ) -> None:
-    refused(await api(CREATE_ORG, name=ORG_NAME), "UNAUTHENTICATED", requests=0)
+    refused(await api(CREATE_ORGANIZATION, name=ORG_NAME), "UNAUTHENTICATED", requests=0)
     assert await snapshot(client, table) == []
     alice = as_user(api, "Alice", name="Alice A.")
-    created = (await alice(CREATE_ORG, name=ORG_NAME)).ok()["createOrganization"]
+    created = (await alice(CREATE_ORGANIZATION, name=ORG_NAME)).ok()["createOrganization"]
     admins = await members(api, ORG_NAME, field="admins")
     [creator] = [e["node"] for e in admins["edges"]]
     assert (creator["username"], creator["name"], creator["role"]) == ("Alice", "Alice A.", "ADMIN")
     assert creator["joinedAt"] == created["createdAt"]
     # Without a name in the token the member is named by the username; an admin is one too.
-    (await as_user(api, "bob")(CREATE_ORG, name="Globex")).ok()
-    (await as_user(api, "root", admin=True)(CREATE_ORG, name="Initech")).ok()
+    (await as_user(api, "bob")(CREATE_ORGANIZATION, name="Globex")).ok()
+    (await as_user(api, "root", admin=True)(CREATE_ORGANIZATION, name="Initech")).ok()
     assert await roles(api, "Globex") == {"bob": "ADMIN"}
     assert [e["node"]["name"] for e in (await members(api, "Globex"))["edges"]] == ["bob"]
     assert await roles(api, "Initech") == {"root": "ADMIN"}
     # Taken: CONFLICT, and no second member either.
     before = await snapshot(client, table)
-    refused(await as_user(api, "carol")(CREATE_ORG, name="ACME"), "CONFLICT", requests=1)
+    refused(await as_user(api, "carol")(CREATE_ORGANIZATION, name="ACME"), "CONFLICT", requests=1)
     assert await snapshot(client, table) == before
 
 
 async def test_in_open_mode_an_organization_has_no_first_member(api: Api) -> None:
     async with open_mode(api) as opened:
-        (await opened(CREATE_ORG, name=ORG_NAME)).ok()
+        (await opened(CREATE_ORGANIZATION, name=ORG_NAME)).ok()
         assert await roles(opened, ORG_NAME) == {}
 
 
@@ -108,7 +106,7 @@ async def test_a_lost_answer_creates_one_organization_and_one_member(
 ) -> None:
     without_backoff(monkeypatch)
     rule = proxy.inject("TransactWriteItems", "lose", count=1)
-    (await as_user(faulty, "alice")(CREATE_ORG, name=ORG_NAME)).ok()
+    (await as_user(faulty, "alice")(CREATE_ORGANIZATION, name=ORG_NAME)).ok()
     assert rule.hits == 1 and proxy.calls["TransactWriteItems"] == 2
     assert [o["name"] for o in await items_of_type(client, table, "ORGANIZATION")] == [ORG_NAME]
     assert [m["username"] for m in await items_of_type(client, table, "MEMBER")] == ["alice"]
@@ -126,7 +124,7 @@ async def add(api: Api, org: str, n: int) -> Result:
 
 
 async def set_role(api: Api, org: str, n: int) -> Result:
-    return await api(SET_ROLE, org=org, username="ERIN", role="ADMIN" if n % 2 else "MEMBER")
+    return await change_role(api, "ERIN", "ADMIN" if n % 2 else "MEMBER", org=org)
 
 
 async def team(api: Api, org: str, n: int) -> Result:
@@ -145,7 +143,7 @@ async def test_only_admin_members_and_admins_change_an_organization(
 ) -> None:
     operation = OPERATIONS[field]
     await acme(api)
-    (await as_user(api, "dave")(CREATE_ORG, name="Other")).ok()
+    (await as_user(api, "dave")(CREATE_ORGANIZATION, name="Other")).ok()
     before = await snapshot(client, table)
     refused(await operation(api, ORG_NAME, 1), "UNAUTHENTICATED", requests=0)
     non_member = REFUSAL_CALLS[field]
@@ -177,7 +175,7 @@ async def applied(api: Api, field: str, n: int) -> bool:
 
 async def test_an_admin_member_changing_a_role_hears_the_member_as_stored(api: Api) -> None:
     await acme(api)
-    changed = await as_user(api, "carol")(SET_ROLE, org="acme", username="ERIN", role="ADMIN")
+    changed = await change_role(as_user(api, "carol"), "ERIN", "ADMIN", org="acme")
     admins = (await members(api, ORG_NAME, field="admins"))["edges"]
     assert changed.ok()["setMemberRole"] == next(
         e["node"] for e in admins if e["node"]["username"] == "erin"
@@ -195,11 +193,11 @@ async def test_a_conflict_comes_after_the_callers_role(api: Api, client: Any, ta
     refused(await bob(ADD_MEMBER, input=taken), "FORBIDDEN")
     refused(await bob(CREATE_TEAM, org=ORG_NAME, name="Core"), "FORBIDDEN")
     # A missing member to change is NOT_FOUND before the caller's role is looked at.
-    refused(await bob(SET_ROLE, org=ORG_NAME, username="nobody", role="ADMIN"), "NOT_FOUND")
+    refused(await change_role(bob, "nobody", "ADMIN"), "NOT_FOUND")
     carol = as_user(api, "carol")
     refused(await carol(ADD_MEMBER, input=taken), "CONFLICT")
     refused(await carol(CREATE_TEAM, org=ORG_NAME, name="Core"), "CONFLICT")
-    refused(await carol(SET_ROLE, org=ORG_NAME, username="nobody", role="ADMIN"), "NOT_FOUND")
+    refused(await change_role(carol, "nobody", "ADMIN"), "NOT_FOUND")
     assert await snapshot(client, table) == before
 
 
@@ -230,26 +228,26 @@ async def test_an_admin_member_may_change_their_own_role_once(
 ) -> None:
     await acme(api)
     carol = as_user(api, "CAROL")
-    kept = (await carol(SET_ROLE, org=ORG_NAME, username="carol", role="ADMIN")).ok()
+    kept = (await change_role(carol, "carol", "ADMIN")).ok()
     assert kept["setMemberRole"]["role"] == "ADMIN"
-    demoted = await carol(SET_ROLE, org=ORG_NAME, username="Carol", role="MEMBER")
+    demoted = await change_role(carol, "Carol", "MEMBER")
     assert demoted.ok()["setMemberRole"] == {**kept["setMemberRole"], "role": "MEMBER"}
     assert demoted.cost["requests"] == 1
     assert usernames(await members(api, ORG_NAME, field="admins")) == ["alice"]
     before = await snapshot(client, table)
-    refused(await carol(SET_ROLE, org=ORG_NAME, username="carol", role="ADMIN"), "FORBIDDEN", 1)
+    refused(await change_role(carol, "carol", "ADMIN"), "FORBIDDEN", 1)
     bob = as_user(api, "bob")
-    refused(await bob(SET_ROLE, org=ORG_NAME, username="bob", role="ADMIN"), "FORBIDDEN", 1)
+    refused(await change_role(bob, "bob", "ADMIN"), "FORBIDDEN", 1)
     dave = as_user(api, "dave")
     # Not a member: the member to change is missing.
-    refused(await dave(SET_ROLE, org=ORG_NAME, username="dave", role="ADMIN"), "NOT_FOUND", 1)
-    refused(await dave(SET_ROLE, org="nowhere", username="dave", role="ADMIN"), "NOT_FOUND", 1)
+    refused(await change_role(dave, "dave", "ADMIN"), "NOT_FOUND", 1)
+    refused(await change_role(dave, "dave", "ADMIN", org="nowhere"), "NOT_FOUND", 1)
     assert await snapshot(client, table) == before
     # The last ADMIN member may step down too: the admins then manage the organization.
-    (await as_user(api, "alice")(SET_ROLE, org=ORG_NAME, username="alice", role="MEMBER")).ok()
+    (await change_role(as_user(api, "alice"), "alice", "MEMBER")).ok()
     assert usernames(await members(api, ORG_NAME, field="admins")) == []
     root = as_user(api, "root", admin=True)
-    (await root(SET_ROLE, org=ORG_NAME, username="alice", role="ADMIN")).ok()
+    (await change_role(root, "alice", "ADMIN")).ok()
 
 
 async def test_a_self_demotion_whose_answer_is_lost_succeeds(
@@ -259,7 +257,7 @@ async def test_a_self_demotion_whose_answer_is_lost_succeeds(
     await acme(api)
     rule = proxy.inject("UpdateItem", "lose", count=1)
     carol = as_user(faulty, "carol")
-    demoted = (await carol(SET_ROLE, org=ORG_NAME, username="carol", role="MEMBER")).ok()
+    demoted = (await change_role(carol, "carol", "MEMBER")).ok()
     assert demoted["setMemberRole"]["role"] == "MEMBER"
     assert rule.hits == 1 and proxy.calls["UpdateItem"] == 2
     assert (await roles(api, ORG_NAME))["Carol"] == "MEMBER"
@@ -295,12 +293,10 @@ async def test_a_change_held_until_its_maker_is_demoted_is_forbidden(
     async with HoldingProxy(endpoint) as holding:
         held_settings = replace(settings, endpoint=holding.url)
         async with Api.serving(held_settings) as through:
-            change = asyncio.create_task(
-                as_user(through, "carol")(SET_ROLE, org=ORG_NAME, username="bob", role="ADMIN")
-            )
+            change = asyncio.create_task(change_role(as_user(through, "carol"), "bob", "ADMIN"))
             await asyncio.wait_for(holding.held.wait(), 5)
             alice = as_user(api, "alice")
-            (await alice(SET_ROLE, org=ORG_NAME, username="carol", role="MEMBER")).ok()
+            (await change_role(alice, "carol", "MEMBER")).ok()
             holding.release.set()
             refused(await change, "FORBIDDEN")
     assert await roles(api, ORG_NAME) == {
@@ -322,12 +318,12 @@ async def test_a_demoted_member_never_changes_a_role_after_the_demotion(api: Api
     await acme(api)
     alice, carol = as_user(api, "alice"), as_user(api, "carol")
     for round in range(16):
-        (await alice(SET_ROLE, org=ORG_NAME, username="carol", role="ADMIN")).ok()
-        (await alice(SET_ROLE, org=ORG_NAME, username="bob", role="MEMBER")).ok()
+        (await change_role(alice, "carol", "ADMIN")).ok()
+        (await change_role(alice, "bob", "MEMBER")).ok()
         ahead = (round % 4) * 0.002
         demotion, change = await asyncio.gather(
-            after(ahead, alice(SET_ROLE, org=ORG_NAME, username="carol", role="MEMBER")),
-            after(0.004 - ahead, carol(SET_ROLE, org=ORG_NAME, username="bob", role="ADMIN")),
+            after(ahead, change_role(alice, "carol", "MEMBER")),
+            after(0.004 - ahead, change_role(carol, "bob", "ADMIN")),
         )
         assert demotion.codes in ([], ["CONFLICT"]), demotion.body
         assert change.codes in ([], ["FORBIDDEN"], ["CONFLICT"]), change.body
@@ -340,9 +336,9 @@ async def test_a_demoted_member_never_changes_a_role_after_the_demotion(api: Api
 
 async def costs(api: Api, org: str) -> dict[str, dict[str, Any]]:
     """What each mutation made by `api` costs, on a new organization `org`."""
-    made = await api(CREATE_ORG, name=org)
+    made = await api(CREATE_ORGANIZATION, name=org)
     added = await add(api, org, 1)
-    changed = await api(SET_ROLE, org=org, username="new1", role="ADMIN")
+    changed = await change_role(api, "new1", "ADMIN", org=org)
     created = await team(api, org, 1)
     for result in (made, added, changed, created):
         result.ok()

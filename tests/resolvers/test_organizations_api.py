@@ -6,30 +6,32 @@ table taken before and after them.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from tests.client import Api
-from tests.resolvers.org_helpers import (
+from tests.documents import (
     ADD_MEMBER,
-    CREATE_ORG,
+    CREATE_ORGANIZATION,
     MEMBERS,
-    ORG,
-    SET_ROLE,
+    ORGANIZATION,
+    SET_MEMBER_ROLE,
     TEAMS,
+)
+from tests.resolvers.connections import assert_walks, flags
+from tests.resolvers.org_helpers import (
     a_to_z,
     add_member,
     add_members,
+    assert_not_found,
     create_org,
     create_team,
     create_teams,
-    expected_pages,
-    flags,
     items_of_type,
     members,
     mixed_case_usernames,
     snapshot,
     usernames,
-    walk,
 )
 
 # ---- organizations -----------------------------------------------------------------------
@@ -39,7 +41,7 @@ async def test_create_and_look_up_ignoring_case(api: Api) -> None:
     created = await create_org(api, "AcMe-Labs")
     assert created["name"] == "AcMe-Labs"
     for spelling in ("AcMe-Labs", "acme-labs", "ACME-LABS", "aCmE-lAbS"):
-        found = (await api(ORG, name=spelling)).ok()["organization"]
+        found = (await api(ORGANIZATION, name=spelling)).ok()["organization"]
         # Output keeps the case first given, whatever case the lookup used.
         assert found == created, spelling
 
@@ -50,18 +52,18 @@ async def test_duplicate_organization_is_conflict_and_keeps_the_first(
     created = await create_org(api, "Acme")
     before = await snapshot(client, table)
     for spelling in ("Acme", "acme", "ACME"):
-        result = await api(CREATE_ORG, name=spelling)
+        result = await api(CREATE_ORGANIZATION, name=spelling)
         assert result.codes == ["CONFLICT"], (spelling, result.body)
         assert result.data is None
     assert await snapshot(client, table) == before
-    assert (await api(ORG, name="acme")).ok()["organization"] == created
+    assert (await api(ORGANIZATION, name="acme")).ok()["organization"] == created
 
 
 async def test_missing_organization_is_null_with_or_without_children(api: Api) -> None:
     await create_org(api, "Acme")
     await add_member(api, "Acme", "alice", "ADMIN")
     await create_team(api, "Acme", "core")
-    assert (await api(ORG, name="Acme2")).ok() == {"organization": None}
+    assert (await api(ORGANIZATION, name="Acme2")).ok() == {"organization": None}
     assert (await api(MEMBERS, name="nobody", first=5)).ok() == {"organization": None}
     assert (await api(TEAMS, name="nobody")).ok() == {"organization": None}
     everything = """{ organization(name: "nobody") { name
@@ -74,7 +76,7 @@ async def test_bad_names_are_bad_user_input(api: Api, client: Any, table: str) -
     await create_org(api, "Acme")
     before = await snapshot(client, table)
     for bad in ("a#b", "a b", "", "a/b", "-a", "x" * 65):
-        assert (await api(CREATE_ORG, name=bad)).codes == ["BAD_USER_INPUT"], bad
+        assert (await api(CREATE_ORGANIZATION, name=bad)).codes == ["BAD_USER_INPUT"], bad
         member = {"organization": "Acme", "username": bad, "name": "N", "role": "MEMBER"}
         assert (await api(ADD_MEMBER, input=member)).codes == ["BAD_USER_INPUT"], bad
         assert (await create_team(api, "Acme", bad)).codes == ["BAD_USER_INPUT"], bad
@@ -91,13 +93,7 @@ async def test_members_page_a_to_z_ignoring_case_both_ways(api: Api) -> None:
     model = a_to_z(names)
     assert model != sorted(names)  # case matters to a plain sort: the test can tell
 
-    async def fetch(**args: Any) -> Any:
-        return await members(api, "ACME", **args)
-
-    for backward in (False, True):
-        pages = await walk(fetch, 8, backward=backward)
-        expected = expected_pages(model, 8, backward=backward)
-        assert [(usernames(p), flags(p)) for p in pages] == expected, backward
+    await assert_walks(partial(members, api, "ACME"), model, 8, usernames)
     everything = await members(api, "acme", first=100)
     assert usernames(everything) == model and flags(everything) == (False, False)
     # Every edge carries what was given, in the case first given.
@@ -140,13 +136,12 @@ async def test_member_of_unknown_organization_is_not_found_and_writes_nothing(
     api: Api, client: Any, table: str
 ) -> None:
     await create_org(api, "Acme")
-    before = await snapshot(client, table)
-    for org in ("Acme2", "nobody"):
-        for role in ("MEMBER", "ADMIN"):
-            member = {"organization": org, "username": "alice", "name": "A", "role": role}
-            result = await api(ADD_MEMBER, input=member)
-            assert result.codes == ["NOT_FOUND"], (org, role, result.body)
-    assert await snapshot(client, table) == before
+    members = [
+        {"organization": org, "username": "alice", "name": "A", "role": role}
+        for org in ("Acme2", "nobody")
+        for role in ("MEMBER", "ADMIN")
+    ]
+    await assert_not_found(api, client, table, [(ADD_MEMBER, {"input": m}) for m in members])
 
 
 # ---- admins and roles ------------------------------------------------------------------------
@@ -159,13 +154,8 @@ async def test_admins_are_the_admin_members_a_to_z(api: Api) -> None:
     await add_members(api, "Acme", roles)
     admins_model = a_to_z(n for n, r in roles.items() if r == "ADMIN")
 
-    async def fetch(**args: Any) -> Any:
-        return await members(api, "acme", field="admins", **args)
-
-    for backward in (False, True):
-        pages = await walk(fetch, 3, backward=backward)
-        expected = expected_pages(admins_model, 3, backward=backward)
-        assert [(usernames(p), flags(p)) for p in pages] == expected, backward
+    admins = partial(members, api, "acme", field="admins")
+    await assert_walks(admins, admins_model, 3, usernames)
     listed = await members(api, "Acme", field="admins", first=100)
     assert {e["node"]["role"] for e in listed["edges"]} == {"ADMIN"}
     assert usernames(await members(api, "Acme", first=100)) == a_to_z(names)
@@ -198,7 +188,7 @@ async def test_role_changes_move_members_in_and_out_of_admins_at_once(
     moves = [("bob", "Bob", "ADMIN"), ("ALICE", "Alice", "ADMIN"), ("Dave", "dave", "MEMBER")]
     moves += [("bob", "Bob", "MEMBER"), ("erin", "erin", "MEMBER"), ("alice", "Alice", "ADMIN")]
     for spelling, name, role in moves:
-        changed = (await api(SET_ROLE, org="ACME", username=spelling, role=role)).ok()
+        changed = (await api(SET_MEMBER_ROLE, org="ACME", username=spelling, role=role)).ok()
         assert changed["setMemberRole"]["username"] == name
         assert changed["setMemberRole"]["role"] == role
         roles[name] = role
@@ -214,7 +204,7 @@ async def test_role_of_a_non_member_is_not_found_and_writes_nothing(
     before = await snapshot(client, table)
     for org, username in (("Acme", "bob"), ("Other", "alice"), ("nobody", "alice")):
         for role in ("ADMIN", "MEMBER"):
-            result = await api(SET_ROLE, org=org, username=username, role=role)
+            result = await api(SET_MEMBER_ROLE, org=org, username=username, role=role)
             assert result.codes == ["NOT_FOUND"], (org, username, role, result.body)
     assert await snapshot(client, table) == before
 

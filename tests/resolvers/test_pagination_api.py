@@ -2,76 +2,50 @@
 
 from __future__ import annotations
 
-from tests.client import Api
-from tests.resolvers.pagination_helpers import (
-    Connection,
-    customer,
-    open_orders,
-    order,
-    orders,
-    seven_orders,
-)
+from functools import partial
 
-SET_STATUS = """mutation ($id: ID!, $status: OrderStatus!) {
-  setOrderStatus(id: $id, status: $status) { id status } }"""
+import pytest
+
+from tests.client import Api
+from tests.documents import SET_ORDER_STATUS
+from tests.resolvers.connections import EMPTY, Connection, flags, walk
+from tests.resolvers.pagination_helpers import customer, open_orders, order, orders, seven_orders
 
 
 def ids(connection: Connection) -> list[str]:
     return [e["node"]["id"] for e in connection["edges"]]
 
 
-def flags(connection: Connection) -> tuple[bool, bool]:
-    """(hasPreviousPage, hasNextPage)."""
-    info = connection["pageInfo"]
-    return info["hasPreviousPage"], info["hasNextPage"]
+def shown(connection: Connection) -> tuple[list[str], tuple[bool, bool]]:
+    """A page's order ids, and its (hasPreviousPage, hasNextPage)."""
+    return ids(connection), flags(connection)
 
 
-async def test_forward_walk_has_exact_flags_on_every_page(api: Api) -> None:
+async def seven_listed(api: Api, direction: str | None) -> list[str]:
+    """Seven orders of one customer; their ids in the order `direction` lists them."""
     oldest_first = await seven_orders(api)
-    for direction in (None, "DESC", "ASC"):
-        await forward_walk(api, oldest_first, direction)
+    return oldest_first if direction == "ASC" else oldest_first[::-1]
 
 
-async def forward_walk(api: Api, oldest_first: list[str], direction: str | None) -> None:
-    expected = oldest_first if direction == "ASC" else oldest_first[::-1]
-    pages: list[Connection] = []
-    after = None
-    while True:
-        page = await orders(api, direction=direction, first=3, after=after)
-        pages.append(page)
-        if not page["pageInfo"]["hasNextPage"]:
-            break
-        after = page["pageInfo"]["endCursor"]
-        assert len(pages) < 5
+@pytest.mark.parametrize("direction", [None, "DESC", "ASC"])
+async def test_forward_walk_has_exact_flags_on_every_page(api: Api, direction: str | None) -> None:
+    expected = await seven_listed(api, direction)
+    pages = await walk(partial(orders, api, direction=direction), 3, most=5)
     assert [ids(p) for p in pages] == [expected[0:3], expected[3:6], expected[6:7]]
     assert [flags(p) for p in pages] == [(False, True), (True, True), (True, False)]
     assert [i for p in pages for i in ids(p)] == expected
     everything = await orders(api, direction=direction)
-    assert ids(everything) == expected
-    assert flags(everything) == (False, False)
+    assert shown(everything) == (expected, (False, False))
     # Cursors are stable: an edge has the same cursor on whichever page it is read.
     assert [e["cursor"] for p in pages for e in p["edges"]] == [
         e["cursor"] for e in everything["edges"]
     ]
 
 
-async def test_backward_walk_from_the_end(api: Api) -> None:
-    oldest_first = await seven_orders(api)
-    for direction in ("DESC", "ASC"):
-        await backward_walk(api, oldest_first, direction)
-
-
-async def backward_walk(api: Api, oldest_first: list[str], direction: str) -> None:
-    expected = oldest_first if direction == "ASC" else oldest_first[::-1]
-    pages: list[Connection] = []
-    before = None
-    while True:
-        page = await orders(api, direction=direction, last=3, before=before)
-        pages.append(page)
-        if not page["pageInfo"]["hasPreviousPage"]:
-            break
-        before = page["pageInfo"]["startCursor"]
-        assert len(pages) < 5
+@pytest.mark.parametrize("direction", ["DESC", "ASC"])
+async def test_backward_walk_from_the_end(api: Api, direction: str) -> None:
+    expected = await seven_listed(api, direction)
+    pages = await walk(partial(orders, api, direction=direction), 3, backward=True, most=5)
     # Each page is in display order, the same as forward pages.
     assert [ids(p) for p in pages] == [expected[4:7], expected[1:4], expected[0:1]]
     assert [flags(p) for p in pages] == [(True, False), (True, True), (False, True)]
@@ -90,16 +64,13 @@ async def test_forward_then_backward_from_the_middle(api: Api) -> None:
     assert [e["cursor"] for e in back["edges"]] == [e["cursor"] for e in first["edges"]]
 
     back_two = await orders(api, last=2, before=second["pageInfo"]["startCursor"])
-    assert ids(back_two) == expected[1:3]
-    assert flags(back_two) == (True, True)
+    assert shown(back_two) == (expected[1:3], (True, True))
 
     back_many = await orders(api, last=100, before=second["pageInfo"]["endCursor"])
-    assert ids(back_many) == expected[0:5]
-    assert flags(back_many) == (False, True)
+    assert shown(back_many) == (expected[0:5], (False, True))
 
     forward_again = await orders(api, first=3, after=back_two["pageInfo"]["endCursor"])
-    assert ids(forward_again) == expected[3:6]
-    assert flags(forward_again) == (True, True)
+    assert shown(forward_again) == (expected[3:6], (True, True))
 
 
 async def test_pages_that_end_exactly_at_the_edge(api: Api) -> None:
@@ -111,42 +82,32 @@ async def test_pages_that_end_exactly_at_the_edge(api: Api) -> None:
     everything = await orders(api)
     cursors = [e["cursor"] for e in everything["edges"]]
     rest = await orders(api, first=3, after=cursors[3])
-    assert ids(rest) == expected[4:7]
-    assert flags(rest) == (True, False)
+    assert shown(rest) == (expected[4:7], (True, False))
     start = await orders(api, last=3, before=cursors[3])
-    assert ids(start) == expected[0:3]
-    assert flags(start) == (False, True)
+    assert shown(start) == (expected[0:3], (False, True))
     past_the_end = await orders(api, first=3, after=cursors[-1])
     assert ids(past_the_end) == []
     assert past_the_end["pageInfo"]["startCursor"] is None
     assert past_the_end["pageInfo"]["endCursor"] is None
     assert flags(past_the_end) == (True, False)
     before_the_start = await orders(api, last=3, before=cursors[0])
-    assert ids(before_the_start) == []
-    assert flags(before_the_start) == (False, True)
+    assert shown(before_the_start) == ([], (False, True))
 
 
-async def test_every_edge_cursor_works_as_after_and_before(api: Api) -> None:
-    oldest_first = await seven_orders(api)
-    for direction in ("DESC", "ASC"):
-        await every_edge_cursor(api, oldest_first, direction)
-
-
-async def every_edge_cursor(api: Api, oldest_first: list[str], direction: str) -> None:
-    expected = oldest_first if direction == "ASC" else oldest_first[::-1]
+@pytest.mark.parametrize("direction", ["DESC", "ASC"])
+async def test_every_edge_cursor_works_as_after_and_before(api: Api, direction: str) -> None:
+    expected = await seven_listed(api, direction)
     everything = await orders(api, direction=direction, first=100)
     assert ids(everything) == expected
     n = len(expected)
     for i, edge in enumerate(everything["edges"]):
         after = await orders(api, direction=direction, first=100, after=edge["cursor"])
-        assert ids(after) == expected[i + 1 :]
-        assert flags(after) == (True, False)  # the cursor's own item precedes the page
+        # The cursor's own item precedes the page.
+        assert shown(after) == (expected[i + 1 :], (True, False))
         one = await orders(api, direction=direction, first=1, after=edge["cursor"])
-        assert ids(one) == expected[i + 1 : i + 2]
-        assert flags(one) == (True, i + 2 < n)
+        assert shown(one) == (expected[i + 1 : i + 2], (True, i + 2 < n))
         before = await orders(api, direction=direction, last=100, before=edge["cursor"])
-        assert ids(before) == expected[:i]
-        assert flags(before) == (False, True)
+        assert shown(before) == (expected[:i], (False, True))
 
 
 async def test_flags_count_the_cursors_own_item(api: Api) -> None:
@@ -156,15 +117,13 @@ async def test_flags_count_the_cursors_own_item(api: Api) -> None:
     expected = (await seven_orders(api))[::-1]
     first = await orders(api, first=1)
     second = await orders(api, first=1, after=first["pageInfo"]["endCursor"])
-    assert ids(second) == expected[1:2]
-    assert flags(second) == (True, True)
+    assert shown(second) == (expected[1:2], (True, True))
     third = await orders(api, first=1, after=second["pageInfo"]["endCursor"])
     assert flags(third) == (True, True)
 
     last = await orders(api, last=1)
     second_last = await orders(api, last=1, before=last["pageInfo"]["startCursor"])
-    assert ids(second_last) == expected[5:6]
-    assert flags(second_last) == (True, True)
+    assert shown(second_last) == (expected[5:6], (True, True))
     third_last = await orders(api, last=1, before=second_last["pageInfo"]["startCursor"])
     assert flags(third_last) == (True, True)
 
@@ -172,30 +131,24 @@ async def test_flags_count_the_cursors_own_item(api: Api) -> None:
 async def test_filtered_orders_page_within_the_filter(api: Api) -> None:
     oldest_first = await seven_orders(api)
     for order_id in oldest_first[1::2]:
-        (await api(SET_STATUS, id=order_id, status="CANCELLED")).ok()
+        (await api(SET_ORDER_STATUS, id=order_id, status="CANCELLED")).ok()
     placed = oldest_first[0::2][::-1]  # 4 PLACED orders, newest first
     first = await orders(api, status="PLACED", first=3)
-    assert ids(first) == placed[:3]
-    assert flags(first) == (False, True)
+    assert shown(first) == (placed[:3], (False, True))
     rest = await orders(api, status="PLACED", first=3, after=first["pageInfo"]["endCursor"])
-    assert ids(rest) == placed[3:]
-    assert flags(rest) == (True, False)
+    assert shown(rest) == (placed[3:], (True, False))
     back = await orders(api, status="PLACED", last=3, before=rest["pageInfo"]["startCursor"])
-    assert ids(back) == placed[:3]
-    assert flags(back) == (False, True)  # placed[3], the cursor's own item, follows
+    assert shown(back) == (placed[:3], (False, True))  # placed[3], the cursor's own item, follows
     back = await orders(api, status="PLACED", last=2, before=first["pageInfo"]["endCursor"])
-    assert ids(back) == placed[:2]
-    assert flags(back) == (False, True)
+    assert shown(back) == (placed[:2], (False, True))
 
     in_range = {"from": "2021-03-02T12:00:00Z", "to": "2021-03-05T12:00:00Z"}  # 4 orders
     ranged = await orders(api, placed=in_range, direction="ASC", first=2)
-    assert ids(ranged) == oldest_first[1:3]
-    assert flags(ranged) == (False, True)
+    assert shown(ranged) == (oldest_first[1:3], (False, True))
     more = await orders(
         api, placed=in_range, direction="ASC", first=2, after=ranged["pageInfo"]["endCursor"]
     )
-    assert ids(more) == oldest_first[3:5]
-    assert flags(more) == (True, False)
+    assert shown(more) == (oldest_first[3:5], (True, False))
 
 
 async def test_open_orders_pages_across_customers(api: Api) -> None:
@@ -205,49 +158,30 @@ async def test_open_orders_pages_across_customers(api: Api) -> None:
         await order(api, "alice" if day % 2 else "bob", f"2021-04-0{day}T00:00:00Z")
         for day in range(1, 8)
     ]
-    (await api(SET_STATUS, id=placed[2], status="SHIPPED")).ok()
+    (await api(SET_ORDER_STATUS, id=placed[2], status="SHIPPED")).ok()
     open_ = [i for i in placed if i != placed[2]]  # 6, oldest first
 
-    pages: list[Connection] = []
-    after = None
-    for _ in range(3):
-        page = await open_orders(api, first=4, after=after)
-        pages.append(page)
-        after = page["pageInfo"]["endCursor"]
-        if not page["pageInfo"]["hasNextPage"]:
-            break
+    pages = await walk(partial(open_orders, api), 4, most=3)
     assert [ids(p) for p in pages] == [open_[0:4], open_[4:6]]
     assert [flags(p) for p in pages] == [(False, True), (True, False)]
 
     last = await open_orders(api, last=4)
-    assert ids(last) == open_[2:6]
-    assert flags(last) == (True, False)
+    assert shown(last) == (open_[2:6], (True, False))
     back = await open_orders(api, last=4, before=last["pageInfo"]["startCursor"])
-    assert ids(back) == open_[0:2]
-    assert flags(back) == (False, True)
+    assert shown(back) == (open_[0:2], (False, True))
 
     # A cursor stays usable after its order has left the list.
     first = await open_orders(api, first=2)
-    (await api(SET_STATUS, id=open_[1], status="CANCELLED")).ok()
+    (await api(SET_ORDER_STATUS, id=open_[1], status="CANCELLED")).ok()
     following = await open_orders(api, first=2, after=first["pageInfo"]["endCursor"])
-    assert ids(following) == open_[2:4]
-    assert flags(following) == (True, True)
+    assert shown(following) == (open_[2:4], (True, True))
     preceding = await open_orders(api, last=2, before=first["pageInfo"]["endCursor"])
-    assert ids(preceding) == open_[0:1]
-    assert flags(preceding) == (False, True)
+    assert shown(preceding) == (open_[0:1], (False, True))
 
 
 async def test_empty_collections(api: Api) -> None:
     await customer(api, "alice")
-    empty = {
-        "edges": [],
-        "pageInfo": {
-            "hasNextPage": False,
-            "hasPreviousPage": False,
-            "startCursor": None,
-            "endCursor": None,
-        },
-    }
+    empty = EMPTY
     assert await orders(api) == empty
     assert await orders(api, first=1) == empty
     assert await orders(api, last=3) == empty

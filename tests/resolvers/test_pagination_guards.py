@@ -7,8 +7,8 @@ import base64
 from typing import Any
 
 from tests.client import Api
+from tests.documents import OPEN_ORDERS
 from tests.resolvers.pagination_helpers import (
-    OPEN_ORDERS,
     customer,
     open_orders,
     orders,

@@ -11,15 +11,11 @@ import pytest
 from gateway.settings import Settings
 from keys import repos as repo_keys
 from tests.client import Api
+from tests.documents import CREATE_REPO, ISSUES, OPEN_ISSUE, REPO, STARS
 from tests.resolvers.repos_helpers import (
-    CREATE_REPO,
-    ISSUES,
     NAME,
-    OPEN_ISSUE,
     OWNER,
     PARTITION,
-    REPO,
-    STARS,
     Issues,
     assert_counts_agree,
     close_issue,

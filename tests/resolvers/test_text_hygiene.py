@@ -15,6 +15,15 @@ from typing import Any
 import pytest
 
 from tests.client import Api, Result, assert_well_formed
+from tests.documents import (
+    CREATE_CUSTOMER,
+    CREATE_ORGANIZATION,
+    CREATE_PRODUCT,
+    CREATE_QUEUE,
+    CREATE_REPO,
+    OPEN_TICKET,
+    POST_COMMENT,
+)
 from tests.resolvers.bad_input_helpers import snapshot
 
 Setup = Callable[[Api], Awaitable[dict[str, Any]]]
@@ -38,46 +47,33 @@ async def nothing(api: Api) -> dict[str, Any]:
     return {}
 
 
-async def customer(api: Api) -> dict[str, Any]:
-    await ok(
-        api, 'mutation { createCustomer(input: {id: "c1", name: "C", email: "c@x.io"}) { id } }'
-    )
-    return {}
+def creating(document: str, **variables: Any) -> Setup:
+    """A setup that makes one entity the call under test refers to."""
+
+    async def setup(api: Api) -> dict[str, Any]:
+        await ok(api, document, **variables)
+        return {}
+
+    return setup
 
 
-async def product(api: Api) -> dict[str, Any]:
-    await ok(api, 'mutation { createProduct(input: {id: "p1", name: "P"}) { id } }')
-    return {}
+customer = creating(CREATE_CUSTOMER, input={"id": "c1", "name": "C", "email": "c@x.io"})
+product = creating(CREATE_PRODUCT, input={"id": "p1", "name": "P"})
+repo = creating(CREATE_REPO, input={"owner": "alice", "name": "widgets"})
+organization = creating(CREATE_ORGANIZATION, name="acme")
+queue = creating(CREATE_QUEUE, input={"id": "q1", "name": "Q"})
 
 
 async def comment(api: Api) -> dict[str, Any]:
     await product(api)
-    posted = await ok(
-        api,
-        'mutation { postComment(input: {productId: "p1", language: "en", rating: 3, body: "b"})'
-        " { id } }",
-    )
+    new = {"productId": "p1", "language": "en", "rating": 3, "body": "b"}
+    posted = await ok(api, POST_COMMENT, input=new)
     return {"id": posted["postComment"]["id"]}
-
-
-async def repo(api: Api) -> dict[str, Any]:
-    await ok(api, 'mutation { createRepo(input: {owner: "alice", name: "widgets"}) { name } }')
-    return {}
-
-
-async def organization(api: Api) -> dict[str, Any]:
-    await ok(api, 'mutation { createOrganization(input: {name: "acme"}) { name } }')
-    return {}
-
-
-async def queue(api: Api) -> dict[str, Any]:
-    await ok(api, 'mutation { createQueue(input: {id: "q1", name: "Q"}) { id } }')
-    return {}
 
 
 async def ticket(api: Api) -> dict[str, Any]:
     await queue(api)
-    opened = await ok(api, 'mutation { openTicket(input: {queueId: "q1", title: "t"}) { id } }')
+    opened = await ok(api, OPEN_TICKET, input={"queueId": "q1", "title": "t"})
     return {"id": opened["openTicket"]["id"]}
 
 
@@ -229,12 +225,8 @@ async def test_unicode_text_is_stored_as_sent(api: Api, field: TextField) -> Non
 
 
 async def test_an_email_must_be_unicode_text(api: Api, client: Any, table: str) -> None:
-    document = (
-        'mutation ($email: String!) { createCustomer(input: {id: "c3", name: "C",'
-        " email: $email}) { email } }"
-    )
     for email, named in [("a\ud800@x.io", "U+D800"), ("a@x.io\x00", "U+0000")]:
-        result = await send(api, document, email=email)
+        result = await send(api, CREATE_CUSTOMER, input={"id": "c3", "name": "C", "email": email})
         assert result.codes == ["BAD_USER_INPUT"], result.body
         assert named in result.errors[0]["message"]
     assert await snapshot(client, table) == []

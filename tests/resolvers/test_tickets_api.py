@@ -8,33 +8,29 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
 import data.tickets
 from keys.codecs import parse_timestamp
 from tests.client import Api
+from tests.documents import CREATE_QUEUE, OPEN_TICKET, QUEUE, TICKET, TICKETS, UPDATE_TICKET
+from tests.resolvers.connections import assert_walks, flags
 from tests.resolvers.org_helpers import (
-    CREATE_QUEUE,
     MISSING_KSUID,
     NOT_KSUIDS,
-    OPEN_TICKET,
-    QUEUE,
     TICK,
-    TICKET,
-    TICKETS,
-    UPDATE_TICKET,
+    assert_not_found,
     create_queue,
-    expected_pages,
-    flags,
     items_of_type,
     most_recently_updated_first,
     open_ticket,
+    open_tickets,
     snapshot,
     ticket_ids,
     tickets,
     update_ticket,
-    walk,
 )
 
 # ---- queues and tickets by id ----------------------------------------------------------------
@@ -78,12 +74,8 @@ async def test_ticket_on_unknown_queue_is_not_found_and_writes_nothing(
     api: Api, client: Any, table: str
 ) -> None:
     await create_queue(api, "support")
-    before = await snapshot(client, table)
-    for queue_id in ("billing", "Support"):
-        result = await api(OPEN_TICKET, input={"queueId": queue_id, "title": "Help"})
-        assert result.codes == ["NOT_FOUND"], (queue_id, result.body)
-        assert result.data is None
-    assert await snapshot(client, table) == before
+    new = [{"queueId": queue_id, "title": "Help"} for queue_id in ("billing", "Support")]
+    await assert_not_found(api, client, table, [(OPEN_TICKET, {"input": t}) for t in new])
 
 
 async def test_ticket_by_id(api: Api) -> None:
@@ -109,12 +101,7 @@ async def test_unknown_or_non_ksuid_ticket_is_null(api: Api) -> None:
 
 
 async def test_any_update_moves_the_ticket_to_the_top(api: Api) -> None:
-    await create_queue(api, "support")
-    known = {}
-    for n in range(5):
-        ticket = await open_ticket(api, "support", f"Ticket {n}")
-        known[ticket["id"]] = ticket
-        await asyncio.sleep(TICK)
+    known = await open_tickets(api, 5, pause=TICK)
     order = most_recently_updated_first(known.values())
     assert ticket_ids(await tickets(api, "support")) == order
 
@@ -139,24 +126,14 @@ async def test_any_update_moves_the_ticket_to_the_top(api: Api) -> None:
 
 
 async def test_paging_25_tickets_both_ways_against_the_model(api: Api) -> None:
-    await create_queue(api, "support")
+    known = await open_tickets(api, 25)
     await create_queue(api, "billing")
-    known = {}
-    for n in range(25):
-        ticket = await open_ticket(api, "support", f"Ticket {n}")
-        known[ticket["id"]] = ticket
     other = await open_ticket(api, "billing", "elsewhere")
 
     async def check() -> None:
         model = most_recently_updated_first(known.values())
 
-        async def fetch(**args: Any) -> Any:
-            return await tickets(api, "support", **args)
-
-        for backward in (False, True):
-            pages = await walk(fetch, 8, backward=backward)
-            expected = expected_pages(model, 8, backward=backward)
-            assert [(ticket_ids(p), flags(p)) for p in pages] == expected, backward
+        await assert_walks(partial(tickets, api, "support"), model, 8, ticket_ids)
         everything = await tickets(api, "support", first=100)
         assert ticket_ids(everything) == model and flags(everything) == (False, False)
         assert {e["node"]["id"]: e["node"] for e in everything["edges"]} == known
@@ -173,11 +150,7 @@ async def test_paging_25_tickets_both_ways_against_the_model(api: Api) -> None:
 
 
 async def test_a_cursor_from_before_an_update_still_pages_on(api: Api) -> None:
-    await create_queue(api, "support")
-    known = {}
-    for n in range(6):
-        ticket = await open_ticket(api, "support", f"Ticket {n}")
-        known[ticket["id"]] = ticket
+    known = await open_tickets(api, 6)
     first = await tickets(api, "support", first=3)
     page_ids = ticket_ids(first)
     # The top ticket moves again; the cursor of the page's last edge still marks its place.

@@ -1,16 +1,18 @@
-"""Cursors: opaque, signed, bound to field, parent and arguments (no DynamoDB)."""
+"""Cursors: opaque, sealed, bound to field, parent and arguments (no DynamoDB)."""
 
 from __future__ import annotations
 
 import base64
+import json
+import math
 import string
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from keys.errors import BadCursor
 from store.cursors import Binding, CursorCodec
-from store.errors import BadCursor
 
 B64URL = string.ascii_letters + string.digits + "-_"
 CODEC = CursorCodec(b"test-secret")
@@ -18,6 +20,13 @@ BINDING = Binding("Customer.orders", "alice", {"status": None, "placed": None, "
 KEY = ["ORDER#01HXYZ", "ORDER#01HXYZ", "CUSTOMER#alice", "ORDER#2021-01-01T00:00:00.000Z#01HXYZ"]
 
 keys = st.lists(st.text(max_size=80), min_size=1, max_size=5)
+names = st.text(max_size=20)
+bindings = st.builds(
+    Binding,
+    names,
+    names,
+    st.dictionaries(names, st.none() | st.booleans() | st.integers() | names, max_size=4),
+)
 
 
 def raw(cursor: str) -> bytes:
@@ -37,6 +46,14 @@ def test_round_trip_of_any_key(key: list[str]) -> None:
     assert CODEC.decode(BINDING, CODEC.encode(BINDING, key)) == key
 
 
+@given(key=keys)
+@settings(database=None)
+def test_a_cursor_is_its_key_and_a_tag_long(key: list[str]) -> None:
+    """The key's JSON and AES-SIV's 16-byte synthetic IV, in URL-safe base64, no padding."""
+    payload = len(json.dumps(key, separators=(",", ":")))
+    assert len(CODEC.encode(BINDING, key)) == math.ceil((payload + 16) * 4 / 3)
+
+
 def test_different_keys_give_different_cursors() -> None:
     assert CODEC.encode(BINDING, ["a", "b"]) != CODEC.encode(BINDING, ["a", "c"])
 
@@ -52,6 +69,31 @@ def test_any_single_character_change_is_bad_cursor(key: list[str], data: st.Data
     altered = cursor[:position] + replacement + cursor[position + 1 :]
     with pytest.raises(BadCursor):
         CODEC.decode(BINDING, altered)
+
+
+@given(binding=bindings, key=keys, data=st.data())
+@settings(database=None, max_examples=300)
+def test_any_single_character_change_anywhere_is_bad_cursor(
+    binding: Binding, key: list[str], data: st.DataObject
+) -> None:
+    cursor = CODEC.encode(binding, key)
+    position = data.draw(st.integers(0, len(cursor) - 1), label="position")
+    replacement = data.draw(st.characters().filter(lambda c: c != cursor[position]))
+    with pytest.raises(BadCursor):
+        CODEC.decode(binding, cursor[:position] + replacement + cursor[position + 1 :])
+
+
+@given(binding=bindings, other=bindings, key=keys)
+@settings(database=None, max_examples=300)
+def test_a_cursor_for_another_binding_is_bad_cursor(
+    binding: Binding, other: Binding, key: list[str]
+) -> None:
+    cursor = CODEC.encode(binding, key)
+    if other.canonical() == binding.canonical():
+        assert CODEC.decode(other, cursor) == key
+    else:
+        with pytest.raises(BadCursor):
+            CODEC.decode(other, cursor)
 
 
 def test_every_change_of_the_last_character_is_bad_cursor() -> None:

@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import Item, Key, to_attributes
@@ -40,55 +42,48 @@ def values(items: Sequence[Item | None]) -> list[Any]:
     return [None if i is None else i["v"] for i in items]
 
 
-async def test_lookups_in_one_tick_are_one_batch_across_partitions(
-    client: DynamoDBClient, table: str
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        pytest.param(
+            [
+                key("ORG#b", "ORG#b"),
+                key("ORG#a", "MEMBER#3"),
+                key("ORG#a", "MEMBER#1"),
+                key("ORG#c", "ORG#c"),
+                key("ORG#a", "MEMBER#2"),
+            ],
+            [4, 3, 1, 5, 2],
+            id="across partitions",
+        ),
+        pytest.param(
+            [
+                key("ORG#a", "MEMBER#0"),
+                key("ORG#a", "MEMBER#2"),
+                key("ORG#a", "MEMBER#4"),
+                key("ORG#x", "ORG#x"),
+                key("ORG#d", "ORG#d"),
+                key("ORG#y", "ORG#y"),
+            ],
+            [None, 2, None, None, 6, None],
+            id="missing items as None in their place",
+        ),
+        pytest.param(
+            [key(f"ORG#{p}", f"ORG#{p}") for p in "bcdz"], [4, 5, 6, None], id="point lookups"
+        ),
+    ],
+)
+async def test_lookups_in_one_tick_are_one_batch(
+    client: DynamoDBClient, table: str, keys: list[Key], expected: list[int | None]
 ) -> None:
     store = await store_with_items(client, table)
     loader = ItemLoader(store)
-    keys = [
-        key("ORG#b", "ORG#b"),
-        key("ORG#a", "MEMBER#3"),
-        key("ORG#a", "MEMBER#1"),
-        key("ORG#c", "ORG#c"),
-        key("ORG#a", "MEMBER#2"),
-    ]
     found = await asyncio.gather(*(loader.load_item(k) for k in keys))
-    assert values(found) == [4, 3, 1, 5, 2]
-    assert store.cost.requests == 1  # one BatchGetItem, ORG#a's three keys included
+    assert values(found) == expected
+    assert store.cost.requests == 1  # one BatchGetItem, ORG#a's keys included
     # Exactly the keys: a Query spanning MEMBER#1..3 would have read MEMBER#2b too.
-    assert store.cost.items_scanned == 5
-    assert store.cost.items_returned == 5
-
-
-async def test_missing_items_load_as_none_in_their_place(
-    client: DynamoDBClient, table: str
-) -> None:
-    store = await store_with_items(client, table)
-    loader = ItemLoader(store)
-    keys = [
-        key("ORG#a", "MEMBER#0"),
-        key("ORG#a", "MEMBER#2"),
-        key("ORG#a", "MEMBER#4"),
-        key("ORG#x", "ORG#x"),
-        key("ORG#d", "ORG#d"),
-        key("ORG#y", "ORG#y"),
-    ]
-    found = await asyncio.gather(*(loader.load_item(k) for k in keys))
-    assert values(found) == [None, 2, None, None, 6, None]
-    assert store.cost.requests == 1
-
-
-async def test_only_point_lookups_are_one_batch(client: DynamoDBClient, table: str) -> None:
-    store = await store_with_items(client, table)
-    loader = ItemLoader(store)
-    keys = [key(f"ORG#{p}", f"ORG#{p}") for p in "bcdz"]
-    assert values(await asyncio.gather(*(loader.load_item(k) for k in keys))) == [
-        4,
-        5,
-        6,
-        None,
-    ]
-    assert store.cost.requests == 1
+    stored = len(expected) - expected.count(None)
+    assert store.cost.items_scanned == store.cost.items_returned == stored
 
 
 async def test_repeated_keys_are_loaded_once(client: DynamoDBClient, table: str) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from store.errors import BadUserInput
+from keys.errors import BadUserInput
 from store.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs
 
 
@@ -68,3 +70,45 @@ def test_bad_user_input_carries_its_code() -> None:
     with pytest.raises(BadUserInput) as caught:
         PageArgs.parse(101, None, None, None)
     assert caught.value.extensions == {"code": "BAD_USER_INPUT"}
+
+
+# ---- one reading for the field, its parent's look-ahead and the bound
+
+
+ARGUMENT_SETS = [
+    {},
+    {"first": 7},
+    {"first": 7, "after": "c"},
+    {"last": 7, "before": "c"},
+    {"before": "c"},
+    {"first": None, "last": 3},  # a variable left out arrives as None
+    {"first": 100},
+]
+REFUSED = [
+    ({"first": 0}, 0),
+    ({"first": -5}, 0),
+    ({"first": 101}, MAX_PAGE_SIZE),
+    ({"last": 10**9}, MAX_PAGE_SIZE),
+    ({"first": 3, "last": 4}, 3),
+    ({"after": "a", "before": "b"}, DEFAULT_PAGE_SIZE),
+]
+
+
+@pytest.mark.parametrize("arguments", ARGUMENT_SETS)
+def test_arguments_by_name_are_parsed_as_the_field_parses_them(
+    arguments: dict[str, Any],
+) -> None:
+    names = ("first", "after", "last", "before")
+    expected = PageArgs.parse(*(arguments.get(n) for n in names))
+    assert PageArgs.from_arguments(arguments) == expected
+    # The bound counts what the read uses.
+    assert PageArgs.most_edges(arguments) == expected.size
+
+
+@pytest.mark.parametrize(("arguments", "edges"), REFUSED)
+def test_refused_arguments_are_bounded_by_the_size_asked_for_within_range(
+    arguments: dict[str, Any], edges: int
+) -> None:
+    with pytest.raises(BadUserInput):
+        PageArgs.from_arguments(arguments)
+    assert PageArgs.most_edges(arguments) == edges

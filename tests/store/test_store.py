@@ -9,11 +9,12 @@ import pytest
 from botocore.exceptions import ClientError
 
 from keys.conditions import KeyCondition
+from keys.errors import Unavailable
 from keys.table import TABLE
 from store import client as store_module
 from store.client import Store
 from store.cost import Cost
-from store.errors import ConditionFailed, TransactionCanceled, Unavailable
+from store.errors import BoundExceeded, ConditionFailed, TransactionCanceled
 from store.requests import Filter, condition_check, put_request, to_attributes
 from tests.table import scan_all
 
@@ -350,6 +351,7 @@ async def test_a_store_never_makes_more_calls_than_its_budget(
     store = Store(client, table, budget=2)
     for n in range(2):
         assert await store.get({"PK": f"P#{n}", "SK": "S"}) is None
-    with pytest.raises(Unavailable):
+    with pytest.raises(BoundExceeded):
         await store.get({"PK": "P#3", "SK": "S"})
     assert store.cost.requests == 2
+    assert store.cost.past_bound == 1

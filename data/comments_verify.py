@@ -1,0 +1,188 @@
+"""Comment copies checked against their comment, and repaired (`dynagate verify`).
+
+A comment and its copies are written in one transaction, so they should never disagree;
+this offline check proves it, and repairs what a bug, a hand edit or a restore broke. It
+Scans the table (in parallel segments, consistent reads), groups the items of each
+`COMMENT#<ksuid>` partition and compares the `COPY#` items with what `comment_items`
+says the primary item implies:
+
+    missing   an expected copy does not exist                  repair: Put it
+    stale     a copy differs in any attribute (GSI keys too)   repair: Put the expected item
+    extra     a copy whose key is not expected (old language)  repair: Delete it
+    orphan    a copy of a comment item that does not exist     repair: Delete it
+    invalid   the comment item itself cannot imply copies      reported, never repaired
+
+Each comment is repaired in TransactWriteItems guarded by a ConditionCheck that its
+`version` is still the one scanned (orphans: that the comment still does not exist), so
+a comment edited, posted or deleted meanwhile is skipped, never overwritten.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from data.comments import comment_items
+from keys.comments import COMMENT, LAYOUTS, RATING_STYLE
+from keys.errors import DynagateError
+from keys.table import TABLE
+from store import requests
+from store.client import Store
+from store.errors import TransactionCanceled
+from store.requests import (
+    Item,
+    condition_check,
+    expecting_version,
+    transaction_delete,
+    transaction_put,
+)
+
+COMMENT_PREFIX = COMMENT.prefix()  # "COMMENT#"
+COPY_PREFIX = LAYOUTS[RATING_STYLE].copy.prefix()  # "COPY#"
+TRANSACTION_LIMIT = 100
+PK, SK = TABLE.partition_key, TABLE.sort_key
+Kind = Literal["missing", "stale", "extra", "orphan"]
+Outcome = Literal["repaired", "skipped", "failed", "unrepairable"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+
+
+@dataclass
+class Partition:
+    """The items scanned in one `COMMENT#` partition."""
+
+    primary: Item | None = None
+    copies: list[Item] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """How one comment partition differs from what its primary item implies (sort keys)."""
+
+    partition: str
+    version: int | None  # of the primary item; None when there is none
+    missing: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
+    orphan: tuple[str, ...] = ()
+    invalid: str | None = None
+    puts: tuple[Item, ...] = field(default=(), repr=False)  # expected missing and stale copies
+
+    def by_kind(self) -> dict[Kind, tuple[str, ...]]:
+        return dict(zip(KINDS, (self.missing, self.stale, self.extra, self.orphan), strict=True))
+
+    @property
+    def clean(self) -> bool:
+        return self.invalid is None and not any(self.by_kind().values())
+
+
+# ---- pure: grouping, comparing, planning ----------------------------------------------
+
+
+def group(items: Iterable[Item]) -> dict[str, Partition]:
+    """Comment partitions by PK; items of other entities are left out."""
+    partitions: dict[str, Partition] = {}
+    for item in items:
+        pk, sk = item[PK], item[SK]
+        if not pk.startswith(COMMENT_PREFIX):
+            continue
+        partition = partitions.setdefault(pk, Partition())
+        if sk == pk:
+            partition.primary = item
+        elif sk.startswith(COPY_PREFIX):
+            partition.copies.append(item)
+    return partitions
+
+
+def diff(primary: Item | None, copies: Sequence[Item]) -> Difference:
+    """What to put or delete so that `copies` are exactly the ones `primary` implies."""
+    stored = {c[SK]: c for c in copies}
+    if primary is None:
+        return Difference(copies[0][PK] if copies else "", None, orphan=tuple(sorted(stored)))
+    partition, version = primary[PK], primary.get("version")
+    try:
+        own, *expected = comment_items(primary)
+    except (KeyError, TypeError, ValueError) as exc:
+        return Difference(partition, version, invalid=f"cannot derive its copies: {exc}")
+    if own[PK] != partition:
+        return Difference(partition, version, invalid=f"its id is {primary['id']!r}")
+    wanted = {c[SK]: c for c in expected}
+    missing = tuple(sk for sk in sorted(wanted) if sk not in stored)
+    stale = tuple(sk for sk in sorted(wanted) if sk in stored and stored[sk] != wanted[sk])
+    return Difference(
+        partition,
+        version,
+        missing=missing,
+        stale=stale,
+        extra=tuple(sk for sk in sorted(stored) if sk not in wanted),
+        puts=tuple(wanted[sk] for sk in (*missing, *stale)),
+    )
+
+
+def repair_transactions(table: str, difference: Difference) -> list[list[dict[str, Any]]]:
+    """TransactWriteItems batches that fix `difference`, each guarded by the comment's state."""
+    if difference.invalid is not None:
+        return []
+    keys = [{PK: difference.partition, SK: sk} for sk in (*difference.extra, *difference.orphan)]
+    writes = [
+        *(transaction_put(table, item) for item in difference.puts),
+        *(transaction_delete(table, key) for key in keys),
+    ]
+    # The comment as scanned: at that version, or (for orphans) still not there.
+    key = {PK: difference.partition, SK: difference.partition}
+    guard = condition_check(table, key, exists=difference.version is not None)
+    if difference.version is not None:
+        guard = expecting_version(guard, difference.version)
+    size = TRANSACTION_LIMIT - 1
+    return [[guard, *writes[i : i + size]] for i in range(0, len(writes), size)]
+
+
+def scan_request(
+    table: str, segment: int, segments: int, start: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One page of one segment, comment partitions only (ScannedCount still counts all)."""
+    return requests.scan_request(
+        table, segment, segments, partition_prefix=COMMENT_PREFIX, start=start
+    )
+
+
+# ---- I/O: scanning and repairing ------------------------------------------------------
+
+
+async def scan_comments(
+    store: Store, segments: int, progress: Callable[[int], object]
+) -> tuple[list[Item], int]:
+    """Every item of the comment partitions (a parallel Scan), and how many were scanned;
+    `progress` is told of each page's scanned count."""
+    items: list[Item] = []
+    scanned = 0
+
+    async def scan_segment(segment: int) -> None:
+        nonlocal scanned
+        start: dict[str, Any] | None = None
+        while True:
+            page = await store.scan(scan_request(store.table, segment, segments, start))
+            items.extend(page.items)
+            scanned += page.scanned
+            progress(page.scanned)
+            start = page.last_key
+            if start is None:
+                return
+
+    await asyncio.gather(*(scan_segment(s) for s in range(segments)))
+    return items, scanned
+
+
+async def repair_one(store: Store, difference: Difference) -> Outcome:
+    """Fix one partition unless its comment changed since it was scanned."""
+    if difference.invalid is not None:
+        return "unrepairable"
+    for actions in repair_transactions(store.table, difference):
+        try:
+            await store.transact(actions)
+        except TransactionCanceled as exc:
+            return "skipped" if exc.failed(0) else "failed"
+        except DynagateError:
+            return "failed"
+    return "repaired"

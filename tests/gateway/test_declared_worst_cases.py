@@ -1,0 +1,297 @@
+"""Every access pattern's declared worst case holds when its own retries are forced.
+
+Each access pattern that writes declares its worst case on itself (`store.cost.worst_case`);
+the bound of a mutation reads it. Here every one of them runs through the fault proxy with
+the faults that make it retry as long as it can (every transaction cancelled by a
+conflict, every condition failing against the stored item), called by the caller it is
+made for, with identity on as it ships; the calls it made are compared with what it
+declares: never more, and exactly that many where the retries are what makes the worst
+case.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from boto3.dynamodb.types import TypeSerializer
+
+from data import comments, map, orders, organizations, products, repos, tickets
+from gateway.settings import Settings
+from store.cost import declared, every_declared, qualified_name
+from tests.client import Api
+from tests.faults import FaultProxy, without_backoff
+from tests.identity import SECURED, as_user
+from tests.table import scan_all
+
+
+@pytest.fixture(autouse=True)
+def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    without_backoff(monkeypatch)
+    monkeypatch.setattr(repos, "_PAUSE_STEP", 0.0)
+
+
+@pytest.fixture(scope="module")
+def overrides() -> dict[str, Any]:
+    return SECURED
+
+
+@pytest.fixture
+async def faulty(proxy: FaultProxy, table: str) -> AsyncIterator[Api]:
+    settings = Settings(table=table, endpoint=proxy.url, cursor_secret=b"test-secret", **SECURED)
+    async with Api.serving(settings) as running:
+        yield running
+
+
+@dataclass
+class World:
+    """One of each entity, under names no other test uses."""
+
+    tag: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    ids: dict[str, str] = field(default_factory=dict)
+
+    def name(self, what: str) -> str:
+        return f"{what}-{self.tag}"
+
+
+# Who writes what: alice authors and owns; the customer orders; root is an admin.
+ALICE, ROOT = "alice", "root"
+
+
+def caller(api: Api, world: World, who: str) -> Api:
+    if who in ("customer", "new customer"):
+        return as_user(api, world.name("c" if who == "customer" else "c2"))
+    return as_user(api, who, admin=who == ROOT)
+
+
+async def build(api: Api) -> World:
+    world = World()
+    n = world.name
+
+    async def ok(document: str, who: str = ALICE, **variables: Any) -> Any:
+        return (await caller(api, world, who)(document, **variables)).ok()
+
+    await ok(
+        CREATE_CUSTOMER,
+        id=n("c"),
+        who="customer",
+    )
+    placed = await ok(PLACE_ORDER, c=n("c"), who="customer")
+    world.ids["order"] = placed["placeOrder"]["id"]
+    await ok(
+        'mutation($id: ID!) { createProduct(input: {id: $id, name: "Mug"}) { id } }',
+        id=n("p"),
+        who=ROOT,
+    )
+    posted = await ok(POST_COMMENT, p=n("p"))
+    world.ids["comment"] = posted["postComment"]["id"]
+    await ok(
+        'mutation($r: String!) { createRepo(input: {owner: "alice", name: $r}) { name } }', r=n("r")
+    )
+    await ok(OPEN_ISSUE, r=n("r"))
+    await ok(STAR, r=n("r"), u="bob", who="bob")
+    await ok("mutation($o: String!) { createOrganization(input: {name: $o}) { name } }", o=n("o"))
+    await ok(ADD_MEMBER, o=n("o"), u="bob")
+    await ok(
+        'mutation($q: ID!) { createQueue(input: {id: $q, name: "Q"}) { id } }', q=n("q"), who=ROOT
+    )
+    opened = await ok(OPEN_TICKET, q=n("q"))
+    world.ids["ticket"] = opened["openTicket"]["id"]
+    added = await ok(ADD_MARKER)
+    world.ids["marker"] = added["addMarker"]["id"]
+    return world
+
+
+CREATE_CUSTOMER = """mutation($id: ID!) { createCustomer(input: {id: $id, name: "N",
+  email: "n@x.io"}) { id } }"""
+PLACE_ORDER = """mutation($c: ID!) { placeOrder(input: {customerId: $c,
+  items: [{sku: "A", quantity: 1, unitPriceCents: 5}]}) { id } }"""
+POST_COMMENT = """mutation($p: ID!) { postComment(input: {productId: $p, language: "en",
+  rating: 4, body: "fine"}) { id } }"""
+OPEN_ISSUE = """mutation($r: String!) { openIssue(input: {owner: "alice", name: $r,
+  title: "Bug"}) { number } }"""
+STAR = """mutation($r: String!, $u: String!) { starRepo(owner: "alice", name: $r,
+  username: $u) { starCount } }"""
+ADD_MEMBER = """mutation($o: String!, $u: String!) { addMember(input: {organization: $o,
+  username: $u, name: "U", role: MEMBER}) { username } }"""
+OPEN_TICKET = """mutation($q: ID!) { openTicket(input: {queueId: $q, title: "Help"}) { id } }"""
+ADD_MARKER = """mutation { addMarker(input: {lat: 48.85, lon: 2.35, label: "Here"}) { id } }"""
+
+CONFLICTS = ("TransactWriteItems", "conflict")
+
+
+def condition_fails(operation: str) -> tuple[str, str]:
+    return operation, "condition"
+
+
+def creates(access_pattern: Callable[..., Any], document: str, name: str, who: str = "") -> Case:
+    """A create refused because the item exists: its one conditional put fails."""
+    return Case(
+        access_pattern,
+        document,
+        lambda w: {"id": w.name(name)},
+        condition_fails("PutItem"),
+        who=who or ALICE,
+    )
+
+
+@dataclass(frozen=True)
+class Case:
+    access_pattern: Callable[..., Any]
+    document: str
+    variables: Callable[[World], dict[str, Any]]
+    # The fault that forces the retries: (DynamoDB operation, "conflict" or "condition").
+    fault: tuple[str, str]
+    # Who calls it (see `caller`).
+    who: str = ALICE
+    # The retries are what makes its worst case: the calls made equal the declared ones.
+    reaches_worst: bool = True
+
+
+CASES = [
+    creates(orders.create_customer, CREATE_CUSTOMER, "c2", who="new customer"),
+    Case(orders.place_order, PLACE_ORDER, lambda w: {"c": w.name("c")}, CONFLICTS, who="customer"),
+    Case(
+        orders.set_order_status,
+        "mutation($id: ID!) { setOrderStatus(id: $id, status: SHIPPED) { id } }",
+        lambda w: {"id": w.ids["order"]},
+        condition_fails("UpdateItem"),
+        who=ROOT,
+    ),
+    creates(
+        products.create_product,
+        'mutation($id: ID!) { createProduct(input: {id: $id, name: "Mug"}) { id } }',
+        "p2",
+        who=ROOT,
+    ),
+    Case(comments.post_comment, POST_COMMENT, lambda w: {"p": w.name("p")}, CONFLICTS),
+    Case(
+        comments.edit_comment,
+        "mutation($id: ID!) { editComment(input: {id: $id, rating: 2}) { id } }",
+        lambda w: {"id": w.ids["comment"]},
+        CONFLICTS,
+    ),
+    Case(
+        comments.delete_comment,
+        "mutation($id: ID!) { deleteComment(id: $id) }",
+        lambda w: {"id": w.ids["comment"]},
+        CONFLICTS,
+    ),
+    Case(map.add_marker, ADD_MARKER, lambda w: {}, CONFLICTS),
+    Case(
+        map.remove_marker,
+        "mutation($id: ID!) { removeMarker(id: $id) }",
+        lambda w: {"id": w.ids["marker"]},
+        CONFLICTS,
+    ),
+    creates(
+        repos.create_repo,
+        'mutation($id: String!) { createRepo(input: {owner: "alice", name: $id}) { name } }',
+        "r2",
+    ),
+    Case(repos.open_issue, OPEN_ISSUE, lambda w: {"r": w.name("r")}, CONFLICTS),
+    Case(
+        repos.close_issue,
+        'mutation($r: String!) { closeIssue(owner: "alice", name: $r, number: 1) { number } }',
+        lambda w: {"r": w.name("r")},
+        condition_fails("UpdateItem"),
+    ),
+    Case(
+        repos.star_repo,
+        STAR,
+        lambda w: {"r": w.name("r"), "u": "carol"},
+        CONFLICTS,
+        who="carol",
+        reaches_worst=False,  # its read of the repository follows a success only
+    ),
+    Case(
+        repos.unstar_repo,
+        """mutation($r: String!, $u: String!) { unstarRepo(owner: "alice", name: $r,
+          username: $u) { starCount } }""",
+        lambda w: {"r": w.name("r"), "u": "bob"},
+        CONFLICTS,
+        who="bob",
+        reaches_worst=False,  # likewise
+    ),
+    Case(
+        organizations.create_organization,
+        "mutation($o: String!) { createOrganization(input: {name: $o}) { name } }",
+        lambda w: {"o": w.name("o2")},
+        CONFLICTS,
+    ),
+    Case(
+        organizations.add_member, ADD_MEMBER, lambda w: {"o": w.name("o"), "u": "carol"}, CONFLICTS
+    ),
+    Case(
+        organizations.set_member_role,
+        """mutation($o: String!, $u: String!) { setMemberRole(organization: $o, username: $u,
+          role: ADMIN) { username } }""",
+        lambda w: {"o": w.name("o"), "u": "bob"},
+        CONFLICTS,
+        reaches_worst=False,  # its reads of the member follow a success only
+    ),
+    Case(
+        organizations.create_team,
+        'mutation($o: String!) { createTeam(organization: $o, name: "core") { name } }',
+        lambda w: {"o": w.name("o")},
+        CONFLICTS,
+    ),
+    creates(
+        tickets.create_queue,
+        'mutation($id: ID!) { createQueue(input: {id: $id, name: "Q"}) { id } }',
+        "q2",
+        who=ROOT,
+    ),
+    Case(tickets.open_ticket, OPEN_TICKET, lambda w: {"q": w.name("q")}, CONFLICTS),
+    Case(
+        tickets.update_ticket,
+        "mutation($id: ID!) { updateTicket(input: {id: $id, status: CLOSED}) { id } }",
+        lambda w: {"id": w.ids["ticket"]},
+        condition_fails("UpdateItem"),
+    ),
+]
+
+
+def test_every_access_pattern_that_declares_a_worst_case_is_driven_here() -> None:
+    assert {qualified_name(case.access_pattern) for case in CASES} == set(every_declared())
+
+
+async def stored(client: Any, table: str, key: str, value: str) -> dict[str, Any]:
+    """The stored item whose `key` is `value`, as DynamoDB sends it in a failed condition."""
+    [item] = [i for i in await scan_all(client, table) if i.get(key) == value and "PK" in i]
+    serializer = TypeSerializer()
+    return {name: serializer.serialize(v) for name, v in item.items()}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.access_pattern.__name__)
+async def test_forced_retries_stay_within_the_declared_worst_case(
+    case: Case, api: Api, faulty: Api, proxy: FaultProxy, client: Any, table: str
+) -> None:
+    world = await build(api)
+    operation, kind = case.fault
+    if kind == "conflict":
+        proxy.inject(operation, "conflict")
+    else:
+        # A condition that fails against what is stored: the access pattern reads the item
+        # that came back and decides whether to try again.
+        fields: dict[str, object] = {}
+        if case.access_pattern is tickets.update_ticket:
+            ticket = await stored(client, table, "title", "Help")
+            fields["Item"] = {**ticket, "updatedAt": {"S": "2999-01-01T00:00:00.000Z"}}
+        proxy.inject(
+            operation, "error", status=400, code="ConditionalCheckFailedException", fields=fields
+        )
+    result = await caller(faulty, world, case.who)(case.document, **case.variables(world))
+    assert result.errors, result.body  # every attempt failed
+    # Refused for what DynamoDB said, never for passing the bound (a model too low).
+    assert "INTERNAL_SERVER_ERROR" not in result.codes, result.body
+    cost = result.cost
+    worst = declared(case.access_pattern)
+    assert cost["estimated"]["requests"] >= worst.requests
+    assert cost["requests"] <= worst.requests, cost
+    assert cost["itemsScanned"] <= max(worst.items, cost["estimated"]["itemsScanned"]), cost
+    if case.reaches_worst and kind == "conflict":
+        assert cost["requests"] == worst.requests, cost
