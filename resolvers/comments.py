@@ -24,7 +24,7 @@ from resolvers.cost import (
     page_read,
     writes,
 )
-from resolvers.records import mirrored
+from resolvers.records import FromRecord
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import PageArgs
 
@@ -33,7 +33,7 @@ COMMENT_AUTHOR = Stored("the comment's author")
 
 
 @strawberry.type
-class Comment:
+class Comment(FromRecord):
     id: strawberry.ID
     language: str
     rating: int
@@ -44,10 +44,6 @@ class Comment:
     )
     product_id: strawberry.Private[str]
 
-    @classmethod
-    def from_record(cls, comment: data.Comment) -> Comment:
-        return mirrored(cls, comment)
-
     @field_with_cost(item_read(owner_of("Comments of")))
     async def product(self, info: Info) -> Product:
         product = await products_data.load_product(info.context.items, self.product_id)
@@ -57,13 +53,9 @@ class Comment:
 
 
 @strawberry.type
-class Product:
+class Product(FromRecord):
     id: strawberry.ID
     name: str
-
-    @classmethod
-    def from_record(cls, product: products_data.Product) -> Product:
-        return mirrored(cls, product)
 
     @connection_field(page_read(data.COMMENT_BYTES, items_of("Comments of")))
     async def comments(

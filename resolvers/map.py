@@ -21,7 +21,7 @@ from resolvers.cost import (
     mutation_with_cost,
     writes,
 )
-from resolvers.records import mirrored
+from resolvers.records import FromRecord
 from resolvers.relay import NOT_GIVEN, given
 
 Info = strawberry.Info[Context, None]
@@ -93,7 +93,7 @@ HEATMAP_READ = FieldCost(
 
 
 @strawberry.type
-class Marker:
+class Marker(FromRecord):
     id: strawberry.ID
     lat: float
     lon: float
@@ -103,10 +103,6 @@ class Marker:
     created_by: str | None = strawberry.field(
         description="Who added it; null for a marker added with identity off."
     )
-
-    @classmethod
-    def from_record(cls, marker: data.Marker) -> Marker:
-        return mirrored(cls, marker)
 
 
 @strawberry.type
@@ -122,13 +118,9 @@ class MarkerSearch:
 
 
 @strawberry.type
-class Cell:
+class Cell(FromRecord):
     geohash: str
     count: int
-
-    @classmethod
-    def from_record(cls, cell: data.Cell) -> Cell:
-        return mirrored(cls, cell)
 
 
 @strawberry.type

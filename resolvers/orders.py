@@ -23,7 +23,7 @@ from resolvers.cost import (
     page_read,
     writes,
 )
-from resolvers.records import mirrored
+from resolvers.records import FromRecord
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import DateTimeRange, SortDirection
 from store.pagination import PageArgs
@@ -43,15 +43,11 @@ class OrderItem:
 
 
 @strawberry.type
-class Customer:
+class Customer(FromRecord):
     id: strawberry.ID
     name: str
     email: str
     created_at: datetime
-
-    @classmethod
-    def from_record(cls, customer: data.Customer) -> Customer:
-        return mirrored(cls, customer)
 
     @connection_field(page_read(data.ORDER_BYTES, items_of("Orders of")))
     async def orders(

@@ -22,7 +22,7 @@ from resolvers.cost import (
     page_read,
     writes,
 )
-from resolvers.records import mirrored
+from resolvers.records import FromRecord, mirrored
 from resolvers.relay import Connection, connection_field
 from store.pagination import Page, PageArgs, query_calls
 
@@ -41,25 +41,17 @@ strawberry.enum(Role)
 
 
 @strawberry.type
-class Member:
+class Member(FromRecord):
     username: str
     name: str
     role: Role
     joined_at: datetime
 
-    @classmethod
-    def from_record(cls, member: data.Member) -> Member:
-        return mirrored(cls, member)
-
 
 @strawberry.type
-class Team:
+class Team(FromRecord):
     name: str
     created_at: datetime
-
-    @classmethod
-    def from_record(cls, team: data.Team) -> Team:
-        return mirrored(cls, team)
 
 
 @strawberry.type

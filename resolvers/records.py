@@ -4,7 +4,7 @@ attribute of the same name, so each type lists its fields once (in its class bod
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 T = TypeVar("T")
 _INIT_FIELDS: dict[type[Any], tuple[str, ...]] = {}
@@ -23,3 +23,11 @@ def mirrored(kind: type[T], record: object, **given: Any) -> T:
     `given` (a field the record holds in another form, or does not hold at all)."""
     values = {name: getattr(record, name) for name in _init_fields(kind) if name not in given}
     return kind(**values, **given)
+
+
+class FromRecord:
+    """For a type whose every field the record holds under the same name."""
+
+    @classmethod
+    def from_record(cls, record: object) -> Self:
+        return mirrored(cls, record)

@@ -21,7 +21,7 @@ from resolvers.cost import (
     page_read,
     writes,
 )
-from resolvers.records import mirrored
+from resolvers.records import FromRecord, mirrored
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import Page, PageArgs
 
@@ -34,7 +34,7 @@ strawberry.enum(IssueState)
 
 
 @strawberry.type
-class Issue:
+class Issue(FromRecord):
     number: int
     title: str
     state: IssueState
@@ -43,19 +43,11 @@ class Issue:
         description="Who opened it; null for an issue opened with identity off."
     )
 
-    @classmethod
-    def from_record(cls, issue: data.Issue) -> Issue:
-        return mirrored(cls, issue)
-
 
 @strawberry.type
-class Star:
+class Star(FromRecord):
     username: str
     starred_at: datetime
-
-    @classmethod
-    def from_record(cls, star: data.Star) -> Star:
-        return mirrored(cls, star)
 
 
 @strawberry.type

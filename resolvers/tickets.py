@@ -20,7 +20,7 @@ from resolvers.cost import (
     page_read,
     writes,
 )
-from resolvers.records import mirrored
+from resolvers.records import FromRecord, mirrored
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import PageArgs
 
@@ -31,7 +31,7 @@ strawberry.enum(TicketStatus)
 
 
 @strawberry.type
-class Ticket:
+class Ticket(FromRecord):
     id: strawberry.ID
     title: str
     status: TicketStatus
@@ -40,10 +40,6 @@ class Ticket:
     opened_by: str | None = strawberry.field(
         description="Who opened it; null for a ticket opened with identity off."
     )
-
-    @classmethod
-    def from_record(cls, ticket: data.Ticket) -> Ticket:
-        return mirrored(cls, ticket)
 
 
 @strawberry.type
