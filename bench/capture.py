@@ -3,7 +3,7 @@ the cost the gateway reports for it.
 
 The gateway runs in this process (`bench.harness.in_process`) with `Store._call`, through
 which every call of a request goes, wrapped to note the client method and its request.
-The floor (`bench/floor.py`) replays exactly these calls.
+Both floors (`bench/floor.py`, `bench/floor_lean.py`) replay exactly these calls.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@ the API).
 
 Each is one access pattern of the seeds, asked as a client would: a page of a customer's
 orders without and with their lines, a product's English comments rated 4 or 5, a
-repository's issues, the heatmap of a city and the markers of a street-sized view.
+repository's issues, the heatmap of a city and the markers of a street-sized view. The
+last two leave their tuning arguments to the gateway, as most clients will: the heatmap's
+precision is the default one under the default limits, the markers' limit the default.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ OPERATIONS = (
     Operation(
         "markers",
         "markers 0.05°",
-        f"query {{ markers(viewport: {_viewport(STREET_DEGREES)}, limit: 100) {{"
+        f"query {{ markers(viewport: {_viewport(STREET_DEGREES)}) {{"
         " markers { id lat lon geohash label createdAt createdBy } truncated } }",
         40,
     ),

@@ -1,16 +1,19 @@
-"""The six access patterns, served by the gateway and by a hand-written floor, one load.
+"""The six access patterns, served by the gateway and by two hand-written floors, one load.
 
 Starts DynamoDB Local and creates the table; serves the gateway (uvicorn, settings from
 the environment as `dynagate serve` reads them) and seeds what the operations read
-through its mutations; records the DynamoDB calls each operation makes (`bench/capture`);
-serves the floor (`bench/floor`), which replays exactly those calls at once and answers
-their items as JSON, and checks it returns as many items as the gateway reports reading.
-Then, operation by operation, wrk loads each server in turn — a discarded warm-up each,
-then alternating rounds (gateway, floor, floor, gateway, …) so machine noise hits both alike.
+through its mutations; records the DynamoDB calls each operation makes (`bench/capture`).
+Two floors replay exactly those calls at once and answer their items as JSON: the
+aioboto3 floor (`bench/floor`: plain aioboto3, boto3's TypeDeserializer, json, as users
+write it) and the lean floor (`bench/floor_lean`: the store's client, the store's decoder,
+orjson); each must return as many items as the gateway reports reading. Then, operation by
+operation, wrk loads each server in turn — a discarded warm-up each, then rounds whose
+order turns around every round (gateway, aioboto3, lean, then lean, aioboto3, gateway, …)
+so machine noise hits all alike.
 
-Prints a table (gateway req/s ÷ floor req/s, medians of the rounds) and writes speed.json
-and speed.md (the table of docs/performance.md). Exits 0 whatever the ratios (it is a
-report), 1 when a server fails or they disagree.
+Prints two tables (gateway req/s ÷ each floor's req/s, medians of the rounds) and writes
+speed.json and speed.md (the tables of docs/performance.md). Exits 0 whatever the ratios
+(it is a report), 1 when a server fails or they disagree.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cpu, report, wrk
+from bench import cpu, wrk
 from bench.capture import Captured, capture
 from bench.harness import (
     Benchmark,
@@ -42,11 +45,13 @@ from bench.harness import (
     positive_int,
 )
 from bench.operations import OPERATIONS, Operation, seed
+from bench.report import machine
 from bench.servers import GATEWAY, PLAIN, Server, serving
-from bench.speed_report import markdown, render, summary
+from bench.speed_report import FLOORS, TAIL, markdown, ratios, render, summary
 
 TABLE = "bench"
-FLOOR = "bench.floor:create_app"
+# Each floor's application factory, by its name among the servers.
+FLOOR_APPS = {"aioboto3": "bench.floor:create_app", "lean": "bench.floor_lean:create_app"}
 NAMES = [o.name for o in OPERATIONS]
 
 
@@ -96,19 +101,19 @@ async def prepare(
 
 
 async def _check_floor(
-    floor: Server, operations: Sequence[Operation], captured: dict[str, Captured]
+    name: str, floor: Server, operations: Sequence[Operation], captured: dict[str, Captured]
 ) -> None:
-    """The floor must read what the gateway read: as many items, without errors."""
+    """A floor must read what the gateway read: as many items, without errors."""
     async with http_client() as http:
         for operation in operations:
             response = await http.post(f"{floor.url}/graphql", content=operation.body)
             if response.status_code != 200:
-                raise RuntimeError(f"the floor answered {operation.name} with {response.text}")
+                raise RuntimeError(f"the {name} floor answered {operation.name}: {response.text}")
             items = sum(len(found) for found in response.json()["data"])
             expected = captured[operation.name].cost["itemsReturned"]
             if items != expected:
                 raise RuntimeError(
-                    f"{operation.name}: the floor read {items} items, the gateway {expected}"
+                    f"{operation.name}: the {name} floor read {items} items, the gateway {expected}"
                 )
 
 
@@ -138,7 +143,7 @@ def _measure(
             one(name, options.warmup)
             usage[name].clear()
     for index in range(1, options.rounds + 1):
-        # Gateway first in odd rounds, floor first in even ones: neither always follows.
+        # In order in odd rounds, the other way round in even ones: none always follows.
         for name in list(servers)[:: 1 if index % 2 else -1]:
             done = one(name, options.seconds)
             rounds[name].append(done)
@@ -165,40 +170,47 @@ def run(args: argparse.Namespace, context: Context) -> int:
             calls = {o.body.decode(): captured[o.name].calls for o in operations}
             calls_file.write_text(json.dumps(calls))
             floor_env = {**table.env, "DYNAGATE_FLOOR_CALLS": str(calls_file)}
-            floor = stack.enter_context(serving(FLOOR, floor_env, options=chosen.uvicorn))
-            asyncio.run(_check_floor(floor, operations, captured))
-            say(f"gateway at {gateway.url}, floor at {floor.url}: both read the same items")
-            servers = {"gateway": gateway, "floor": floor}
+            servers = {"gateway": gateway}
+            for floor in FLOORS:
+                app = FLOOR_APPS[floor.name]
+                served = stack.enter_context(serving(app, floor_env, options=chosen.uvicorn))
+                asyncio.run(_check_floor(floor.name, served, operations, captured))
+                say(f"{floor.label} at {served.url} reads the same items as the gateway")
+                servers[floor.name] = served
             dynamodb_pid = cpu.child_matching(f"-port {local.port}")
             for operation in operations:
-                results[operation.name] = {
+                recorded = captured[operation.name].calls
+                measured = {
                     "label": operation.label,
                     "query": operation.query,
-                    "calls": [name for name, _ in captured[operation.name].calls],
+                    "calls": [name for name, _ in recorded],
+                    "requests": [request for _, request in recorded],
                     "cost": captured[operation.name].cost,
                     "servers": _measure(operation, servers, dynamodb_pid, chosen, say),
                 }
+                results[operation.name] = {**measured, "ratios": ratios(measured)}
         except RuntimeError as error:
             print(f"FAILED: {error}", file=sys.stderr)
             return 1
-    measured = {
+    report = {
         "config": {
             **asdict(chosen),
             "only": list(chosen.only),
             "uvicorn": list(chosen.uvicorn) or ["uvloop", "httptools"],
             "load": "wrk, 1 thread",
         },
-        "machine": report.machine(),
+        "machine": machine(),
+        "targets": {"ratio": {f.name: f.target for f in FLOORS}, "p99/p50": TAIL},
         "operations": results,
     }
-    print(render(measured))
-    context.write("speed", measured, markdown(measured))
+    print(render(report))
+    context.write("speed", report, markdown(report))
     return 0
 
 
 BENCHMARK = Benchmark(
     "speed",
-    "the six access patterns against a hand-written floor, under wrk (about 7 minutes)",
+    "the six access patterns against two hand-written floors, under wrk (about 11 minutes)",
     __doc__ or "",
     add_arguments,
     run,

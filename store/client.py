@@ -27,6 +27,7 @@ from keys.conditions import KeyCondition
 from keys.errors import Unavailable
 from store.cost import Cost, Operation
 from store.errors import UNREACHABLE, BoundExceeded, TransactionCanceled, mapped
+from store.lean import session as lean_session
 from store.requests import (
     Filter,
     Item,
@@ -80,15 +81,21 @@ def _has_credentials(env: Mapping[str, str]) -> bool:
 
 @asynccontextmanager
 async def open_client(
-    endpoint: str | None, region: str, *, local: bool, env: Mapping[str, str] | None = None
+    endpoint: str | None,
+    region: str,
+    *,
+    local: bool,
+    env: Mapping[str, str] | None = None,
+    lean: bool = True,
 ) -> AsyncIterator[DynamoDBClient]:
     """The client for the application's lifetime; `local` for DynamoDB Local, which takes
-    made-up credentials on a machine that has none."""
+    made-up credentials on a machine that has none. Its answers to item reads and writes
+    are read without botocore's shape walk (`store.lean`) unless `lean` is False."""
     env = os.environ if env is None else env
     extra: dict[str, Any] = {}
     if local and not _has_credentials(env):
         extra = LOCAL_CREDENTIALS
-    session = aioboto3.Session()
+    session = lean_session() if lean else aioboto3.Session()
     async with session.client(
         "dynamodb",
         endpoint_url=endpoint,

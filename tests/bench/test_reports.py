@@ -10,7 +10,7 @@ import pytest
 
 from bench import report, scale_report, wrk
 from bench.profile import top_frames
-from bench.speed_report import figures, markdown, render, summary
+from bench.speed_report import figures, markdown, ratios, render, summary
 
 
 def rounds(*rps_p50_p99: tuple[float, float, float]) -> list[wrk.Round]:
@@ -45,28 +45,50 @@ def test_summaries_are_medians_of_the_rounds() -> None:
     assert [r["rps"] for r in got["rounds"]] == [100.0, 300.0, 200.0]
 
 
-def test_the_ratio_is_gateway_over_floor_throughput() -> None:
+def test_the_ratios_are_gateway_over_each_floor_throughput() -> None:
     measured = {
         "label": "orders page (20)",
         "calls": ["batch_get_item", "query"],
         "servers": {
             "gateway": summary(rounds((90, 40, 60)), [5.0]),
-            "floor": summary(rounds((100, 30, 50)), [4.0]),
+            "aioboto3": summary(rounds((100, 30, 50)), [4.0]),
+            "lean": summary(rounds((120, 25, 75)), [None]),
         },
     }
-    got = figures(measured)
-    assert got["ratio"] == pytest.approx(0.9)
-    assert got["tail"] == pytest.approx(1.5)
-    table = markdown({"operations": {"orders_page": measured}})
-    assert table.splitlines()[2] == (
-        "| orders page (20) | 2 | 0.90 | 40 ms | 30 ms | 1.50 | 5.00 ms | 4.00 ms |"
+    assert ratios(measured) == pytest.approx({"aioboto3": 0.9, "lean": 0.75})
+    got = figures(measured, "lean")
+    assert (got["ratio"], got["gateway_tail"], got["floor_tail"]) == pytest.approx((0.75, 1.5, 3.0))
+    assert (got["floor_rps"], got["floor_p99"], got["floor_cpu"]) == (120.0, 75.0, 0.0)
+
+    tables = markdown({"operations": {"orders_page": measured}}).split("\n\n")
+    assert tables[0] == "Gateway against the aioboto3 floor (ratio target ≥ 1.0):"
+    assert tables[1].splitlines()[0] == (
+        "| operation | calls | ratio | gateway p50 | aioboto3 p50 | gateway p99 | aioboto3 p99"
+        " | gateway p99 / p50 | aioboto3 p99 / p50 | gateway CPU | aioboto3 CPU |"
     )
+    assert tables[1].splitlines()[2] == (
+        "| orders page (20) | 2 | 0.90 | 40 ms | 30 ms | 60 ms | 50 ms | 1.50 | 1.67"
+        " | 5.00 ms | 4.00 ms |"
+    )
+    assert tables[2] == "Gateway against the lean floor (ratio target ≥ 0.85):"
+    assert tables[3].splitlines()[0].endswith("| gateway CPU | lean CPU |")
+    assert tables[3].splitlines()[2] == (
+        "| orders page (20) | 2 | 0.75 | 40 ms | 25 ms | 60 ms | 75 ms | 1.50 | 3.00"
+        " | 5.00 ms | 0.00 ms |"
+    )
+
     printed = render({"operations": {"orders_page": measured}}).splitlines()
-    assert printed[2].split() == [
-        *("orders", "page", "(20)", "2", "0.90", "1.50", "90.0", "100.0"),
-        *("40.0", "30.0", "5.00", "4.00"),
+    first = printed.index("gateway (gw) against the aioboto3 floor (fl)")
+    assert printed[first + 2].split() == [
+        *("orders", "page", "(20)", "2", "0.90", "90.0", "100.0", "40.0", "30.0"),
+        *("60.0", "50.0", "1.50", "1.67", "5.00", "4.00"),
     ]
-    assert "median 0.90, worst 0.90" in printed[-1]
+    assert printed[first + 3] == (
+        "ratio: gateway req/s ÷ aioboto3 floor req/s (target ≥ 1.0); median 0.90, worst 0.90."
+    )
+    second = printed.index("gateway (gw) against the lean floor (fl)")
+    assert printed[second + 2].split()[4:7] == ["0.75", "90.0", "120.0"]
+    assert "(target ≥ 0.85); median 0.75, worst 0.75." in printed[second + 3]
 
 
 def test_top_frames_share_the_samples(tmp_path: Path) -> None:
