@@ -100,8 +100,9 @@ wrk:
 	  echo "installing Debian's wrk for the benchmarks"; \
 	  $(call APT_INSTALL,wrk); }
 
-# The six access patterns against their hand-written floor, then the scale curve, then what
-# demand control costs (bench/results/; `python -m bench --help` for one at a time).
+# The six access patterns against two hand-written floors (aioboto3 as users write it, and
+# one on the store's own data path), then the scale curve, then what demand control costs
+# (bench/results/; `python -m bench --help` for one at a time).
 bench: dynamodb-local wrk
 	$(BIN)/python -m bench all
 

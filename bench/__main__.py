@@ -53,7 +53,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]
         _common(sub)
     everything = commands.add_parser(
         "all",
-        help=f"{', '.join(ALL)} in turn, as `make bench` runs them (about 15 minutes)",
+        help=f"{', '.join(ALL)} in turn, as `make bench` runs them (about 20 minutes)",
         description=f"{', '.join(ALL)} in turn with their defaults; stops at the first failure.",
     )
     _common(everything)
