@@ -46,7 +46,7 @@ class BuildPyWithGraphiQL(build_py):
             target = HERE / "gateway" / "graphiql"
         else:
             target = Path(self.build_lib) / "gateway" / "graphiql"
-        playground().fetch(target)
+        playground().fetch_or_explain(target)
 
 
 setup(cmdclass={"build_py": BuildPyWithGraphiQL})

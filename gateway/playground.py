@@ -151,7 +151,26 @@ def fetch(directory: Path | None = None, cache: Path | None = None) -> None:
     if lacking:
         where.mkdir(parents=True, exist_ok=True)
     for asset in lacking:
-        (where / asset.name).write_bytes(_pinned_file(asset, kept))
+        _write_whole(where / asset.name, _pinned_file(asset, kept))
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Written aside and renamed: a server or build beside this one never reads half a file."""
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
+        part.write(data)
+    os.replace(part.name, path)
+
+
+def fetch_or_explain(directory: Path | None = None) -> None:
+    """`fetch`, or exit with one line saying what failed and what to do about it."""
+    try:
+        fetch(directory)
+    except (AssetError, OSError) as exc:
+        raise SystemExit(
+            f"GraphiQL's pinned files could not be fetched: {exc}. The build needs the npm"
+            f" registry once (the files are then cached in {cache_dir()}); check the network"
+            " or a proxy (HTTPS_PROXY), and that the target folder is writable."
+        ) from exc
 
 
 def _pinned_file(asset: Asset, cache: Path) -> bytes:
@@ -173,10 +192,7 @@ def _pinned_file(asset: Asset, cache: Path) -> bytes:
     if sha384(data) != asset.sha384:
         raise AssetError(f"{asset.package}@{asset.version} {asset.path}: digest differs")
     cache.mkdir(parents=True, exist_ok=True)
-    # Written aside and renamed: a build running beside this one never reads half a file.
-    with tempfile.NamedTemporaryFile(dir=cache, suffix=".part", delete=False) as part:
-        part.write(tarball)
-    os.replace(part.name, cached)
+    _write_whole(cached, tarball)
     return data
 
 
@@ -258,4 +274,4 @@ def asset_path(name: str) -> Path | None:
 
 
 if __name__ == "__main__":
-    fetch()
+    fetch_or_explain()

@@ -117,3 +117,15 @@ def test_the_cache_follows_xdg_cache_home(tmp_path: Path, monkeypatch: pytest.Mo
     assert cache_dir() == tmp_path / "dynagate" / "graphiql"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert cache_dir() == Path.home() / ".cache" / "dynagate" / "graphiql"
+
+
+def test_without_the_registry_the_build_stops_with_one_line_that_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, downloads: list[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with pytest.raises(SystemExit) as stopped:
+        playground.fetch_or_explain(tmp_path / "assets")
+    said = str(stopped.value)
+    assert "\n" not in said and "no network in this test" in said
+    assert str(tmp_path / "cache") in said and "HTTPS_PROXY" in said
+    assert downloads  # it did try the registry
