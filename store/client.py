@@ -38,6 +38,7 @@ from store.requests import (
     page_key,
     query_request,
 )
+from store.user_agent import remember_user_agent
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient as DynamoDBClient
@@ -103,6 +104,8 @@ async def open_client(
         config=CLIENT_CONFIG,
         **extra,
     ) as client:
+        if lean:
+            remember_user_agent(client)
         yield client
 
 
