@@ -37,7 +37,6 @@ from gateway.exchange import note_codes, note_cost
 from gateway.identity import TokenVerifier
 from gateway.metrics import Metrics
 from gateway.playground import FIX, Playground, asset_path
-from gateway.playground import missing as missing_assets
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.readiness import not_ready, warn_unless_ready
 from gateway.schema import build_schema
@@ -344,7 +343,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         routes.append(Route("/metrics", metrics.endpoint))
     if settings.graphiql:
         routes.append(Route("/graphql/assets/{name}", playground_asset))
-        if missing_assets():
+        # Checks the files once, and keeps the page for its first view.
+        if graphql.playground.html()[0] != 200:
             logger.warning("GraphiQL's files are missing: run `%s` to fetch them", FIX)
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)

@@ -72,6 +72,8 @@ class Bound:
 
     def times(self, count: int) -> Bound:
         """Under `count` parents: shared reads stay one each."""
+        if count == 1:
+            return self
         return Bound(
             self.requests * count,
             self.items * count,
@@ -242,8 +244,8 @@ class _BoundWalk(Walk[Place, Bound]):
 
         response_key = (node.alias or node.name).value
         given = args.get(tune.argument)
-        choices = tune.choices(args)
         if given is None:
+            choices = tune.choices(args)
             if not choices:
                 return bound(None)  # the field refuses its arguments before any read
             for value in choices:
@@ -260,7 +262,7 @@ class _BoundWalk(Walk[Place, Bound]):
         found = bound(given)
         if self.fits(found):
             return found
-        fitting = next((v for v in choices if self.fits(bound(v))), None)
+        fitting = next((v for v in tune.choices(args) if self.fits(bound(v))), None)
         largest = (
             "every smaller one is too"
             if fitting is None

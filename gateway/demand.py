@@ -79,15 +79,16 @@ class DemandControl(SchemaExtension):
 
     def on_execute(self) -> Iterator[None]:
         bound = self._bound()
+        estimated = bound.as_dict()
         context = self.execution_context.context
         if isinstance(context, Context):
-            context.estimated = bound.as_dict()
+            context.estimated = estimated
             context.chosen = bound.chosen
             context.store.budget = bound.total_requests
         exceeded = self.limits.exceeded(bound)
         if exceeded:
             self.execution_context.result = ExecutionResult(
-                data=None, errors=[_too_complex(bound, exceeded)]
+                data=None, errors=[_too_complex(bound, estimated, exceeded)]
             )
         yield
 
@@ -108,9 +109,9 @@ class DemandControl(SchemaExtension):
         return bound
 
 
-def _too_complex(bound: Bound, exceeded: dict[str, int]) -> GraphQLError:
+def _too_complex(bound: Bound, estimated: dict[str, int], exceeded: dict[str, int]) -> GraphQLError:
     over = ", ".join(
-        f"{bound.as_dict()[name]:,} {name} (limit {limit:,})" for name, limit in exceeded.items()
+        f"{estimated[name]:,} {name} (limit {limit:,})" for name, limit in exceeded.items()
     )
     # A field's own note says what to change; else the lists are what grows a bound.
     advice = "; ".join(bound.notes) or "ask for fewer or smaller lists"
@@ -118,7 +119,7 @@ def _too_complex(bound: Bound, exceeded: dict[str, int]) -> GraphQLError:
         f"the operation could need {over}; {advice}",
         extensions={
             "code": Code.QUERY_TOO_COMPLEX,
-            "estimated": bound.as_dict(),
+            "estimated": estimated,
             "limit": exceeded,
         },
     )
