@@ -282,3 +282,110 @@ def test_graphql_core_still_has_what_the_short_path_relies_on() -> None:
         "adapt it (and OVERRIDDEN) or keep graphql-core to the version pinned in "
         "constraints.txt:\n" + "\n".join(changed)
     )
+
+
+@strawberry.type
+class ThingEdge:
+    cursor: str
+    node: Thing
+
+
+@strawberry.type
+class LooseEdge:
+    cursor: str
+    node: Thing | None
+
+
+@strawberry.type
+class Shelf:
+    label: str
+    edges: list[ThingEdge]
+    loose: list[LooseEdge | None]
+    best: Thing | None
+    top: Thing
+
+    @strawberry.field
+    def size(self) -> int:
+        return len(self.edges)
+
+
+def _shelf(sources: list[Any]) -> Shelf:
+    edges = [ThingEdge(cursor=f"c{n}", node=s) for n, s in enumerate(sources)]
+    loose: list[LooseEdge | None] = [LooseEdge(cursor="l", node=s) for s in sources]
+    return Shelf(label="s", edges=edges, loose=[*loose, None], best=None, top=sources[0])
+
+
+@strawberry.type(name="Query")
+class ShelfQuery:
+    @strawberry.field
+    def good(self) -> Shelf:
+        return _shelf(SOURCES[:2])
+
+    @strawberry.field
+    def mixed(self) -> Shelf | None:
+        return _shelf(SOURCES)
+
+
+SHELF_DOCUMENTS = [
+    "{ good { label edges { cursor node { name count colour at note tags } } } }",
+    "{ good { size label edges { cursor node { name } } top { name } } }",
+    "{ good { edges { node { name } } size best { name } top { ...T } } } fragment T on Thing"
+    " { count }",
+    "{ mixed { label edges { cursor node { name count colour } } } }",
+    "{ mixed { label loose { cursor node { name count } } } }",
+    "{ mixed { loose { node { shout } } label } }",
+    "{ mixed { edges @skip(if: true) { cursor } loose { c: cursor __typename } } }",
+]
+
+
+def shelf_answer(context: type[StrawberryGraphQLCoreExecutionContext], document: str) -> Any:
+    result = strawberry.Schema(query=ShelfQuery, execution_context_class=context).execute_sync(
+        document
+    )
+    errors = sorted((e.message, tuple(e.path or ())) for e in result.errors or [])
+    return result.data, errors
+
+
+@pytest.mark.parametrize("document", SHELF_DOCUMENTS)
+def test_plain_objects_answer_as_graphql_core(document: str) -> None:
+    """Lists of objects and objects of plain fields, with nulls and bad values inside."""
+    ours = shelf_answer(PlainFieldsExecutionContext, document)
+    assert ours == shelf_answer(StrawberryGraphQLCoreExecutionContext, document)
+
+
+def test_the_shelves_hold_what_the_comparison_needs() -> None:
+    data, errors = shelf_answer(PlainFieldsExecutionContext, SHELF_DOCUMENTS[4])
+    loose = data["mixed"]["loose"]
+    # Four bad values null their nullable node (the odd colour is not asked); the last
+    # edge is null itself.
+    assert loose[-1] is None
+    assert [edge["node"] is None for edge in loose[:-1]] == [False] * 2 + [True] * 3 + [
+        False,
+        True,
+    ]
+    assert len(errors) == 4
+    data, errors = shelf_answer(PlainFieldsExecutionContext, SHELF_DOCUMENTS[3])
+    assert data == {"mixed": None}  # a bad node in a non-null list nulls the shelf
+    assert errors
+
+
+def test_plain_objects_skip_the_field_machinery(monkeypatch: pytest.MonkeyPatch) -> None:
+    executed: list[str] = []
+    original = StrawberryGraphQLCoreExecutionContext.execute_field
+
+    def counted(self: Any, parent_type: Any, source: Any, details: Any, *rest: Any) -> Any:
+        executed.append(details[0].node.name.value)
+        return original(self, parent_type, source, details, *rest)
+
+    monkeypatch.setattr(StrawberryGraphQLCoreExecutionContext, "execute_field", counted)
+    document = "{ good { label edges { cursor node { name count colour at note } } } }"
+    assert shelf_answer(PlainFieldsExecutionContext, document)[1] == []
+    assert executed == ["good"]
+    executed.clear()
+    # A list of leaves (`tags`) is not plain: each node goes the usual way.
+    assert shelf_answer(PlainFieldsExecutionContext, SHELF_DOCUMENTS[0])[1] == []
+    assert executed == ["good", "edges", "node", "tags", "node", "tags"]
+    executed.clear()
+    # `size` has a resolver: the shelf goes the usual way, its edges answered once, plainly.
+    assert shelf_answer(PlainFieldsExecutionContext, SHELF_DOCUMENTS[1])[1] == []
+    assert executed == ["good", "size"]
