@@ -80,6 +80,10 @@ def _has_credentials(env: Mapping[str, str]) -> bool:
     )
 
 
+def _credentials(local: bool, env: Mapping[str, str]) -> dict[str, Any]:
+    return LOCAL_CREDENTIALS if local and not _has_credentials(env) else {}
+
+
 @asynccontextmanager
 async def open_client(
     endpoint: str | None,
@@ -92,10 +96,7 @@ async def open_client(
     """The client for the application's lifetime; `local` for DynamoDB Local, which takes
     made-up credentials on a machine that has none. Its answers to item reads and writes
     are read without botocore's shape walk (`store.lean`) unless `lean` is False."""
-    env = os.environ if env is None else env
-    extra: dict[str, Any] = {}
-    if local and not _has_credentials(env):
-        extra = LOCAL_CREDENTIALS
+    extra = _credentials(local, os.environ if env is None else env)
     session = lean_session() if lean else aioboto3.Session()
     async with session.client(
         "dynamodb",
@@ -109,16 +110,41 @@ async def open_client(
         yield client
 
 
+@asynccontextmanager
+async def open_streams_client(
+    endpoint: str | None,
+    region: str,
+    *,
+    local: bool,
+    env: Mapping[str, str] | None = None,
+) -> AsyncIterator[Any]:
+    """The client of the table's stream (`store.stream`), made as `open_client` makes the
+    table's: the same endpoint (DynamoDB Local serves both), credentials and timeouts."""
+    extra = _credentials(local, os.environ if env is None else env)
+    async with lean_session().client(
+        "dynamodbstreams",
+        endpoint_url=endpoint,
+        region_name=region,
+        config=CLIENT_CONFIG,
+        **extra,
+    ) as client:
+        remember_user_agent(client)
+        yield client
+
+
 # Told of each call a client made: the operation ("Query") and its outcome ("ok",
 # DynamoDB's error code, or "unreachable").
 CallObserver = Callable[[str, str], None]
 
 
-def observe_calls(client: DynamoDBClient, observer: CallObserver) -> Callable[[], None]:
+def observe_calls(client: Any, observer: CallObserver) -> Callable[[], None]:
     """Tell `observer` of each of `client`'s calls as the SDK makes it, whichever code made
     it, failed ones included (retries inside the SDK are one call); the function returned
-    stops it."""
+    stops it. `client` is the table's client or the stream's (`open_streams_client`)."""
     events = client.meta.events
+    # "dynamodb", or "dynamodb-streams": the events botocore emits name the service so.
+    service = client.meta.service_model.service_id.hyphenize()
+    answered_event, failed_event = f"after-call.{service}", f"after-call-error.{service}"
     # One registration per observer (the closures hold it, so its id stays its own).
     answered_id = f"dynagate-observer-{id(observer)}"
     failed_id = answered_id + "-error"
@@ -130,15 +156,15 @@ def observe_calls(client: DynamoDBClient, observer: CallObserver) -> Callable[[]
         observer(model.name, outcome)
 
     def unreachable(*, event_name: str, **_: Any) -> None:
-        # The event is "after-call-error.dynamodb.<Operation>".
+        # The event is "after-call-error.<service>.<Operation>".
         observer(event_name.rsplit(".", 1)[-1], "unreachable")
 
-    events.register("after-call.dynamodb", answered, unique_id=answered_id)
-    events.register("after-call-error.dynamodb", unreachable, unique_id=failed_id)
+    events.register(answered_event, answered, unique_id=answered_id)
+    events.register(failed_event, unreachable, unique_id=failed_id)
 
     def stop() -> None:
-        events.unregister("after-call.dynamodb", unique_id=answered_id)
-        events.unregister("after-call-error.dynamodb", unique_id=failed_id)
+        events.unregister(answered_event, unique_id=answered_id)
+        events.unregister(failed_event, unique_id=failed_id)
 
     return stop
 

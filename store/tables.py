@@ -1,4 +1,5 @@
-"""The table's life cycle: create it with every declared index, wait for it, check it."""
+"""The table's life cycle: create it with every declared index and its stream, wait for it,
+check it."""
 
 from __future__ import annotations
 
@@ -9,23 +10,44 @@ from typing import TYPE_CHECKING, Any, Literal
 from botocore.exceptions import BotoCoreError, ClientError
 
 from keys.table import SECONDARY_INDEXES, TABLE, Index
-from store.errors import NO_CREDENTIALS, error_code
+from store.errors import NO_CREDENTIALS, DynamoDBFailure, error_code
 
 if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb.type_defs import StreamSpecificationTypeDef
+
     from store.client import DynamoDBClient
 
 
-async def create_table(client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0) -> str:
-    """Create the table and every declared index; add indexes a table lacks. Idempotent.
+# What subscriptions read (`store.stream`): each change with the item before and after it.
+STREAM: StreamSpecificationTypeDef = {
+    "StreamEnabled": True,
+    "StreamViewType": "NEW_AND_OLD_IMAGES",
+}
 
-    Returns what was done, for the CLI to print.
+
+async def create_table(
+    client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0, stream: bool = True
+) -> str:
+    """Create the table with every declared index and its stream; add the indexes and turn
+    on the stream a table lacks. Idempotent. `stream=False` (tests of everything but
+    subscriptions) leaves the stream out: DynamoDB Local writes each change twice with one.
+
+    Returns what was done, for the CLI to print. A stream of another view type is
+    `DynamoDBFailure` (`enable_stream`).
     """
     description = await describe(client, table)
     if description is None:
         request: dict[str, Any] = create_table_request(table)
+        if not stream:
+            del request["StreamSpecification"]
         await client.create_table(**request)
         await wait_until_active(client, table, wait_seconds)
-        return f"created table {table!r} with {len(SECONDARY_INDEXES)} indexes"
+        if not stream:
+            return f"created table {table!r} with {len(SECONDARY_INDEXES)} indexes"
+        return (
+            f"created table {table!r} with {len(SECONDARY_INDEXES)} indexes and its stream"
+            " (new and old images)"
+        )
     existing = {i["IndexName"] for i in description.get("GlobalSecondaryIndexes", [])}
     missing = [i for i in SECONDARY_INDEXES if i.name not in existing]
     for index in missing:
@@ -38,9 +60,38 @@ async def create_table(client: DynamoDBClient, table: str, *, wait_seconds: floa
         }
         await client.update_table(**update)
     await wait_until_active(client, table, wait_seconds)
+    streamed = stream and await enable_stream(client, table, wait_seconds=wait_seconds)
+    turned_on = "; turned its stream on (new and old images)" if streamed else ""
     if missing:
-        return f"table {table!r} existed; added indexes {[i.name for i in missing]}"
-    return f"table {table!r} already exists with every index"
+        return f"table {table!r} existed; added indexes {[i.name for i in missing]}{turned_on}"
+    if streamed:
+        return f"table {table!r} already exists with every index{turned_on}"
+    return f"table {table!r} already exists with every index and its stream"
+
+
+async def enable_stream(client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0) -> bool:
+    """Turn the table's stream on with new and old images; False when it already was.
+
+    DynamoDB cannot change the view type of a stream in place, and turning it off and on
+    would cut off whoever reads the old one, so a stream of another view type is
+    `DynamoDBFailure` with the fix.
+    """
+    description = await describe(client, table) or {}
+    stream = description.get("StreamSpecification") or {}
+    view = stream.get("StreamViewType")
+    if stream.get("StreamEnabled") and view == STREAM["StreamViewType"]:
+        return False
+    if stream.get("StreamEnabled"):
+        raise DynamoDBFailure(
+            f"the stream of table {table!r} holds {view}, and subscriptions need"
+            " NEW_AND_OLD_IMAGES: DynamoDB cannot change a stream's view type in place. Turn"
+            f" the stream off (`aws dynamodb update-table --table-name {table}"
+            " --stream-specification StreamEnabled=false`), move any other reader of it to"
+            " the new stream, and run `dynagate create-table` again"
+        )
+    await client.update_table(TableName=table, StreamSpecification=STREAM)
+    await wait_until_active(client, table, wait_seconds)
+    return True
 
 
 async def describe(client: DynamoDBClient, table: str) -> dict[str, Any] | None:
@@ -103,6 +154,7 @@ def create_table_request(table_name: str) -> dict[str, Any]:
         "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
         "KeySchema": _key_schema(TABLE),
         "GlobalSecondaryIndexes": [global_index_request(i) for i in SECONDARY_INDEXES],
+        "StreamSpecification": STREAM,
     }
 
 

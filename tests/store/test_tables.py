@@ -1,4 +1,5 @@
-"""The CreateTable request built from the declaration in `keys.table` (no DynamoDB)."""
+"""The CreateTable request built from the declaration in `keys.table` (no DynamoDB; the
+stream switch against DynamoDB Local is in `test_stream.py`)."""
 
 from __future__ import annotations
 
@@ -36,3 +37,11 @@ def test_create_table_request_declares_every_key_attribute_once() -> None:
     assert page_key_attributes(TABLE) == ("PK", "SK")
     with pytest.raises(KeyError):
         index_named("GSI9")
+
+
+def test_a_new_table_has_a_stream_of_new_and_old_images() -> None:
+    # Subscriptions read each change with the item before and after it.
+    assert create_table_request("dynagate")["StreamSpecification"] == {
+        "StreamEnabled": True,
+        "StreamViewType": "NEW_AND_OLD_IMAGES",
+    }

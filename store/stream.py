@@ -1,0 +1,338 @@
+"""The reader of the table's DynamoDB stream: every change of an item, whoever made it.
+
+One reader per process. It finds the table's stream (`DescribeTable`), starts at its
+latest record, polls every open shard with GetRecords and hands each batch to `deliver`,
+in stream order per shard; a shard's children are read once it is read to its end
+(`store.shards`). A failed call is tried again after a pause from the same place (the same
+iterator, or a new one after the last record read), so an outage loses and repeats
+nothing. `run` goes on until cancelled and never raises otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from store.errors import UNREACHABLE, error_code
+from store.requests import from_attributes
+from store.shards import Lineage, Shard
+
+if TYPE_CHECKING:
+    from store.client import DynamoDBClient
+
+logger = logging.getLogger("dynagate")
+
+# GetRecords' most.
+_LIMIT = 1000
+_EXPIRED = "ExpiredIteratorException"
+_TRIMMED = "TrimmedDataAccessException"
+_GONE = "ResourceNotFoundException"
+
+
+@dataclass(frozen=True)
+class StreamRecord:
+    """One change of one item, its images decoded to plain values."""
+
+    event: Literal["INSERT", "MODIFY", "REMOVE"]
+    keys: dict[str, Any]
+    old: dict[str, Any] | None
+    new: dict[str, Any] | None
+    sequence: str
+    shard: str
+    # ApproximateCreationDateTime, epoch seconds.
+    created: float
+
+
+class StreamObserver(Protocol):
+    """Told how reading goes, for the metrics."""
+
+    def read(self, records: int, lag_seconds: float | None) -> None:
+        """After each GetRecords batch that brought records; the lag is the time since the
+        newest of them was written."""
+
+    def failed(self, reason: str) -> None:
+        """A stream call failed past the SDK's retries (DynamoDB's code, or "unreachable")."""
+
+
+class StreamsClient(Protocol):
+    """What the reader asks of aiobotocore's `dynamodbstreams` client."""
+
+    async def describe_stream(self, **request: Any) -> Any: ...
+    async def get_shard_iterator(self, **request: Any) -> Any: ...
+    async def get_records(self, **request: Any) -> Any: ...
+
+
+class _Refused(Exception):
+    """A refusal the reader answers itself: an expired iterator, trimmed data, a stream
+    or shard that no longer exists."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Failed(Exception):
+    """Any other failed call: tried again after a pause."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+
+
+class StreamReader:
+    """Reads the stream of `table` and hands each batch of records to `deliver`.
+
+    `idle`: the first and the longest wait after a round that brought nothing (doubling
+    in between); `refresh`: seconds between looks for the stream and for new shards;
+    `backoff`: the first and the longest pause after a failed call (jittered).
+    """
+
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        streams: StreamsClient,
+        table: str,
+        deliver: Callable[[Sequence[StreamRecord]], None],
+        *,
+        observer: StreamObserver | None = None,
+        idle: tuple[float, float] = (0.05, 0.5),
+        refresh: float = 10.0,
+        backoff: tuple[float, float] = (0.5, 10.0),
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._client = client
+        self._streams = streams
+        self._table = table
+        self._deliver = deliver
+        self._observer = observer
+        self._idle = idle
+        self._refresh = refresh
+        self._backoff = backoff
+        self._clock = clock
+        self._sleep = sleep
+        self._lineage = Lineage()
+        # Closed shards whose children are still to be looked for.
+        self._parents: list[Shard] = []
+        # The table's stream as last seen, None when it has none.
+        self._stream: str | None = None
+        self._next_look = 0.0
+        self._warned = False
+        # Set once reading starts where the reader started: at the latest record of every
+        # shard open then, or nowhere when the table had no stream.
+        self.ready = asyncio.Event()
+
+    async def run(self) -> None:
+        wait = self._idle[0]
+        failures = 0
+        while True:
+            try:
+                read = await self._round()
+            except Exception as exc:  # cancelling is a BaseException: it ends the loop
+                failures += 1
+                reason = exc.reason if isinstance(exc, _Failed) else type(exc).__name__
+                if failures == 1:
+                    logger.warning(
+                        "reading the table's stream failed (%s); trying again from where it"
+                        " stopped",
+                        exc,
+                        exc_info=not isinstance(exc, _Failed),
+                    )
+                if self._observer is not None:
+                    self._observer.failed(reason)
+                base, cap = self._backoff
+                delay = min(cap, base * 2 ** (failures - 1))
+                await self._sleep(random.uniform(delay / 2, delay))
+                continue
+            if failures:
+                logger.warning("reading the table's stream again after %d failed calls", failures)
+                failures = 0
+            if read is None:  # no stream: nothing to poll until the next look
+                await self._sleep(max(0.0, self._next_look - self._clock()))
+            elif read:
+                wait = self._idle[0]
+            else:
+                await self._sleep(wait)
+                wait = min(wait * 2, self._idle[1])
+
+    async def _round(self) -> int | None:
+        """Look for the stream and its shards when due, then poll every readable shard once;
+        the records read, None when there is no shard to poll."""
+        if self._clock() >= self._next_look:
+            await self._look()
+            self._next_look = self._clock() + self._refresh
+        await self._children()
+        shards = self._lineage.readable()
+        if not shards:
+            return None if self._stream is None else 0
+        read = 0
+        for shard in shards:
+            read += await self._poll(shard)
+        return read
+
+    async def _look(self) -> None:
+        """The table's stream and its new shards. At the first look, every open shard gets
+        its iterator at once: the start of what is delivered."""
+        response = await self._call(self._client.describe_table, TableName=self._table)
+        table = response["Table"]
+        enabled = (table.get("StreamSpecification") or {}).get("StreamEnabled", False)
+        arn = table.get("LatestStreamArn") if enabled else None
+        at_start = not self.ready.is_set()
+        if arn is None:
+            if not self._warned:
+                logger.warning(
+                    "the table has no stream: run `dynagate create-table`; subscriptions"
+                    " hear of no change until then"
+                )
+                self._warned = True
+        else:
+            self._warned = False
+            try:
+                self._lineage.add(arn, await self._shards(arn), at_start=at_start)
+            except _Refused:  # turned off since DescribeTable
+                arn = None
+        self._stream = arn
+        if at_start:
+            for shard in self._lineage.open:
+                if shard.iterator is None:
+                    try:
+                        shard.iterator = await self._iterator(shard)
+                    except _Refused as exc:
+                        await self._refused(shard, exc.code)
+            self.ready.set()
+
+    async def _shards(self, arn: str, **only: Any) -> list[dict[str, Any]]:
+        """Every page of DescribeStream's shards of `arn` (`only`: a ShardFilter)."""
+        shards: list[dict[str, Any]] = []
+        request: dict[str, Any] = {"StreamArn": arn, **only}
+        while True:
+            response = await self._call(self._streams.describe_stream, _GONE, **request)
+            description = response["StreamDescription"]
+            shards.extend(description.get("Shards", []))
+            after = description.get("LastEvaluatedShardId")
+            if not after:
+                return shards
+            request["ExclusiveStartShardId"] = after
+
+    async def _iterator(self, shard: Shard) -> str:
+        response = await self._call(
+            self._streams.get_shard_iterator,
+            _GONE,
+            _TRIMMED,
+            StreamArn=shard.stream,
+            ShardId=shard.id,
+            **shard.position(),
+        )
+        iterator: str = response["ShardIterator"]
+        return iterator
+
+    async def _poll(self, shard: Shard) -> int:
+        """One GetRecords of `shard`; the records read."""
+        try:
+            if shard.iterator is None:
+                shard.iterator = await self._iterator(shard)
+            response = await self._call(
+                self._streams.get_records,
+                _EXPIRED,
+                _TRIMMED,
+                _GONE,
+                ShardIterator=shard.iterator,
+                Limit=_LIMIT,
+            )
+        except _Refused as exc:
+            await self._refused(shard, exc.code)
+            return 0
+        records = [_record(raw, shard.id) for raw in response.get("Records", [])]
+        shard.iterator = response.get("NextShardIterator")
+        if records:
+            shard.last = records[-1].sequence
+            try:
+                self._deliver(records)
+            except Exception:
+                logger.exception("delivering %d stream records failed", len(records))
+            if self._observer is not None:
+                newest = max(record.created for record in records)
+                self._observer.read(len(records), max(0.0, self._clock() - newest))
+        if shard.iterator is None:  # closed, and read to its end
+            self._lineage.close(shard)
+            if shard.stream == self._stream:
+                self._parents.append(shard)
+                await self._children()
+        return len(records)
+
+    async def _children(self) -> None:
+        """Find the children of the shards closed since the last call (a failed call leaves
+        the rest for the next round)."""
+        while self._parents:
+            parent = self._parents[0]
+            only = {"ShardFilter": {"Type": "CHILD_SHARDS", "ShardId": parent.id}}
+            try:
+                children = await self._shards(parent.stream, **only)
+            except _Refused:  # the stream is gone: the next look finds out
+                children = []
+            self._lineage.add(parent.stream, children, at_start=False)
+            self._parents.pop(0)
+
+    async def _refused(self, shard: Shard, code: str) -> None:
+        shard.iterator = None  # the next poll asks for a new one from `shard.position()`
+        if code == _TRIMMED:
+            logger.warning(
+                "stream records of shard %s were trimmed before they were read (lost);"
+                " reading on from its oldest record",
+                shard.id,
+            )
+            shard.last, shard.start = None, "TRIM_HORIZON"
+        elif code == _GONE:
+            try:
+                await self._call(self._streams.describe_stream, _GONE, StreamArn=shard.stream)
+            except _Refused:
+                logger.warning("the table's stream %s no longer exists", shard.stream)
+                self._lineage.drop(shard.stream)
+                if shard.stream == self._stream:
+                    self._stream = None
+                    self._next_look = 0.0  # look for the table's stream at once
+            else:
+                logger.warning("shard %s of the table's stream no longer exists", shard.id)
+                self._lineage.close(shard)
+                if shard.stream == self._stream:
+                    self._parents.append(shard)
+
+    async def _call(
+        self, method: Callable[..., Awaitable[Any]], *refusals: str, **request: Any
+    ) -> Any:
+        """`method(**request)`; a refusal whose code is in `refusals` raised as `_Refused`,
+        any other failure as `_Failed`."""
+        try:
+            return await method(**request)
+        except ClientError as exc:
+            code = error_code(exc)
+            if code in refusals:
+                raise _Refused(code) from exc
+            raise _Failed(code or "error", str(exc)) from exc
+        except UNREACHABLE as exc:
+            raise _Failed("unreachable", str(exc)) from exc
+        except BotoCoreError as exc:
+            raise _Failed(type(exc).__name__, str(exc)) from exc
+
+
+def _record(raw: Mapping[str, Any], shard: str) -> StreamRecord:
+    change = raw["dynamodb"]
+    old, new = change.get("OldImage"), change.get("NewImage")
+    created = change.get("ApproximateCreationDateTime")
+    return StreamRecord(
+        event=raw["eventName"],
+        keys=from_attributes(change.get("Keys", {})),
+        old=None if old is None else from_attributes(old),
+        new=None if new is None else from_attributes(new),
+        sequence=change["SequenceNumber"],
+        shard=shard,
+        created=created.timestamp() if isinstance(created, datetime) else float(created or 0),
+    )
