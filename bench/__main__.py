@@ -7,16 +7,23 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import demand, profile, scale, speed
+from bench import demand, live, profile, scale, speed
 from bench.harness import Benchmark, Context
 from bench.report import RESULTS
 from bench.wrk import WrkMissing
 
 BENCHMARKS = {
-    b.name: b for b in (speed.BENCHMARK, scale.BENCHMARK, demand.BENCHMARK, profile.BENCHMARK)
+    b.name: b
+    for b in (
+        speed.BENCHMARK,
+        scale.BENCHMARK,
+        demand.BENCHMARK,
+        live.BENCHMARK,
+        profile.BENCHMARK,
+    )
 }
 # What `make bench` runs, in this order; profile needs py-spy and ptrace, so only on request.
-ALL = ("speed", "scale", "demand")
+ALL = ("speed", "scale", "demand", "live")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

@@ -7,8 +7,8 @@ import asyncio
 import gc
 import json
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -24,17 +24,20 @@ from starlette.responses import (
     PlainTextResponse,
     Response,
 )
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.http.base import BaseRequestProtocol
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 
 from data.callers import ANONYMOUS, OPEN, Caller
+from data.feed import ChangeFeed
 from gateway.exchange import note_codes, note_cost
 from gateway.identity import TokenVerifier
+from gateway.live import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.metrics import Metrics
 from gateway.playground import FIX, Playground, asset_path
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
@@ -44,8 +47,10 @@ from gateway.settings import Settings
 from gateway.tracing import RequestTracing
 from keys.errors import Code, Unauthenticated, Unavailable
 from resolvers.context import Context
+from store.client import open_streams_client
 from store.cost import Cost
 from store.cursors import CursorCodec
+from store.stream import StreamReader
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -61,6 +66,30 @@ class Runtime:
     settings: Settings
     cursors: CursorCodec
     client: DynamoDBClient | None = field(default=None)
+    # Every subscription of the process, fed by the stream reader the lifespan makes and
+    # the first socket starts (a process no one subscribes to reads no stream).
+    feed: ChangeFeed = field(default_factory=ChangeFeed)
+    reader: StreamReader | None = None
+    reading: asyncio.Task[None] | None = None
+
+    async def follow(self, seconds: float = 10.0) -> None:
+        """Start reading the table's stream, if it is not read yet, and wait until reading
+        starts (at its latest record); a change made after this is delivered."""
+        if self.reader is None:
+            raise RuntimeError("the stream reader is made by the application lifespan")
+        if self.reading is None:
+            self.reading = asyncio.create_task(self.reader.run(), name="dynagate-stream-reader")
+        async with asyncio.timeout(seconds):
+            await self.reader.ready.wait()
+
+    async def stop_following(self) -> None:
+        if self.reading is not None:
+            self.reading.cancel()
+            with suppress(asyncio.CancelledError):
+                await self.reading
+            self.reading = None
+
+    metrics: Metrics | None = None
 
     def require_client(self) -> DynamoDBClient:
         if self.client is None:
@@ -69,7 +98,11 @@ class Runtime:
 
 
 class GraphQLApp(GraphQL[Context, None]):
-    """Strawberry's view, with every answer JSON, each request in time and within its rate."""
+    """Strawberry's view, with every answer JSON, each request in time and within its rate;
+    subscriptions over `graphql-transport-ws` (`gateway/live.py`)."""
+
+    graphql_transport_ws_handler_class = LiveHandler
+    websocket_adapter_class = TextWebSocketAdapter
 
     def __init__(self, runtime: Runtime) -> None:
         settings = runtime.settings
@@ -81,11 +114,14 @@ class GraphQLApp(GraphQL[Context, None]):
             ),
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=False,
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
         )
         self.runtime = runtime
         self.playground = Playground()
         self.limiter = None if settings.rate_limit is None else RateLimiter(settings.rate_limit)
         self.verifier = TokenVerifier.from_settings(settings)
+        self.sockets = Sockets(settings.max_connections)
+        self.max_subscriptions = settings.max_subscriptions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -138,6 +174,27 @@ class GraphQLApp(GraphQL[Context, None]):
             if limiter is not None:
                 limiter.draw(who, capacity_units(context.cost))
 
+    def charger(self, who: str) -> Callable[[Cost], None] | None:
+        """What charges a subscription event's reads to `who`'s rate limit, if any."""
+        limiter = self.limiter
+        if limiter is None:
+            return None
+        return lambda cost: limiter.spend(who, capacity_units(cost))
+
+    async def follow(self) -> None:
+        """The table's stream is read from now on (`Runtime.follow`)."""
+        await self.runtime.follow()
+
+    def gauge(self, name: str, delta: int) -> None:
+        """Move the `sockets` or `subscriptions` gauge of /metrics."""
+        metrics = self.runtime.metrics
+        if metrics is not None:
+            getattr(metrics, name).inc(delta)
+
+    @property
+    def no_token(self) -> Caller:
+        return self._no_token
+
     @property
     def _no_token(self) -> Caller:
         """Who a request without a token is: anyone at all in open mode."""
@@ -160,7 +217,13 @@ class GraphQLApp(GraphQL[Context, None]):
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
-        return self._context(bucket(request, self._no_token), self._no_token)
+        context = self._context(bucket(request, self._no_token), self._no_token)
+        if isinstance(request, WebSocket):
+            # A socket's caller is who its `connection_init` signs in (`LiveHandler`).
+            context.budget = None
+            context.changes = self.runtime.feed
+            context.subscription_buffer = self.runtime.settings.subscription_buffer
+        return context
 
     async def process_result(
         self, request: Request, result: ExecutionResult
@@ -306,23 +369,37 @@ async def playground_asset(request: Request) -> Response:
 
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = Settings.from_env() if settings is None else settings
-    runtime = Runtime(settings, CursorCodec(settings.cursor_secret))
     metrics = Metrics() if settings.metrics else None
+    runtime = Runtime(settings, CursorCodec(settings.cursor_secret), metrics=metrics)
+    if metrics is not None:
+        runtime.feed.observers.append(metrics.event)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with settings.open_client() as client:
+        streams_client = open_streams_client(
+            settings.endpoint, settings.region, local=settings.is_local
+        )
+        async with settings.open_client() as client, streams_client as streams:
             runtime.client = client
             # Before the metrics watch the client: this call serves no request.
             await warn_unless_ready(client, settings)
             unwatch = None if metrics is None else metrics.watch(client)
+            unwatch_stream = None if metrics is None else metrics.watch(streams)
+            # One reader of the table's stream feeds every subscription of the process.
+            runtime.reader = StreamReader(
+                client, streams, settings.table, runtime.feed.publish, observer=metrics
+            )
             # What start-up allocated lives as long as the process: keep the collector
             # from walking it again on every young-generation collection.
             gc.freeze()
-            yield
-            if unwatch is not None:
-                unwatch()
-            runtime.client = None
+            try:
+                yield
+            finally:
+                await runtime.stop_following()
+                for stop in (unwatch, unwatch_stream):
+                    if stop is not None:
+                        stop()
+                runtime.client = None
 
     async def healthz(request: Request) -> Response:
         return PlainTextResponse("ok")
@@ -336,6 +413,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     graphql = GraphQLApp(runtime)
     routes = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", graphql),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
     ]
@@ -347,6 +425,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         if graphql.playground.html()[0] != 200:
             logger.warning("GraphiQL's files are missing: run `%s` to fetch them", FIX)
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.runtime = runtime
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     # Added last, so outermost: the 413 that BodySizeLimit makes gets an id too.
     app.add_middleware(RequestTracing, metrics=metrics)

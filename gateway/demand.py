@@ -16,6 +16,7 @@ from typing import Any
 
 from graphql import ExecutionResult, GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.types.graphql import OperationType
 
 from gateway.bound import Bound, bound_operation
 from keys.errors import Code
@@ -87,9 +88,12 @@ class DemandControl(SchemaExtension):
             context.store.budget = bound.total_requests
         exceeded = self.limits.exceeded(bound)
         if exceeded:
-            self.execution_context.result = ExecutionResult(
-                data=None, errors=[_too_complex(bound, estimated, exceeded)]
-            )
+            refusal = _too_complex(bound, estimated, exceeded)
+            if self.execution_context.operation_type is OperationType.SUBSCRIPTION:
+                # Strawberry starts a subscription whatever result is set: an error raised
+                # here ends it before it starts, with this error.
+                raise refusal
+            self.execution_context.result = ExecutionResult(data=None, errors=[refusal])
         yield
 
     def _bound(self) -> Bound:

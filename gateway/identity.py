@@ -96,8 +96,13 @@ class TokenVerifier:
 
     async def caller(self, authorization: Sequence[str]) -> Caller:
         """The caller the request's `Authorization` headers sign in: anonymous without one."""
+        return (await self.session(authorization))[0]
+
+    async def session(self, authorization: Sequence[str]) -> tuple[Caller, float | None]:
+        """The caller `authorization` signs in, and when the token expires (epoch seconds;
+        None without a token): a socket stays signed in until then."""
         if not authorization:
-            return ANONYMOUS
+            return ANONYMOUS, None
         if len(authorization) > 1:
             raise Unauthenticated("send one Authorization header, not several")
         token = _bearer(authorization[0])
@@ -105,7 +110,7 @@ class TokenVerifier:
             claims = await self._claims(token)
         except jwt.InvalidTokenError as exc:
             raise Unauthenticated(_reason(exc)) from None
-        return self._caller(claims)
+        return self._caller(claims), float(claims["exp"])
 
     async def _claims(self, token: str) -> dict[str, Any]:
         header = jwt.get_unverified_header(token)

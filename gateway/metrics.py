@@ -9,12 +9,13 @@ seen whichever code path made it, failed ones included.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
     GC_COLLECTOR,
     CollectorRegistry,
     Counter,
+    Gauge,
     GCCollector,
     Histogram,
     PlatformCollector,
@@ -97,6 +98,32 @@ class Metrics:
             " a cost model too low (a bug, answered INTERNAL_SERVER_ERROR).",
             registry=registry,
         )
+        self.sockets = Gauge(
+            "dynagate_websockets_open", "WebSocket connections open now.", registry=registry
+        )
+        self.subscriptions = Gauge(
+            "dynagate_subscriptions_active", "Subscriptions running now.", registry=registry
+        )
+        self.events = Counter(
+            "dynagate_subscription_events",
+            "Subscription events by outcome: delivered to the client, or dropped when its"
+            " subscriber fell a whole buffer behind (that subscription ends).",
+            ["outcome"],
+            registry=registry,
+        )
+        self.stream_lag = Gauge(
+            "dynagate_stream_lag_seconds",
+            "Seconds between the newest change of the last batch read from the table's"
+            " stream and its read.",
+            registry=registry,
+        )
+        self.stream_failures = Counter(
+            "dynagate_stream_failures",
+            "Failed calls of the stream reader (it backs off and goes on from its place).",
+            registry=registry,
+        )
+        for outcome in ("delivered", "dropped"):
+            self.events.labels(outcome)
         for reason in REFUSALS.values():
             # Present at zero, so that a rate over them is defined before the first one.
             self.refusals.labels(reason)
@@ -119,9 +146,22 @@ class Metrics:
         self.items_returned.inc(cost.items_returned)
         self.bound_exceeded.inc(cost.past_bound)
 
-    def watch(self, client: DynamoDBClient) -> Callable[[], None]:
-        """Count `client`'s calls; the function returned stops it."""
+    def watch(self, client: DynamoDBClient | Any) -> Callable[[], None]:
+        """Count `client`'s calls (the table's client or the stream's); the function
+        returned stops it."""
         return observe_calls(client, self._called)
+
+    def event(self, outcome: str, count: int = 1) -> None:
+        """Subscription events `delivered` or `dropped`."""
+        self.events.labels(outcome).inc(count)
+
+    def read(self, records: int, lag_seconds: float | None) -> None:
+        """A batch the stream reader read (`store.stream.StreamObserver`)."""
+        if lag_seconds is not None:
+            self.stream_lag.set(max(lag_seconds, 0.0))
+
+    def failed(self, reason: str) -> None:
+        self.stream_failures.inc()
 
     def _called(self, operation: str, outcome: str) -> None:
         self.dynamodb_requests.labels(operation, outcome).inc()

@@ -113,6 +113,13 @@ PINNED = (
         "dist/index.umd.js",
         "2oonKe47vfHIZnmB6ZZ10vl7T0Y+qrHQF2cmNTaFDuPshpKqpUMGMc9jgj9MLDZ9",
     ),
+    # The `graphql-transport-ws` client GraphiQL runs subscriptions with.
+    Asset(
+        "graphql-ws",
+        "5.16.2",
+        "umd/graphql-ws.min.js",
+        "+EVxFEOpy8LWPRQcpntm0FKN2O+BzrMNSL0G3HIgVWFmeb6xqZqjuLivrQUTXZKi",
+    ),
 )
 BY_NAME = {asset.name: asset for asset in PINNED}
 

@@ -101,6 +101,10 @@ class RateLimiter:
         running = self._running.pop(caller, 0) - 1
         if running > 0:
             self._running[caller] = running
+        self.spend(caller, units)
+
+    def spend(self, caller: str, units: float) -> None:
+        """Take `units` from `caller`'s bucket (a subscription's event: no request let in)."""
         now = self.clock()
         tokens = self._tokens(caller, now) - units
         self._buckets.pop(caller, None)

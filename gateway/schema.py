@@ -26,6 +26,7 @@ from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
 from resolvers.products import ProductsMutation, ProductsQuery
 from resolvers.repos import ReposMutation, ReposQuery
 from resolvers.scalars import DATETIME_SCALAR
+from resolvers.subscriptions import Subscription
 from resolvers.tickets import TicketsMutation, TicketsQuery
 
 MAX_DEPTH = 15
@@ -86,6 +87,7 @@ def build_schema(
     return Schema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         extensions=extensions,
         config=StrawberryConfig(scalar_map={datetime: DATETIME_SCALAR}),
         execution_context_class=PlainFieldsExecutionContext,

@@ -55,6 +55,11 @@ class Settings:
     introspection: bool = True
     # `GET /metrics` (API.md section 8).
     metrics: bool = True
+    # Subscriptions (API.md section 9): at once per connection, sockets at once per caller,
+    # and the events one subscriber may leave unread.
+    max_subscriptions: int = 25
+    max_connections: int = 20
+    subscription_buffer: int = 100
 
     @property
     def open_mode(self) -> bool:
@@ -123,6 +128,11 @@ class Settings:
             max_fields=int(_number(env, "DYNAGATE_MAX_FIELDS", 20_000, whole=True)),
             rate_limit=_rate_limit(env, local=local),
             request_timeout=_number(env, "DYNAGATE_REQUEST_TIMEOUT", 10.0, high=3_600),
+            max_subscriptions=int(_number(env, "DYNAGATE_MAX_SUBSCRIPTIONS", 25, whole=True)),
+            max_connections=int(_number(env, "DYNAGATE_MAX_CONNECTIONS", 20, whole=True)),
+            subscription_buffer=int(
+                _number(env, "DYNAGATE_SUBSCRIPTION_BUFFER", 100, whole=True, high=100_000)
+            ),
             **identity,
         )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from keys.codecs import KEY_MAX
+from keys.codecs import KEY_MAX, KsuidCodec
 from keys.conditions import KeyCondition
 from keys.errors import BadUserInput
 from keys.geohash import (
@@ -30,6 +30,7 @@ from keys.geohash import (
     ordinal,
 )
 from keys.table import TABLE, entity_key
+from keys.template import DELIMITER, KeyTemplate, Segment
 
 MARKER_PARTITION_LENGTH = 3
 MARKER_GEOHASH_LENGTH = 12
@@ -98,8 +99,13 @@ def marker_geohash(lat: float, lon: float) -> str:
     return encode(lat, lon, MARKER_GEOHASH_LENGTH)
 
 
+# A marker's own item, by id (its data lives in its place, below, too). Its ids are KSUIDs;
+# `marker_key` takes any id, so that an id no marker could have is "not found".
+MARKER = KeyTemplate("MARKER", (Segment("marker_id", KsuidCodec()),))
+
+
 def marker_key(marker_id: str) -> dict[str, str]:
-    return entity_key(f"MARKER#{marker_id}")
+    return entity_key(f"{MARKER.label}{DELIMITER}{marker_id}")
 
 
 def marker_place(geohash: str, marker_id: str) -> dict[str, str]:

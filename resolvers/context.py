@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from data.callers import OPEN, Caller
+from data.feed import ChangeFeed
 from store.client import Store
 from store.cost import Cost
 from store.cursors import CursorCodec
@@ -31,6 +32,12 @@ class Context:
     budget: Callable[[], dict[str, float]] | None = None
     # Who is asking; everyone may do everything in open mode.
     caller: Caller = OPEN
+    # The process's change feed, for subscriptions (None where none is served), and how
+    # many undelivered events one subscription may hold.
+    changes: ChangeFeed | None = None
+    subscription_buffer: int = 100
+    # Told of the cost of each subscription event once it is answered (the rate limit).
+    charge: Callable[[Cost], None] | None = None
 
     @property
     def cost(self) -> Cost:
@@ -44,6 +51,25 @@ class Context:
         if self.budget is not None:
             report["budget"] = self.budget()
         return report
+
+    def next_event(self) -> None:
+        """A subscription's next event is answered on its own: its cost (charged to the
+        caller), loaders and request budget start afresh; what came before is charged."""
+        if self.charge is not None and self.cost.requests:
+            self.charge(self.cost)
+        previous = self.store
+        store = Store(previous.client, previous.table)
+        store.budget = previous.budget
+        self.store, self.items = store, ItemLoader(store)
+        self.pages = Paginator(store, self.pages.cursors)
+
+    def for_operation(self) -> Context:
+        """A context of its own for one operation of a connection (each subscription
+        answers its events on its own), sharing the connection's caller and feed."""
+        fresh = Context.create(self.store.client, self.store.table, self.pages.cursors, self.caller)
+        fresh.changes, fresh.subscription_buffer = self.changes, self.subscription_buffer
+        fresh.charge, fresh.budget = self.charge, self.budget
+        return fresh
 
     @classmethod
     def create(

@@ -47,6 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "overrides(**settings): the Settings a module's `api` and `app` change"
     )
+    config.addinivalue_line("markers", "streamed: the test's table has its stream on")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -74,17 +75,23 @@ async def client(endpoint: str) -> AsyncIterator[DynamoDBClient]:
 
 
 @asynccontextmanager
-async def new_table(client: DynamoDBClient, prefix: str) -> AsyncIterator[str]:
-    """A table of its own for as long as the block runs."""
+async def new_table(
+    client: DynamoDBClient, prefix: str, *, stream: bool = False
+) -> AsyncIterator[str]:
+    """A table of its own for as long as the block runs; with its stream (as `dynagate
+    create-table` makes every table) only for `stream`: DynamoDB Local is about twice as
+    slow to write a table with one, and only subscriptions read it."""
     name = f"{prefix}-{uuid.uuid4().hex[:12]}"
-    await create_table(client, name)
+    await create_table(client, name, stream=stream)
     yield name
     await client.delete_table(TableName=name)
 
 
 @pytest.fixture
-async def table(client: DynamoDBClient) -> AsyncIterator[str]:
-    async with new_table(client, "test") as name:
+async def table(client: DynamoDBClient, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """The test's table; with its stream in modules marked `streamed`."""
+    streamed = request.node.get_closest_marker("streamed") is not None
+    async with new_table(client, "test", stream=streamed) as name:
         yield name
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import report, scale_report, wrk
+from bench import live, report, scale_report, wrk
 from bench.profile import top_frames
 from bench.speed_report import figures, markdown, ratios, render, summary
 
@@ -139,3 +139,41 @@ def test_scale_sizes_read_as_powers_of_ten() -> None:
         "2,000",
         "1",
     ]
+
+
+def test_the_live_benchmark_reads_its_metrics_and_percentiles() -> None:
+    text = "\n".join(
+        [
+            "# HELP dynagate_dynamodb_requests_total DynamoDB calls",
+            'dynagate_dynamodb_requests_total{operation="GetRecords",outcome="ok"} 40.0',
+            'dynagate_dynamodb_requests_total{operation="Query",outcome="ok"} 7.0',
+            'dynagate_dynamodb_requests_total{operation="GetShardIterator",outcome="ok"} 2.0',
+            "dynagate_subscriptions_active 3.0",
+        ]
+    )
+    requests = live.scraped(text, "dynagate_dynamodb_requests_total")
+    assert requests['{operation="Query",outcome="ok"}'] == 7.0
+    assert live.scraped(text, "dynagate_subscriptions_active") == {"": 3.0}
+    assert live.percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0
+    assert live.percentile([float(n) for n in range(1, 101)], 0.99) == 99.0
+    table = live.markdown(
+        {
+            "fan_out": [
+                {
+                    "subscribers": 100,
+                    "writes": 2,
+                    "deliveries": 200,
+                    "p50_ms": 9.5,
+                    "p99_ms": 20.0,
+                    "max_ms": 30.0,
+                },
+            ],
+            "read_cost": {
+                "stream_calls_per_hour": 7200,
+                "poll_queries_per_hour": 720,
+                "poll_read_units_per_hour": 360.0,
+            },
+        }
+    )
+    assert "| 100 | 200 of 200 | 9.5 ms | 20.0 ms | 30.0 ms |" in table
+    assert "7,200" in table and "360.0" in table

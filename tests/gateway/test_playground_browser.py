@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
+import httpx
 import pytest
 import strawberry
 import uvicorn
@@ -22,6 +23,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from gateway.app import create_app
 from gateway.dynamodb_local import free_port
 from gateway.settings import Settings
+from tests import live
+from tests.client import settings_for
 
 # Where the browser is looked for when $CHROMIUM names none (`make browser` does the same).
 BROWSERS = (
@@ -188,3 +191,33 @@ async def test_the_cdn_page_stays_blank_without_internet(browser: Browser) -> No
     await page.goto(CDN_PAGE.as_uri())
     assert await page.locator(".graphiql-execute-button").count() == 0
     assert "Loading" in await page.inner_text("#graphiql")
+
+
+SUBSCRIPTION = 'subscription { issueChanges(owner: "ada", name: "live") { kind number } }'
+
+
+@pytest.mark.streamed
+async def test_the_playground_runs_a_subscription(
+    endpoint: str, table: str, browser: Browser
+) -> None:
+    """A subscription run from GraphiQL shows the event a write makes, through the stream."""
+    async with live.served(settings_for(endpoint, table)) as gateway:
+        shown = await opened(browser, f"{gateway.url}/graphql?{urlencode({'query': SUBSCRIPTION})}")
+        await shown.page.click(".graphiql-execute-button")
+        deadline = asyncio.get_running_loop().time() + 10
+        while gateway.runtime.feed.active == 0:
+            assert asyncio.get_running_loop().time() < deadline, "no subscription started"
+            await asyncio.sleep(0.05)
+        async with httpx.AsyncClient(base_url=gateway.url) as http:
+            for query in (
+                'mutation { createRepo(input: {owner: "ada", name: "live"}) { name } }',
+                'mutation { openIssue(input: {owner: "ada", name: "live", title: "t"})'
+                " { number } }",
+            ):
+                answer = (await http.post("/graphql", json={"query": query})).json()
+                assert "errors" not in answer, answer
+        filled = f"() => ({EDITOR_TEXT})({json.dumps(RESULT)}).includes('ADDED')"
+        await shown.page.wait_for_function(filled, timeout=15_000)
+        result = json.loads(await editor_text(shown.page, RESULT))
+        assert result["data"] == {"issueChanges": {"kind": "ADDED", "number": 1}}, result
+        assert shown.errors == []

@@ -7,6 +7,7 @@ shell command the README shows is sent to it and must answer with data.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -25,6 +26,7 @@ import httpx
 import pytest
 
 from gateway.dynamodb_local import free_port
+from tests.live import connected
 
 ROOT = Path(__file__).parents[2]
 README = ROOT / "README.md"
@@ -56,7 +58,7 @@ def test_the_readme_shows_what_this_test_runs() -> None:
     assert {c.split()[0] for c in shell_commands()} <= runs, shell_commands()
     assert any(c.startswith("curl ") for c in shell_commands())
     assert re.search(r"http://127\.0\.0\.1:8000/graphql\?query=\S+", README.read_text())
-    assert len(README.read_text().splitlines()) <= 220
+    assert len(README.read_text().splitlines()) <= 240
 
 
 def test_every_doc_the_readme_links_exists() -> None:
@@ -133,9 +135,29 @@ def answered(body: dict[str, Any], *, reads: bool = True) -> None:
 def test_each_graphql_example_answers_with_data(make_run: Running, example: int) -> None:
     url = make_run.url
     document = blocks("graphql")[example]
+    if document.startswith("subscription"):
+        asyncio.run(_subscription_sees_the_next_example(url, example))
+        return
     response = httpx.post(f"{url}/graphql", json={"query": document})
     assert response.status_code == 200
     answered(response.json(), reads=not document.startswith("mutation"))
+
+
+async def _subscription_sees_the_next_example(url: str, example: int) -> None:
+    """The subscription runs over a WebSocket, as GraphiQL runs it, and shows the change
+    the README's next example makes."""
+    subscription, write = blocks("graphql")[example : example + 2]
+    async with connected(url.replace("http://", "ws://") + "/graphql") as client:
+        ident = await client.subscribe(subscription)
+        await asyncio.sleep(1.0)  # the subscription is in place before the write
+        async with httpx.AsyncClient() as http:
+            written = (await http.post(f"{url}/graphql", json={"query": write})).json()
+        answered(written, reads=False)
+        event = await client.next_for(ident, within=15)
+    assert event["type"] == "next", event
+    change = next(iter(event["payload"]["data"].values()))
+    number = next(iter(written["data"].values()))["number"]
+    assert change["kind"] == "ADDED" and change["number"] == number, change
 
 
 def test_each_curl_example_answers_with_data(make_run: Running) -> None:

@@ -1,0 +1,203 @@
+"""Entity changes read from the table's stream, and what each subscription wants of them.
+
+A stream record is one item's change. Only an entity's own item makes an entity change
+(a marker's `MARKER#<id>` item, a comment's `COMMENT#<id>`, an issue's `ISSUE#<n>` under
+its repository, a ticket's `TICKET#<id>`, an order's `ORDER#<id>`); the items derived from
+it (comment copies, marker places and cell counters, index attributes) make none, so one
+change of an entity is one change here, whichever items the write touched.
+
+Each change has a *topic*, the one partition of subscriptions that can want it (the
+product of a comment, the repository of an issue …), so a change is matched only against
+the subscriptions of its topic; the subscription's filter then decides its kind from the
+old and new states (`kind_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+from data.comments import Comment
+from data.map import Marker
+from data.orders import Order
+from data.repos import Issue
+from data.tickets import Ticket
+from keys import comments as comment_keys
+from keys import map as map_keys
+from keys import orders as order_keys
+from keys import repos as repo_keys
+from keys import tickets as ticket_keys
+from keys.map import Viewport
+from keys.orders import OrderStatus
+from keys.repos import IssueState
+from keys.table import TABLE
+from keys.template import KeyTemplate
+
+Item = dict[str, Any]
+MARKERS_TOPIC = ("marker", "")
+
+
+class ChangeKind(StrEnum):
+    ADDED = "ADDED"
+    CHANGED = "CHANGED"
+    REMOVED = "REMOVED"
+
+
+class Record(Protocol):
+    """What a change is made of: one stream record (`store.stream.StreamRecord`)."""
+
+    @property
+    def keys(self) -> Mapping[str, Any]: ...
+    @property
+    def old(self) -> Mapping[str, Any] | None: ...
+    @property
+    def new(self) -> Mapping[str, Any] | None: ...
+    @property
+    def created(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Change:
+    """One entity's change: its states before and after (None where it did not exist)."""
+
+    topic: tuple[str, str]
+    id: str
+    old: Any
+    new: Any
+    # When DynamoDB wrote it (epoch seconds), for the stream lag.
+    created: float
+
+
+@dataclass(frozen=True)
+class _Entity:
+    """How to recognise an entity's own item and read its state and topic."""
+
+    name: str
+    template: KeyTemplate
+    read: Callable[[Item], Any]
+    topic: Callable[[Item, str], str]
+    id_of: Callable[[Item], str]
+    # The issue's item hangs under its repository; the others are their own partition.
+    own_partition: bool = True
+
+
+def _by_id(item: Item) -> str:
+    return str(item["id"])
+
+
+_ENTITIES = (
+    _Entity("marker", map_keys.MARKER, Marker.from_item, lambda _i, _pk: "", _by_id),
+    _Entity(
+        "comment",
+        comment_keys.COMMENT,
+        Comment.from_item,
+        lambda item, _pk: str(item["productId"]),
+        _by_id,
+    ),
+    _Entity(
+        "issue",
+        repo_keys.ISSUE,
+        Issue.from_item,
+        lambda _item, partition: partition,
+        lambda item: str(item["number"]),
+        own_partition=False,
+    ),
+    _Entity(
+        "ticket",
+        ticket_keys.TICKET,
+        Ticket.from_item,
+        lambda item, _pk: str(item["queueId"]),
+        _by_id,
+    ),
+    _Entity(
+        "order",
+        order_keys.ORDER,
+        Order.from_item,
+        lambda item, _pk: str(item["customerId"]),
+        _by_id,
+    ),
+)
+
+
+def entity_change(record: Record) -> Change | None:
+    """The entity change `record` is, or None for an item derived from an entity (or one
+    no subscription follows)."""
+    partition = record.keys.get(TABLE.partition_key)
+    sort = record.keys.get(TABLE.sort_key)
+    if not isinstance(partition, str) or not isinstance(sort, str):
+        return None
+    for entity in _ENTITIES:
+        if entity.own_partition and partition != sort:
+            continue
+        if not entity.own_partition and not repo_keys.REPO.matches(partition):
+            continue
+        if not entity.template.matches(sort):
+            continue
+        old = None if record.old is None else dict(record.old)
+        new = None if record.new is None else dict(record.new)
+        item = new if new is not None else old
+        if item is None:
+            return None
+        return Change(
+            topic=(entity.name, entity.topic(item, partition)),
+            id=entity.id_of(item),
+            old=None if old is None else entity.read(old),
+            new=None if new is None else entity.read(new),
+            created=record.created,
+        )
+    return None
+
+
+def kind_of(change: Change, matches: Callable[[Any], bool]) -> ChangeKind | None:
+    """ADDED when only the new state matches, CHANGED when both do, REMOVED when only the
+    old one does; None when neither does (not delivered)."""
+    before = change.old is not None and matches(change.old)
+    after = change.new is not None and matches(change.new)
+    if before and after:
+        return ChangeKind.CHANGED
+    if after:
+        return ChangeKind.ADDED
+    if before:
+        return ChangeKind.REMOVED
+    return None
+
+
+# What each subscription follows: its topic and which states match its arguments, the
+# arguments validated as the matching query validates them.
+
+
+def marker_changes(viewport: Viewport) -> tuple[tuple[str, str], Callable[[Marker], bool]]:
+    return MARKERS_TOPIC, lambda marker: viewport.contains(marker.lat, marker.lon)
+
+
+def comment_changes(
+    product_id: str, language: str | None, ratings: list[int] | None
+) -> tuple[tuple[str, str], Callable[[Comment], bool]]:
+    wanted_language = None if language is None else comment_keys.language(language)
+    wanted_ratings = comment_keys.RATINGS if ratings is None else comment_keys.rating_set(ratings)
+
+    def matches(comment: Comment) -> bool:
+        return comment.rating in wanted_ratings and (
+            wanted_language is None or comment.language.lower() == wanted_language.lower()
+        )
+
+    return ("comment", product_id), matches
+
+
+def issue_changes(
+    owner: str, name: str, state: IssueState | None
+) -> tuple[tuple[str, str], Callable[[Issue], bool]]:
+    partition = repo_keys.REPO.render(owner=owner, name=name)
+    return ("issue", partition), lambda issue: state is None or issue.state == state
+
+
+def ticket_changes(queue_id: str) -> tuple[tuple[str, str], Callable[[Ticket], bool]]:
+    return ("ticket", queue_id), lambda _ticket: True
+
+
+def order_changes(
+    customer_id: str, status: OrderStatus | None
+) -> tuple[tuple[str, str], Callable[[Order], bool]]:
+    return ("order", customer_id), lambda order: status is None or order.status == status

@@ -1,0 +1,192 @@
+"""Subscriptions: live answers from the table's stream (API.md section 9).
+
+Each field follows one topic of the process's change feed (`data.feed`) with the filter of
+its query counterpart, and yields one event per entity change that concerns it. The node of
+an event is the entity's new state (null once it is deleted), answered like any other node,
+so every field rule applies to each event; the reads that answering makes are the event's
+own, charged to the caller (`Context.next_event`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from typing import Any, TypeVar
+
+import strawberry
+
+from data.changes import (
+    Change,
+    ChangeKind,
+    comment_changes,
+    issue_changes,
+    marker_changes,
+    order_changes,
+    ticket_changes,
+)
+from data.feed import Topic
+from data.orders import OrderStatus
+from data.repos import IssueState
+from keys.errors import Unavailable
+from resolvers.access import ANYONE, SIGNED_IN, Rule, Themselves
+from resolvers.comments import Comment
+from resolvers.context import Context
+from resolvers.cost import FieldCost, field_options
+from resolvers.map import Marker, ViewportInput
+from resolvers.orders import Order
+from resolvers.relay import NOT_GIVEN, given
+from resolvers.repos import Issue
+from resolvers.tickets import Ticket
+
+Info = strawberry.Info[Context, None]
+Event = TypeVar("Event")
+
+strawberry.enum(ChangeKind)
+# Reads nothing itself: what an event costs is what its selection reads.
+FOLLOW = FieldCost()
+THE_CUSTOMER = Themselves(
+    "that customer (`sub` = `customerId`)", "customer_id", "customerId", fold_case=False
+)
+
+
+def subscription(rule: Rule) -> Callable[[Callable[..., Any]], Any]:
+    """`@strawberry.subscription` open to callers `rule` allows."""
+    return lambda resolver: strawberry.subscription(resolver, **field_options(FOLLOW, rule))
+
+
+@strawberry.type
+class MarkerChange:
+    kind: ChangeKind
+    id: strawberry.ID
+    marker: Marker | None
+
+
+@strawberry.type
+class CommentChange:
+    kind: ChangeKind
+    id: strawberry.ID
+    comment: Comment | None
+
+
+@strawberry.type
+class IssueChange:
+    kind: ChangeKind
+    number: int
+    issue: Issue | None
+
+
+@strawberry.type
+class TicketChange:
+    kind: ChangeKind
+    id: strawberry.ID
+    ticket: Ticket | None
+
+
+@strawberry.type
+class OrderChange:
+    kind: ChangeKind
+    id: strawberry.ID
+    order: Order | None
+
+
+async def _follow(
+    info: Info,
+    followed: tuple[Topic, Callable[[Any], bool]],
+    event: Callable[[ChangeKind, Change], Event],
+) -> AsyncGenerator[Event, None]:
+    context = info.context
+    feed = context.changes
+    if feed is None:
+        raise Unavailable("subscriptions are not served here; use the WebSocket at /graphql")
+    topic, matches = followed
+    with feed.subscribe(topic, matches, context.subscription_buffer) as subscriber:
+        try:
+            async for kind, change in subscriber.changes():
+                context.next_event()
+                feed.delivered()
+                yield event(kind, change)
+        finally:
+            context.next_event()  # the last event's reads are charged too
+
+
+def _node(record: Any, make: Callable[[Any], Any]) -> Any:
+    return None if record is None else make(record)
+
+
+@strawberry.type
+class Subscription:
+    @subscription(ANYONE)
+    async def marker_changes(
+        self, info: Info, viewport: ViewportInput
+    ) -> AsyncGenerator[MarkerChange, None]:
+        """Markers that enter, move or change inside the viewport, or leave it."""
+        followed = marker_changes(viewport.to_viewport())
+        async for event in _follow(
+            info,
+            followed,
+            lambda kind, c: MarkerChange(
+                kind=kind, id=strawberry.ID(c.id), marker=_node(c.new, Marker.from_record)
+            ),
+        ):
+            yield event
+
+    @subscription(ANYONE)
+    async def comment_changes(
+        self,
+        info: Info,
+        product_id: strawberry.ID,
+        language: str | None = NOT_GIVEN,
+        ratings: list[int] | None = NOT_GIVEN,
+    ) -> AsyncGenerator[CommentChange, None]:
+        """The product's comments, filtered as `Product.comments` filters them."""
+        followed = comment_changes(str(product_id), given(language), given(ratings))
+        async for event in _follow(
+            info,
+            followed,
+            lambda kind, c: CommentChange(
+                kind=kind, id=strawberry.ID(c.id), comment=_node(c.new, Comment.from_record)
+            ),
+        ):
+            yield event
+
+    @subscription(ANYONE)
+    async def issue_changes(
+        self, info: Info, owner: str, name: str, state: IssueState | None = NOT_GIVEN
+    ) -> AsyncGenerator[IssueChange, None]:
+        """The repository's issues, filtered as `Repo.issues` filters them."""
+        followed = issue_changes(owner, name, given(state))
+        async for event in _follow(
+            info,
+            followed,
+            lambda kind, c: IssueChange(
+                kind=kind, number=int(c.id), issue=_node(c.new, Issue.from_record)
+            ),
+        ):
+            yield event
+
+    @subscription(SIGNED_IN)
+    async def ticket_changes(
+        self, info: Info, queue_id: strawberry.ID
+    ) -> AsyncGenerator[TicketChange, None]:
+        """The queue's tickets."""
+        async for event in _follow(
+            info,
+            ticket_changes(str(queue_id)),
+            lambda kind, c: TicketChange(
+                kind=kind, id=strawberry.ID(c.id), ticket=_node(c.new, Ticket.from_record)
+            ),
+        ):
+            yield event
+
+    @subscription(THE_CUSTOMER)
+    async def order_changes(
+        self, info: Info, customer_id: strawberry.ID, status: OrderStatus | None = NOT_GIVEN
+    ) -> AsyncGenerator[OrderChange, None]:
+        """The customer's orders, filtered by status as `Customer.orders` filters them."""
+        async for event in _follow(
+            info,
+            order_changes(str(customer_id), given(status)),
+            lambda kind, c: OrderChange(
+                kind=kind, id=strawberry.ID(c.id), order=_node(c.new, Order.from_record)
+            ),
+        ):
+            yield event

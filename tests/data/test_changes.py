@@ -1,0 +1,189 @@
+"""Stream records to entity changes, their kinds, and the fan-out (pure: no I/O)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from data.changes import (
+    ChangeKind,
+    comment_changes,
+    entity_change,
+    issue_changes,
+    kind_of,
+    marker_changes,
+    order_changes,
+    ticket_changes,
+)
+from data.comments import comment_items
+from data.feed import ChangeFeed
+from data.map import marker_items
+from data.orders import OrderLine, OrderStatus, order_item
+from keys import repos as repo_keys
+from keys import tickets as ticket_keys
+from keys.errors import BadUserInput, Unavailable
+from keys.map import Viewport
+from keys.repos import IssueState
+
+KSUID = "2VQp3kQxLzVQbYy3w1wYfJk1bQe"
+AT = datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Record:
+    keys: dict[str, Any]
+    old: dict[str, Any] | None
+    new: dict[str, Any] | None
+    created: float = 0.0
+
+
+def changed(old: dict[str, Any] | None, new: dict[str, Any] | None) -> Record:
+    item = new if new is not None else old
+    assert item is not None
+    return Record({"PK": item["PK"], "SK": item["SK"]}, old, new)
+
+
+def comment(rating: int = 5, language: str = "en") -> list[dict[str, Any]]:
+    return comment_items(
+        {
+            "id": KSUID,
+            "productId": "lamp",
+            "language": language,
+            "rating": rating,
+            "body": "b",
+            "createdAt": "2024-01-01T00:00:00.000Z",
+            "updatedAt": "2024-01-01T00:00:00.000Z",
+            "version": 1,
+        }
+    )
+
+
+def issue(state: str = "OPEN") -> dict[str, Any]:
+    return {
+        **repo_keys.issue_key("Ada", "gateway", 7),
+        "number": 7,
+        "title": "t",
+        "state": state,
+        "createdAt": "2024-01-01T00:00:00.000Z",
+    }
+
+
+def test_a_comment_is_one_change_and_its_copies_none() -> None:
+    primary, *copies = comment()
+    assert len(copies) == 32
+    assert all(entity_change(changed(None, copy)) is None for copy in copies)
+    change = entity_change(changed(None, primary))
+    assert change is not None
+    assert (change.topic, change.id, change.old) == (("comment", "lamp"), KSUID, None)
+    assert change.new.rating == 5
+
+
+def test_each_entity_has_its_topic_and_id() -> None:
+    by_id, place = marker_items(KSUID, 51.5, -0.12, "m", AT)
+    assert entity_change(changed(None, place)) is None
+    marker = entity_change(changed(None, by_id))
+    assert marker is not None and (marker.topic, marker.id) == (("marker", ""), KSUID)
+    found = entity_change(changed(issue(), None))
+    assert found is not None
+    assert found.topic == ("issue", repo_keys.REPO.render(owner="ada", name="GATEWAY"))
+    assert (found.id, found.old.state, found.new) == ("7", IssueState.OPEN, None)
+    ticket = {
+        **ticket_keys.ticket_key(KSUID),
+        "id": KSUID,
+        "queueId": "q1",
+        "title": "t",
+        "status": "OPEN",
+        "createdAt": "2024-01-01T00:00:00.000Z",
+        "updatedAt": "2024-01-01T00:00:00.000Z",
+    }
+    found = entity_change(changed(None, ticket))
+    assert found is not None and found.topic == ("ticket", "q1")
+    order = order_item(KSUID, "c1", [OrderLine("S", 1, 5)], AT, AT)
+    found = entity_change(changed(None, order))
+    assert found is not None and found.topic == ("order", "c1")
+    # Items no subscription follows: a repository, a queue, a star.
+    for key in (
+        repo_keys.repo_key("ada", "g"),
+        ticket_keys.queue_key("q1"),
+        repo_keys.star_key("ada", "g", "bob"),
+    ):
+        assert entity_change(Record(key, None, {**key})) is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "kind"),
+    [
+        (None, True, ChangeKind.ADDED),
+        (False, True, ChangeKind.ADDED),
+        (True, True, ChangeKind.CHANGED),
+        (True, False, ChangeKind.REMOVED),
+        (True, None, ChangeKind.REMOVED),
+        (False, False, None),
+        (False, None, None),
+        (None, False, None),
+    ],
+)
+def test_kinds_from_the_old_and_new_states(
+    before: bool | None, after: bool | None, kind: ChangeKind | None
+) -> None:
+    rated = {True: 5, False: 2}
+    old = None if before is None else comment(rated[before])[0]
+    new = None if after is None else comment(rated[after])[0]
+    change = entity_change(changed(old, new))
+    assert change is not None
+    _, matches = comment_changes("lamp", None, [4, 5])
+    assert kind_of(change, matches) is kind
+
+
+def test_filters_are_the_query_filters() -> None:
+    _, english = comment_changes("lamp", "EN", None)
+    change = entity_change(changed(None, comment(3, "en")[0]))
+    assert change is not None and english(change.new)
+    with pytest.raises(BadUserInput):
+        comment_changes("lamp", "english", None)
+    with pytest.raises(BadUserInput):
+        comment_changes("lamp", None, [6])
+    topic, open_only = issue_changes("ADA", "Gateway", IssueState.OPEN)
+    found = entity_change(changed(issue(), issue("CLOSED")))
+    assert found is not None and found.topic == topic
+    assert kind_of(found, open_only) is ChangeKind.REMOVED
+    view = Viewport(north=52, south=51, east=0, west=-1)
+    _, inside = marker_changes(view)
+    by_id, _ = marker_items(KSUID, 51.5, -0.12, "m", AT)
+    marker = entity_change(changed(None, by_id))
+    assert marker is not None and inside(marker.new)
+    assert ticket_changes("q1")[0] == ("ticket", "q1")
+    assert order_changes("c1", OrderStatus.PLACED)[0] == ("order", "c1")
+
+
+async def test_the_feed_offers_only_its_topic_and_ends_a_full_subscriber() -> None:
+    feed = ChangeFeed()
+    seen: list[tuple[str, int]] = []
+    feed.observers.append(lambda outcome, count: seen.append((outcome, count)))
+    topic, matches = comment_changes("lamp", None, None)
+    other_topic, _ = comment_changes("desk", None, None)
+    with (
+        feed.subscribe(topic, matches, buffer=2) as full,
+        feed.subscribe(topic, matches, buffer=10) as roomy,
+        feed.subscribe(other_topic, matches, buffer=10) as elsewhere,
+    ):
+        assert feed.active == 3
+        feed.publish([changed(None, comment()[0])] * 3)
+        assert len(roomy.pending) == 3 and not elsewhere.pending
+        assert full.overflowed and feed.active == 2
+        assert seen == [("dropped", 3)]
+        changes = full.changes()
+        with pytest.raises(Unavailable, match="fell more than 2 events behind"):
+            await anext(changes)
+        kinds = [kind async for kind, _ in _take(roomy.changes(), 3)]
+        assert kinds == [ChangeKind.ADDED] * 3
+    assert feed.active == 0 and not feed.topics
+
+
+async def _take(changes: Any, count: int) -> Any:
+    for _ in range(count):
+        yield await asyncio.wait_for(anext(changes), 1)

@@ -1,0 +1,143 @@
+"""The gateway served on a real port, and a `graphql-transport-ws` client over a real
+WebSocket (the `websockets` library), for the subscription tests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+import websockets
+from starlette.applications import Starlette
+from websockets.asyncio.client import ClientConnection
+from websockets.typing import Subprotocol
+
+from gateway.app import GraphQLApp, Runtime, create_app
+from gateway.dynamodb_local import free_port
+from gateway.settings import Settings
+
+PROTOCOL = Subprotocol("graphql-transport-ws")
+
+
+@dataclass
+class Served:
+    url: str
+    app: Starlette
+
+    @property
+    def runtime(self) -> Runtime:
+        runtime: Runtime = self.app.state.runtime
+        return runtime
+
+    @property
+    def graphql(self) -> GraphQLApp:
+        """The GraphQL view (its limiter, its sockets)."""
+        for route in self.app.routes:
+            endpoint = getattr(route, "endpoint", None)
+            if isinstance(endpoint, GraphQLApp):
+                return endpoint
+        raise LookupError("no GraphQL route")
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://") + "/graphql"
+
+
+@asynccontextmanager
+async def served(settings: Settings) -> AsyncIterator[Served]:
+    """The gateway on a free port under uvicorn, as `dynagate serve` runs it."""
+    app = create_app(settings)
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=5
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            await task
+        await asyncio.sleep(0.02)
+    try:
+        yield Served(f"http://127.0.0.1:{port}", app)
+    finally:
+        server.should_exit = True
+        await task
+
+
+@dataclass
+class LiveClient:
+    """One socket speaking `graphql-transport-ws`."""
+
+    socket: ClientConnection
+    ids: int = 0
+    pings: int = 0
+    held: list[dict[str, Any]] = field(default_factory=list)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.socket.send(json.dumps(message))
+
+    async def init(self, token: str | None = None) -> dict[str, Any]:
+        payload = {} if token is None else {"Authorization": f"Bearer {token}"}
+        await self.send({"type": "connection_init", "payload": payload})
+        return await self.receive()
+
+    async def subscribe(self, query: str, **variables: Any) -> str:
+        self.ids += 1
+        ident = str(self.ids)
+        payload = {"query": query, "variables": variables}
+        await self.send({"id": ident, "type": "subscribe", "payload": payload})
+        return ident
+
+    async def complete(self, ident: str) -> None:
+        await self.send({"id": ident, "type": "complete"})
+
+    async def receive(self, within: float = 10.0) -> dict[str, Any]:
+        """The next message other than a ping (answered, as clients do)."""
+        while True:
+            raw = await asyncio.wait_for(self.socket.recv(), within)
+            assert isinstance(raw, str), f"a binary frame: {raw!r}"
+            message: dict[str, Any] = json.loads(raw)
+            if message.get("type") == "ping":
+                self.pings += 1
+                await self.send({"type": "pong"})
+                continue
+            return message
+
+    async def next_for(self, ident: str, within: float = 10.0) -> dict[str, Any]:
+        """The next message of operation `ident` (others are kept for later)."""
+        for position, message in enumerate(self.held):
+            if message.get("id") == ident:
+                return self.held.pop(position)
+        while True:
+            message = await self.receive(within)
+            if message.get("id") == ident:
+                return message
+            self.held.append(message)
+
+
+@asynccontextmanager
+async def connected(
+    served: Served | str,
+    token: str | None = None,
+    *,
+    init: bool = True,
+    headers: dict[str, str] | None = None,
+) -> AsyncIterator[LiveClient]:
+    """A socket to `served` (or to a `ws://` URL), acknowledged unless `init` is False."""
+    url = served if isinstance(served, str) else served.ws_url
+    async with websockets.connect(
+        url, subprotocols=[PROTOCOL], additional_headers=headers
+    ) as socket:
+        client = LiveClient(socket)
+        if init:
+            ack = await client.init(token)
+            assert ack["type"] == "connection_ack", ack
+        yield client
