@@ -120,14 +120,13 @@ class Subscription:
     ) -> AsyncGenerator[MarkerChange, None]:
         """Markers that enter, move or change inside the viewport, or leave it."""
         followed = marker_changes(viewport.to_viewport())
-        async for event in _follow(
+        return _follow(
             info,
             followed,
             lambda kind, c: MarkerChange(
                 kind=kind, id=strawberry.ID(c.id), marker=_node(c.new, Marker.from_record)
             ),
-        ):
-            yield event
+        )
 
     @subscription(ANYONE)
     async def comment_changes(
@@ -139,14 +138,13 @@ class Subscription:
     ) -> AsyncGenerator[CommentChange, None]:
         """The product's comments, filtered as `Product.comments` filters them."""
         followed = comment_changes(str(product_id), given(language), given(ratings))
-        async for event in _follow(
+        return _follow(
             info,
             followed,
             lambda kind, c: CommentChange(
                 kind=kind, id=strawberry.ID(c.id), comment=_node(c.new, Comment.from_record)
             ),
-        ):
-            yield event
+        )
 
     @subscription(ANYONE)
     async def issue_changes(
@@ -154,39 +152,36 @@ class Subscription:
     ) -> AsyncGenerator[IssueChange, None]:
         """The repository's issues, filtered as `Repo.issues` filters them."""
         followed = issue_changes(owner, name, given(state))
-        async for event in _follow(
+        return _follow(
             info,
             followed,
             lambda kind, c: IssueChange(
                 kind=kind, number=int(c.id), issue=_node(c.new, Issue.from_record)
             ),
-        ):
-            yield event
+        )
 
     @subscription(SIGNED_IN)
     async def ticket_changes(
         self, info: Info, queue_id: strawberry.ID
     ) -> AsyncGenerator[TicketChange, None]:
         """The queue's tickets."""
-        async for event in _follow(
+        return _follow(
             info,
             ticket_changes(str(queue_id)),
             lambda kind, c: TicketChange(
                 kind=kind, id=strawberry.ID(c.id), ticket=_node(c.new, Ticket.from_record)
             ),
-        ):
-            yield event
+        )
 
     @subscription(THE_CUSTOMER)
     async def order_changes(
         self, info: Info, customer_id: strawberry.ID, status: OrderStatus | None = NOT_GIVEN
     ) -> AsyncGenerator[OrderChange, None]:
         """The customer's orders, filtered by status as `Customer.orders` filters them."""
-        async for event in _follow(
+        return _follow(
             info,
             order_changes(str(customer_id), given(status)),
             lambda kind, c: OrderChange(
                 kind=kind, id=strawberry.ID(c.id), order=_node(c.new, Order.from_record)
             ),
-        ):
-            yield event
+        )

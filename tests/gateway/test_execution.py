@@ -121,7 +121,8 @@ def test_the_loose_sources_do_raise_errors() -> None:
     assert data["things"][2:] == [None] * 5
 
 
-def test_plain_leaves_skip_the_field_machinery(monkeypatch: pytest.MonkeyPatch) -> None:
+def fields_executed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The fields that go graphql-core's way from now on, in order."""
     executed: list[str] = []
     original = StrawberryGraphQLCoreExecutionContext.execute_field
 
@@ -130,6 +131,11 @@ def test_plain_leaves_skip_the_field_machinery(monkeypatch: pytest.MonkeyPatch) 
         return original(self, parent_type, source, details, *rest)
 
     monkeypatch.setattr(StrawberryGraphQLCoreExecutionContext, "execute_field", counted)
+    return executed
+
+
+def test_plain_leaves_skip_the_field_machinery(monkeypatch: pytest.MonkeyPatch) -> None:
+    executed = fields_executed(monkeypatch)
     assert answer(PlainFieldsExecutionContext, DOCUMENTS[4])[1] == []
     # `first` has a resolver, `tags` is a list and `shout` has one: the rest are plain.
     assert executed == ["first", "tags", "shout"]
@@ -370,14 +376,7 @@ def test_the_shelves_hold_what_the_comparison_needs() -> None:
 
 
 def test_plain_objects_skip_the_field_machinery(monkeypatch: pytest.MonkeyPatch) -> None:
-    executed: list[str] = []
-    original = StrawberryGraphQLCoreExecutionContext.execute_field
-
-    def counted(self: Any, parent_type: Any, source: Any, details: Any, *rest: Any) -> Any:
-        executed.append(details[0].node.name.value)
-        return original(self, parent_type, source, details, *rest)
-
-    monkeypatch.setattr(StrawberryGraphQLCoreExecutionContext, "execute_field", counted)
+    executed = fields_executed(monkeypatch)
     document = "{ good { label edges { cursor node { name count colour at note } } } }"
     assert shelf_answer(PlainFieldsExecutionContext, document)[1] == []
     assert executed == ["good"]

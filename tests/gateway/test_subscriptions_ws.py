@@ -421,3 +421,18 @@ async def test_the_stream_is_read_only_once_someone_connects(gateway: Served) ->
         reader = gateway.runtime.reader
         assert reader is not None and reader.ready.is_set()
         assert gateway.runtime.reading is not None
+
+
+async def test_queries_and_mutations_run_over_the_socket_too(gateway: Served) -> None:
+    async with connected(gateway) as client:
+        created = await client.next_for(
+            await client.subscribe(
+                'mutation { createRepo(input: {owner: "ada", name: "ws"}) { name } }'
+            )
+        )
+        assert created["payload"]["data"] == {"createRepo": {"name": "ws"}}
+        read = await client.next_for(
+            await client.subscribe('{ repo(owner: "ada", name: "ws") { name starCount } }')
+        )
+        assert read["payload"]["data"] == {"repo": {"name": "ws", "starCount": 0}}
+        assert read["payload"]["extensions"]["cost"]["requests"] == 1
