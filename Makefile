@@ -15,7 +15,7 @@ PORT ?= 8000
 IMAGE_TOOL ?= docker
 IMAGE ?= dynagate:local
 
-.PHONY: install dynamodb-local browser wrk run test test-offline lint typecheck pytest schema bench image clean
+.PHONY: install dynamodb-local browser conformance wrk run test test-offline lint typecheck pytest schema bench image clean
 
 $(INSTALLED): pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -53,7 +53,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: dynamodb-local browser
+pytest: dynamodb-local browser conformance
 	$(BIN)/python -m pytest
 
 # A Debian package, as root or through `sudo -n`; the package lists are updated only when
@@ -84,6 +84,15 @@ browser:
 	  echo "$(NO_BROWSER)" >&2; exit 1; \
 	fi
 
+# The GraphQL over HTTP specification's server audits (graphql-http, pinned by the lock
+# file), which a test runs with Node against the gateway.
+CONFORMANCE := tests/conformance
+conformance: $(CONFORMANCE)/node_modules/.installed
+$(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package.json $(CONFORMANCE)/package-lock.json
+	@command -v npm >/dev/null || { echo "make test needs Node.js and npm (the HTTP conformance audits): install them (macOS: brew install node)" >&2; exit 1; }
+	npm ci --silent --no-audit --no-fund --prefix $(CONFORMANCE)
+	touch $@
+
 # The tests that need no DynamoDB Local (keys, request builders, cursors, settings): seconds.
 test-offline: install
 	$(BIN)/python -m pytest -m "not dynamodb"
@@ -110,5 +119,6 @@ bench: dynamodb-local wrk
 # GraphiQL's fetched files, packaging output and the tools' caches (benchmark results stay).
 clean:
 	rm -rf $(VENV) $(DATA) gateway/graphiql build dist *.egg-info dynamodb-local-metadata.json \
-	  .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache
+	  .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache \
+	  tests/conformance/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -30,12 +30,14 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.http.base import BaseRequestProtocol
+from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 
 from data.callers import ANONYMOUS, OPEN, Caller
 from data.feed import ChangeFeed
 from gateway.exchange import note_codes, note_cost
+from gateway.http_spec import GRAPHQL_RESPONSE, is_request_error, prefers_graphql_response
 from gateway.identity import TokenVerifier
 from gateway.live import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.metrics import Metrics
@@ -113,7 +115,7 @@ class GraphQLApp(GraphQL[Context, None]):
                 introspection=settings.introspection,
             ),
             graphql_ide="graphiql" if settings.graphiql else None,
-            allow_queries_via_get=False,
+            allow_queries_via_get=True,
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
         )
         self.runtime = runtime
@@ -140,13 +142,25 @@ class GraphQLApp(GraphQL[Context, None]):
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
         """Also for the `?query=…` URLs GraphiQL writes: a browser asking for a page gets
-        the playground, which reads the query from the URL (never run over GET)."""
-        wants_page = request.method == "GET" and "text/html" in request.headers.get("accept", "")
-        return wants_page or super().should_render_graphql_ide(request)
+        the playground, which reads the query from the URL; other GETs run the query."""
+        return _wants_page(request) or super().should_render_graphql_ide(request)
 
     async def _respond(self, request: Request) -> Response:
-        # Only POST runs operations (queries over GET are refused).
-        running = request.method == "POST"
+        """The answer, in the media type the client prefers (`gateway/http_spec.py`)."""
+        graphql_response = prefers_graphql_response(request.headers.get("accept", ""))
+        request.state.graphql_response = graphql_response
+        response = await self._answer(request)
+        if graphql_response and response.media_type == "application/json":
+            response.headers["content-type"] = f"{GRAPHQL_RESPONSE}; charset=utf-8"
+            if getattr(request.state, "request_error", False):
+                response.status_code = 400
+        return response
+
+    async def _answer(self, request: Request) -> Response:
+        # POST runs every operation, GET queries only; a browser's GET for a page is GraphiQL.
+        running = request.method == "POST" or (
+            request.method == "GET" and not _wants_page(request)
+        )
         try:
             signed_in = await self._caller(request) if running else self._no_token
         except (Unauthenticated, Unavailable) as exc:
@@ -164,6 +178,11 @@ class GraphQLApp(GraphQL[Context, None]):
             async with deadline:
                 return await self.run(request, context=context)
         except HTTPException as exc:
+            if isinstance(exc.__cause__, InvalidOperationTypeError):
+                # A mutation over GET, which a crawler or a prefetch could send.
+                refused = error_response(exc.reason, 405)
+                refused.headers["Allow"] = "POST"
+                return refused
             # Strawberry answers unreadable requests in plain text; clients expect JSON.
             return error_response(exc.reason, exc.status_code)
         except TimeoutError:
@@ -229,7 +248,12 @@ class GraphQLApp(GraphQL[Context, None]):
         self, request: Request, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
         note_codes([_code(error.extensions) for error in result.errors or []])
-        return await super().process_result(request, result)
+        answer = await super().process_result(request, result)
+        if is_request_error(result.data, result.errors):
+            request.state.request_error = True
+            if request.state.graphql_response:
+                answer.pop("data", None)
+        return answer
 
     def encode_json(self, data: object) -> bytes:
         """Responses through orjson: a tenth of the stdlib encoder's time on a page.
@@ -338,6 +362,11 @@ class BodySizeLimit:
 
 class _TooLarge(Exception):
     pass
+
+
+def _wants_page(request: BaseRequestProtocol | Request) -> bool:
+    """A browser's GET for a page (GraphiQL), not for an answer."""
+    return request.method == "GET" and "text/html" in request.headers.get("accept", "")
 
 
 def _code(extensions: dict[str, Any] | None) -> str:

@@ -73,7 +73,7 @@ class RequestTracing:
             exchange.codes = [Code.INTERNAL_SERVER_ERROR]
             await _internal_error(send_with_id)
         finally:
-            if scope["method"] == "POST" and scope["path"] == "/graphql":
+            if _graphql_request(scope):
                 self._ended(exchange, 500 if status is None else status)
             closed(token)
 
@@ -108,6 +108,16 @@ class RequestTracing:
             cost.items_scanned,
             extra={"fields": fields},
         )
+
+
+def _graphql_request(scope: Scope) -> bool:
+    """A GraphQL request over POST, or over GET other than a browser's for the playground."""
+    if scope["path"] != "/graphql":
+        return False
+    if scope["method"] == "POST":
+        return True
+    accept = dict(scope.get("headers", [])).get(b"accept", b"")
+    return scope["method"] == "GET" and b"text/html" not in accept
 
 
 async def _internal_error(send: Send) -> None:

@@ -90,9 +90,9 @@ async def test_a_url_graphiql_wrote_opens_the_playground(app: Api) -> None:
     page = await app.http.get(f"/graphql?query={query}&variables=%7B%7D", headers=HTML)
     assert page.status_code == 200
     assert "graphiql" in page.text.lower()
-    # A client asking for JSON is still told that queries do not run over GET.
-    refused = await app.http.get(f"/graphql?query={query}", headers={"Accept": "application/json"})
-    assert refused.status_code == 400
+    # A client asking for JSON gets the query's answer.
+    answer = await app.http.get(f"/graphql?query={query}", headers={"Accept": "application/json"})
+    assert answer.status_code == 200 and answer.json()["data"] == {"product": None}
 
 
 async def test_unknown_files_and_a_switched_off_playground_are_not_found(app: Api) -> None:
