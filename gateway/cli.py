@@ -1,5 +1,5 @@
-"""The `dynagate` command: serve, create-table, seed, dynamodb-local, export-schema, verify,
-token."""
+"""The `dynagate` command: serve, create-table, seed, dynamodb-local, export-schema,
+schema-diff, verify, token."""
 
 from __future__ import annotations
 
@@ -176,6 +176,25 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--output", type=Path, default=None, help="write to this file instead")
     export.set_defaults(run=_export_schema)
 
+    diff = commands.add_parser(
+        "schema-diff",
+        help="list what changed for clients since an older schema",
+        description="Compare the schema with OLD (SDL, e.g. the schema.graphql of the last "
+        "release) and print the changes a client sees, breaking, then dangerous, then safe, "
+        "one a line. Exit status: 0 when nothing breaks, 1 when a change is breaking or a "
+        "document is rejected, 2 when a file cannot be read or parsed.",
+        formatter_class=_Formatter,
+    )
+    diff.add_argument("old", type=Path, metavar="OLD.graphql", help="the older schema")
+    diff.add_argument(
+        "--documents",
+        type=Path,
+        metavar="MANIFEST.json",
+        help="also list the documents the schema rejects: a JSON object of id → document "
+        "(Relay, GraphQL Codegen) or an Apollo persisted query manifest",
+    )
+    diff.set_defaults(run=_schema_diff)
+
     verify = commands.add_parser(
         "verify",
         help="check every comment's copies against the comment (offline: scans the table)",
@@ -218,12 +237,15 @@ def _serve(args: argparse.Namespace) -> int:
 
     # `main` has configured logging, uvicorn's loggers included: no log_config, so uvicorn
     # keeps it, and no access log, so the request log is the one line per request.
+    settings = Settings.from_env()
     uvicorn.run(
-        create_app(Settings.from_env()),
+        create_app(settings),
         host=args.host,
         port=args.port,
         log_config=None,
         access_log=False,
+        # A WebSocket message is held to the size of a request body.
+        ws_max_size=settings.max_body_bytes,
     )
     return 0
 
@@ -298,3 +320,42 @@ def _export_schema(args: argparse.Namespace) -> int:
     else:
         args.output.write_text(schema_sdl())
     return 0
+
+
+def _schema_diff(args: argparse.Namespace) -> int:
+    from gateway.schema import schema_sdl
+    from gateway.schema_diff import (
+        Unreadable,
+        load_manifest,
+        parse_schema,
+        rejected_documents,
+        render,
+        schema_changes,
+    )
+
+    try:
+        old = parse_schema(_read(args.old), str(args.old))
+        documents = None
+        if args.documents is not None:
+            documents = load_manifest(_read(args.documents), str(args.documents))
+    except Unreadable as exc:
+        print(f"dynagate: {exc}", file=sys.stderr)
+        return 2
+    # From the exported SDL, as OLD is: the two are compared as clients read them.
+    current = parse_schema(schema_sdl())
+    changes = schema_changes(old, current)
+    rejected = None if documents is None else rejected_documents(current, documents)
+    print("\n".join(render(changes, rejected)))
+    return 1 if rejected or any(change.kind == "breaking" for change in changes) else 0
+
+
+def _read(path: Path) -> str:
+    """The file's text, or `Unreadable` with one line naming it."""
+    from gateway.schema_diff import Unreadable
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise Unreadable(f"{path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise Unreadable(f"{path}: not UTF-8 text") from exc

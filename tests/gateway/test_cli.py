@@ -120,7 +120,8 @@ def test_version_prints_the_installed_version() -> None:
 def test_help_lists_the_commands_and_every_environment_variable() -> None:
     result = run("--help", env=WIDE)
     assert result.returncode == 0
-    for command in ("serve", "create-table", "seed", "dynamodb-local", "verify", "token"):
+    commands = ("serve", "create-table", "seed", "dynamodb-local", "verify", "token")
+    for command in (*commands, "export-schema", "schema-diff"):
         assert command in result.stdout
     lines = result.stdout.splitlines()
     for name in ENVIRONMENT:

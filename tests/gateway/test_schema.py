@@ -2,17 +2,48 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from gateway.schema import schema_sdl
+from gateway.schema_diff import Unreadable, parse_schema, render, schema_changes
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schema.graphql"
+DIFF_LINES = 60
 
 
 def test_schema_file_matches_the_code() -> None:
-    assert SCHEMA_FILE.read_text() == schema_sdl(), (
-        "schema.graphql differs from the code: run `make schema` and review the diff"
+    written, exported = SCHEMA_FILE.read_text(), schema_sdl()
+    assert written == exported, mismatch(written, exported)
+
+
+def mismatch(written: str, exported: str) -> str:
+    """What the code's schema changes for clients of `schema.graphql`, breaking first; the
+    text diff when no change is named (order, layout) or the file does not parse."""
+    try:
+        changes = schema_changes(parse_schema(written, "schema.graphql"), exported)
+    except Unreadable as exc:
+        lines = [f"it does not parse ({exc}):", *_diff(written, exported)]
+    else:
+        if changes:
+            lines = ["to its clients the code's schema has:", *render(changes)]
+        else:
+            lines = ["no change a client sees, but the text differs:", *_diff(written, exported)]
+    return "\n".join(
+        [
+            f"schema.graphql differs from the code; {lines[0]}",
+            *lines[1:],
+            "regenerate it with `make schema` (`dynagate export-schema --output "
+            "schema.graphql`) and review the diff",
+        ]
     )
+
+
+def _diff(written: str, exported: str) -> list[str]:
+    lines = difflib.unified_diff(
+        written.splitlines(), exported.splitlines(), "schema.graphql", "code", lineterm=""
+    )
+    return list(lines)[:DIFF_LINES]
 
 
 def test_contract_names_are_exported() -> None:
@@ -31,3 +62,27 @@ def test_contract_names_are_exported() -> None:
         "openOrders(",
     ]:
         assert fragment in sdl, fragment
+
+
+def test_a_differing_file_names_its_changes_breaking_first() -> None:
+    exported = schema_sdl()
+    written = exported.replace("type Query {\n", "type Query {\n  legacy: Int\n", 1)
+    written = written.replace("enum ChangeKind {\n  ADDED\n", "enum ChangeKind {\n", 1)
+    lines = mismatch(written, exported).splitlines()
+    assert lines[:5] == [
+        "schema.graphql differs from the code; to its clients the code's schema has:",
+        "breaking:",
+        "  FIELD_REMOVED: Field Query.legacy was removed.",
+        "dangerous:",
+        "  VALUE_ADDED_TO_ENUM: Enum value ChangeKind.ADDED was added.",
+    ]
+    assert "make schema" in lines[-1]
+    assert "dynagate export-schema --output schema.graphql" in lines[-1]
+
+
+def test_a_difference_no_client_sees_shows_the_diff() -> None:
+    exported = schema_sdl()
+    written = exported.replace("  ADDED\n  CHANGED\n", "  CHANGED\n  ADDED\n", 1)
+    message = mismatch(written, exported)
+    assert "no change a client sees, but the text differs:" in message
+    assert "\n+  ADDED\n" in message
