@@ -15,7 +15,7 @@ old and new states (`kind_of`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -68,6 +68,10 @@ class Change:
     new: Any
     # When DynamoDB wrote it (epoch seconds), for the stream lag.
     created: float
+    # Whether the old and the new state belong to `topic`: a ticket moved to another queue
+    # leaves one topic (REMOVED there) and enters another (ADDED there).
+    was_here: bool = True
+    is_here: bool = True
 
 
 @dataclass(frozen=True)
@@ -121,13 +125,15 @@ _ENTITIES = (
 )
 
 
-def entity_change(record: Record) -> Change | None:
-    """The entity change `record` is, or None for an item derived from an entity (or one
-    no subscription follows)."""
+def entity_changes(record: Record) -> list[Change]:
+    """The entity change `record` is, once per topic it concerns (two when the entity moves
+    from one topic to another); none for an item derived from an entity, or one no
+    subscription follows. An item that is not a whole entity raises KeyError, TypeError or
+    ValueError."""
     partition = record.keys.get(TABLE.partition_key)
     sort = record.keys.get(TABLE.sort_key)
     if not isinstance(partition, str) or not isinstance(sort, str):
-        return None
+        return []
     for entity in _ENTITIES:
         if entity.own_partition and partition != sort:
             continue
@@ -139,22 +145,32 @@ def entity_change(record: Record) -> Change | None:
         new = None if record.new is None else dict(record.new)
         item = new if new is not None else old
         if item is None:
-            return None
-        return Change(
+            return []
+        change = Change(
             topic=(entity.name, entity.topic(item, partition)),
             id=entity.id_of(item),
             old=None if old is None else entity.read(old),
             new=None if new is None else entity.read(new),
             created=record.created,
         )
-    return None
+        left = None if old is None else (entity.name, entity.topic(old, partition))
+        if left is None or left == change.topic:
+            return [change]
+        return [replace(change, topic=left, is_here=False), replace(change, was_here=False)]
+    return []
+
+
+def entity_change(record: Record) -> Change | None:
+    """The change of a record whose entity stays in one topic (or None)."""
+    changes = entity_changes(record)
+    return changes[-1] if changes else None
 
 
 def kind_of(change: Change, matches: Callable[[Any], bool]) -> ChangeKind | None:
     """ADDED when only the new state matches, CHANGED when both do, REMOVED when only the
     old one does; None when neither does (not delivered)."""
-    before = change.old is not None and matches(change.old)
-    after = change.new is not None and matches(change.new)
+    before = change.was_here and change.old is not None and matches(change.old)
+    after = change.is_here and change.new is not None and matches(change.new)
     if before and after:
         return ChangeKind.CHANGED
     if after:

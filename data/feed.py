@@ -10,15 +10,17 @@ the reader or any other subscriber.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from data.changes import Change, ChangeKind, Record, entity_change, kind_of
+from data.changes import Change, ChangeKind, Record, entity_changes, kind_of
 from keys.errors import Unavailable
 
 Topic = tuple[str, str]
+logger = logging.getLogger("dynagate")
 
 
 class Subscriber:
@@ -79,16 +81,23 @@ class ChangeFeed:
 
     def publish(self, records: Iterable[Record]) -> None:
         for record in records:
-            change = entity_change(record)
-            if change is None:
+            try:
+                changes = entity_changes(record)
+            except (KeyError, TypeError, ValueError):
+                # An item another writer left incomplete: the other changes still go out.
+                logger.warning("a stream record is not a whole entity; skipped", exc_info=True)
                 continue
-            subscribers = self.topics.get(change.topic, set())
-            for subscriber in tuple(subscribers):
-                dropped = subscriber.offer(change)
-                if dropped:
-                    # Ended: offered nothing more, even while its client cannot be told.
-                    subscribers.discard(subscriber)
-                    self._tell("dropped", dropped)
+            for change in changes:
+                self._offer(change)
+
+    def _offer(self, change: Change) -> None:
+        subscribers = self.topics.get(change.topic, set())
+        for subscriber in tuple(subscribers):
+            dropped = subscriber.offer(change)
+            if dropped:
+                # Ended: offered nothing more, even while its client cannot be told.
+                subscribers.discard(subscriber)
+                self._tell("dropped", dropped)
 
     def delivered(self) -> None:
         """One event reached its client (the resolver tells, once it is yielded)."""

@@ -42,7 +42,8 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 from strawberry.utils.aio import aclosing
 
 from gateway.exchange import Exchange, closed, opened
-from gateway.ratelimit import bucket
+from gateway.ratelimit import RateLimiter, bucket, capacity_units
+from gateway.schema import MAX_TOKENS
 from keys.errors import Code, Unauthenticated, Unavailable
 from resolvers.context import Context
 
@@ -104,7 +105,9 @@ class LiveView(Protocol):
 
     sockets: Sockets
     verifier: TokenVerifier | None
+    limiter: RateLimiter | None
     max_subscriptions: int
+    request_timeout: float
 
     @property
     def no_token(self) -> Caller: ...
@@ -144,20 +147,24 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
             limit = self.view.sockets.limit
             await self._close(4429, f"Too many sockets: at most {limit} at once per caller")
             return
+        self.who = who  # from here on, `shutdown` gives the slot back, whatever happens
+        self.view.gauge("sockets", +1)
         try:
             await self.view.follow()
         except TimeoutError:
-            self.view.sockets.give_back(who)
             await self._close(1013, "the table's stream cannot be read now: try again later")
             return
-        self.who = who
+        if expires is not None and expires <= time.time():
+            await self._close(4403, "Forbidden: the token expired; connect again with a new one")
+            return
         self.context.caller = caller
         self.context.charge = self.view.charger(who)
-        self.view.gauge("sockets", +1)
+        await super().handle_connection_init(message)
+        if not self.connection_acknowledged:
+            return
         if expires is not None:
             self._start(self._expire(expires))
         self._start(self._ping())
-        await super().handle_connection_init(message)
 
     async def _session(self, payload: Mapping[str, Any]) -> tuple[Any, float | None]:
         verifier = self.view.verifier
@@ -171,7 +178,8 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
         limit = self.view.max_subscriptions
-        if self.connection_acknowledged and len(self.operations) >= limit:
+        taken = message.get("id") in self.operations  # Strawberry closes with 4409
+        if self.connection_acknowledged and not taken and len(self.operations) >= limit:
             error = GraphQLError(
                 f"at most {limit} subscriptions at once per connection: complete one first",
                 extensions={"code": Code.RATE_LIMITED},
@@ -205,16 +213,27 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 name or "-",
                 extra={"fields": {**fields, "event": "started"}},
             )
+        context = self.context.for_operation()
+        # A query or mutation over the socket is admitted, timed and charged as over HTTP;
+        # a subscription's events are charged one by one (`Context.next_event`).
+        limiter = None if live else self.view.limiter
+        if limiter is not None and self.who is not None:
+            wait = limiter.admit(self.who)
+            if wait is not None:
+                await self._refuse(operation, limiter, wait)
+                closed(token)
+                return
         try:
-            result_source = await self.schema.stream(
-                operation.query,
-                variable_values=operation.variables,
-                context_value=self.context.for_operation(),
-                root_value=self.root_value,
-                operation_name=operation.operation_name,
-            )
-            async with aclosing(result_source):
-                await self._send_result_stream(operation, result_source)
+            async with asyncio.timeout(None if live else self.view.request_timeout):
+                result_source = await self.schema.stream(
+                    operation.query,
+                    variable_values=operation.variables,
+                    context_value=context,
+                    root_value=self.root_value,
+                    operation_name=operation.operation_name,
+                )
+                async with aclosing(result_source):
+                    await self._send_result_stream(operation, result_source)
             await operation.send_operation_message({"id": operation.id, "type": "complete"})
         except _OperationStreamClosed:
             return
@@ -224,6 +243,8 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 await operation.send_operation_message({"id": operation.id, "type": "complete"})
             self.operations.pop(operation.id, None)
         finally:
+            if limiter is not None and self.who is not None:
+                limiter.draw(self.who, capacity_units(context.cost))
             if live:
                 self.view.gauge("subscriptions", -1)
                 seconds = exchange.elapsed()
@@ -245,11 +266,24 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
     async def shutdown(self) -> None:
         for task in self.background:
             task.cancel()
-        await super().shutdown()
-        if self.who is not None:
-            self.view.sockets.give_back(self.who)
-            self.view.gauge("sockets", -1)
-            self.who = None
+        try:
+            await super().shutdown()
+        finally:
+            if self.who is not None:
+                self.view.sockets.give_back(self.who)
+                self.view.gauge("sockets", -1)
+                self.who = None
+
+    async def _refuse(
+        self, operation: Operation[Context, None], limiter: RateLimiter, wait: int
+    ) -> None:
+        error = GraphQLError(
+            f"over the rate limit of {limiter.limit:g} capacity units a minute; retry in {wait} s",
+            extensions={"code": Code.RATE_LIMITED},
+        )
+        with suppress(Exception):
+            await operation.send_initial_errors([error])
+        self.operations.pop(operation.id, None)
 
     def _start(self, work: Any) -> None:
         task = asyncio.create_task(work)
@@ -272,9 +306,11 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
 
 
 def _subscription(query: str, operation_name: str | None) -> OperationDefinitionNode | None:
-    """The subscription `query` runs, if it runs one (a document Strawberry refuses, no)."""
+    """The subscription `query` runs, if it runs one (a document Strawberry refuses, no).
+    Read within the parser's token limit, as Strawberry's own parse reads it: a huge
+    document costs no more here than there."""
     try:
-        operation = get_operation_ast(parse(query), operation_name)
+        operation = get_operation_ast(parse(query, max_tokens=MAX_TOKENS), operation_name)
     except GraphQLSyntaxError:
         return None
     if operation is None or operation.operation is not OperationType.SUBSCRIPTION:

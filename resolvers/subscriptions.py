@@ -101,11 +101,13 @@ async def _follow(
     with feed.subscribe(topic, matches, context.subscription_buffer) as subscriber:
         try:
             async for kind, change in subscriber.changes():
-                context.next_event()
                 feed.delivered()
                 yield event(kind, change)
+                # Resumed once the event is sent: its reads are charged now, and the next
+                # event starts afresh.
+                context.next_event()
         finally:
-            context.next_event()  # the last event's reads are charged too
+            context.next_event()  # an event whose send was cut short is charged too
 
 
 def _node(record: Any, make: Callable[[Any], Any]) -> Any:

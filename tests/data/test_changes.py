@@ -13,6 +13,7 @@ from data.changes import (
     ChangeKind,
     comment_changes,
     entity_change,
+    entity_changes,
     issue_changes,
     kind_of,
     marker_changes,
@@ -187,3 +188,34 @@ async def test_the_feed_offers_only_its_topic_and_ends_a_full_subscriber() -> No
 async def _take(changes: Any, count: int) -> Any:
     for _ in range(count):
         yield await asyncio.wait_for(anext(changes), 1)
+
+
+def test_an_entity_moved_to_another_topic_leaves_one_and_enters_the_other() -> None:
+    """Another writer moves a ticket to another queue: REMOVED from the old queue's
+    subscribers (with its new state), ADDED for the new queue's."""
+    ticket = {
+        **ticket_keys.ticket_key(KSUID),
+        "id": KSUID,
+        "queueId": "q1",
+        "title": "t",
+        "status": "OPEN",
+        "createdAt": "2024-01-01T00:00:00.000Z",
+        "updatedAt": "2024-01-01T00:00:00.000Z",
+    }
+    moved = entity_changes(changed(ticket, {**ticket, "queueId": "q2"}))
+    _, anything = ticket_changes("q1")
+    assert [(c.topic, kind_of(c, anything)) for c in moved] == [
+        (("ticket", "q1"), ChangeKind.REMOVED),
+        (("ticket", "q2"), ChangeKind.ADDED),
+    ]
+    assert all(c.new is not None and c.new.title == "t" for c in moved)
+
+
+def test_a_record_that_is_not_a_whole_entity_is_skipped_alone() -> None:
+    feed = ChangeFeed()
+    topic, matches = comment_changes("lamp", None, None)
+    primary = comment()[0]
+    broken = {k: v for k, v in primary.items() if k != "rating"}
+    with feed.subscribe(topic, matches, buffer=10) as subscriber:
+        feed.publish([changed(None, broken), changed(None, primary)])
+        assert len(subscriber.pending) == 1

@@ -23,6 +23,7 @@ from websockets.client import ClientProtocol
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
+from gateway import app as app_module
 from gateway import live
 from keys import comments as comment_keys
 from keys import repos as repo_keys
@@ -161,8 +162,10 @@ async def secured(endpoint: str, table: str) -> AsyncIterator[Served]:
 
 
 async def close_code(client: Any) -> int:
+    """The code the server closes the socket with (messages before it are skipped)."""
     with pytest.raises(Exception):  # noqa: B017 (the socket's close, whatever the library calls it)
-        await client.receive(within=5)
+        for _ in range(10):
+            await client.receive(within=5)
     code: int = client.socket.close_code
     return code
 
@@ -184,7 +187,14 @@ async def test_the_upgrade_request_may_carry_the_token(secured: Served) -> None:
 
 
 async def test_an_expiring_token_closes_the_socket_with_4403(secured: Served) -> None:
-    async with connected(secured, token("ada", ttl=1)) as client:
+    async with connected(secured, init=False) as client:
+        await client.send(
+            {
+                "type": "connection_init",
+                "payload": {"Authorization": f"Bearer {token('ada', ttl=2)}"},
+            }
+        )
+        assert (await client.receive())["type"] == "connection_ack"
         assert await close_code(client) == 4403
 
 
@@ -436,3 +446,75 @@ async def test_queries_and_mutations_run_over_the_socket_too(gateway: Served) ->
         )
         assert read["payload"]["data"] == {"repo": {"name": "ws", "starCount": 0}}
         assert read["payload"]["extensions"]["cost"]["requests"] == 1
+
+
+async def test_a_token_expired_within_the_leeway_is_refused_before_the_ack(
+    secured: Served,
+) -> None:
+    async with connected(secured, init=False) as client:
+        expired = token("ada", ttl=-5)  # within the verifier's leeway: it signs in
+        await client.send(
+            {"type": "connection_init", "payload": {"Authorization": f"Bearer {expired}"}}
+        )
+        assert await close_code(client) == 4403
+    await until(lambda: not secured.graphql.sockets.open)
+
+
+async def test_an_id_in_use_is_refused_as_the_protocol_says_even_at_the_limit(
+    secured: Served,
+) -> None:
+    async with connected(secured, token("ada")) as client:
+        await client.subscribe(ISSUES)
+        await client.subscribe(ISSUES)
+        await client.send(
+            {"id": "1", "type": "subscribe", "payload": {"query": ISSUES, "variables": {}}}
+        )
+        assert await close_code(client) == 4409
+
+
+def test_a_huge_document_is_read_no_further_than_the_token_limit() -> None:
+    huge = "subscription { " + "a " * (live.MAX_TOKENS + 10) + "}"
+    assert live._subscription(huge, None) is None
+    assert live._subscription(ISSUES, None) is not None
+
+
+async def test_a_socket_that_never_signs_in_is_closed(
+    endpoint: str, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "CONNECTION_INIT_SECONDS", 0.3)
+    async with (
+        served(settings_for(endpoint, table)) as gateway,
+        connected(gateway, init=False) as client,
+    ):
+        assert await close_code(client) == 4408
+
+
+@pytest.fixture
+async def frugal(endpoint: str, table: str) -> AsyncIterator[Served]:
+    async with served(settings_for(endpoint, table, rate_limit=1.0)) as running:
+        yield running
+
+
+async def test_queries_and_mutations_over_the_socket_draw_on_the_rate_limit(
+    frugal: Served,
+) -> None:
+    async with connected(frugal) as client:
+        created = await client.next_for(
+            await client.subscribe(
+                'mutation { createProduct(input: {id: "p9", name: "P"}) { id } }'
+            )
+        )
+        assert created["payload"]["data"] == {"createProduct": {"id": "p9"}}
+        again = await client.next_for(
+            await client.subscribe(
+                'mutation { createProduct(input: {id: "p8", name: "P"}) { id } }'
+            )
+        )
+        assert again["payload"]["data"] == {"createProduct": {"id": "p8"}}
+        limiter = frugal.graphql.limiter
+        assert limiter is not None
+        # Two writes of a unit each, drawn as each operation ends: the bucket of one unit a
+        # minute is a unit in debt.
+        await until(lambda: limiter.retry_after("127.0.0.1") is not None)
+        refused = await client.next_for(await client.subscribe('{ product(id: "p9") { name } }'))
+        assert code_of(refused) == "RATE_LIMITED", refused
