@@ -7,15 +7,16 @@ import asyncio
 import gc
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
-from cross_web import HTTPException
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -29,7 +30,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.http import GraphQLHTTPResponse
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.base import BaseRequestProtocol
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
@@ -42,15 +43,16 @@ from gateway.http_spec import GRAPHQL_RESPONSE, is_request_error, prefers_graphq
 from gateway.identity import TokenVerifier
 from gateway.live import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.metrics import Metrics
+from gateway.persisted import DOCUMENT_ID, PersistedDocuments, requested_hash
 from gateway.playground import FIX, Playground, asset_path
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.readiness import not_ready, warn_unless_ready
 from gateway.schema import build_schema
 from gateway.settings import Settings
 from gateway.tracing import RequestTracing
-from keys.errors import Code, Unauthenticated, Unavailable
+from keys.errors import Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
-from store.client import open_streams_client
+from store.client import Store, open_streams_client
 from store.cost import Cost
 from store.cursors import CursorCodec
 from store.stream import StreamReader
@@ -127,6 +129,7 @@ class GraphQLApp(GraphQL[Context, None]):
         self.limiter = None if settings.rate_limit is None else RateLimiter(settings.rate_limit)
         self.verifier = TokenVerifier.from_settings(settings)
         self.sockets = Sockets(settings.max_connections)
+        self.persisted = PersistedDocuments()
         self.max_subscriptions = settings.max_subscriptions
         self.request_timeout = settings.request_timeout
 
@@ -175,11 +178,25 @@ class GraphQLApp(GraphQL[Context, None]):
             if wait is not None:
                 return self._rate_limited(limiter, who, wait)
         context = self._context(who, signed_in)
+        persisting = _persisting.set(_Persisting(context))
         note_cost(context.cost)
         deadline = asyncio.timeout(self.runtime.settings.request_timeout)
         try:
             async with deadline:
-                return await self.run(request, context=context)
+                response = await self.run(request, context=context)
+                sent = _persisting.get().sent
+                if sent is not None and not getattr(request.state, "request_error", False):
+                    # A write of its own, past the operation's bound, in the request's cost.
+                    store = context.store
+                    registering = Store(store.client, store.table, cost=store.cost)
+                    await self.persisted.register(registering, sent, context.estimated)
+                return response
+        except DynagateError as exc:
+            # A document named by a hash that is malformed or unknown: nothing ran.
+            request.state.request_error = True
+            return JSONResponse(
+                {**_errors(str(exc), exc.code), **self._extensions(context.cost_report())}
+            )
         except HTTPException as exc:
             if isinstance(exc.__cause__, InvalidOperationTypeError):
                 # A mutation over GET, which a crawler or a prefetch could send.
@@ -193,6 +210,7 @@ class GraphQLApp(GraphQL[Context, None]):
                 raise
             return self._out_of_time(context)
         finally:
+            _persisting.reset(persisting)
             if limiter is not None:
                 limiter.draw(who, capacity_units(context.cost))
 
@@ -246,6 +264,31 @@ class GraphQLApp(GraphQL[Context, None]):
             context.changes = self.runtime.feed
             context.subscription_buffer = self.runtime.settings.subscription_buffer
         return context
+
+    async def parse_http_body(
+        self, request: AsyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        """Strawberry's reading of the request, and a document named by its hash
+        (`gateway/persisted.py`) put in its place."""
+        data = await super().parse_http_body(request)
+        if isinstance(data, list):
+            return data
+        document_id: object = None
+        if data.query is None:
+            raw = (
+                request.query_params
+                if request.method == "GET"
+                else self.parse_json(await request.get_body())
+            )
+            document_id = raw.get(DOCUMENT_ID) if isinstance(raw, Mapping) else None
+        sha256 = requested_hash(document_id, data.extensions)
+        if sha256 is None:
+            return data
+        persisting = _persisting.get()
+        text = await self.persisted.document(persisting.context.store, sha256, data.query)
+        if data.query is not None:
+            persisting.sent = text  # registered once it has run
+        return replace(data, query=text)
 
     async def process_result(
         self, request: Request, result: ExecutionResult
@@ -365,6 +408,18 @@ class BodySizeLimit:
 
 class _TooLarge(Exception):
     pass
+
+
+@dataclass
+class _Persisting:
+    """The request being answered, for `parse_http_body`, which Strawberry calls without
+    it, and a document sent with its hash, to register once it has run."""
+
+    context: Context
+    sent: str | None = None
+
+
+_persisting: ContextVar[_Persisting] = ContextVar("dynagate_persisting")
 
 
 def _wants_page(request: BaseRequestProtocol | Request) -> bool:

@@ -85,7 +85,8 @@ class DemandControl(SchemaExtension):
         if isinstance(context, Context):
             context.estimated = estimated
             context.chosen = bound.chosen
-            context.store.budget = bound.total_requests
+            # Calls made before the operation (reading a persisted document) are not its own.
+            context.store.budget = bound.total_requests + context.cost.requests
         exceeded = self.limits.exceeded(bound)
         if exceeded:
             refusal = _too_complex(bound, estimated, exceeded)

@@ -10,11 +10,13 @@ it decides them, each with its code.
      ├── Conflict          CONFLICT          it exists already, or a concurrent write won
      ├── Unauthenticated   UNAUTHENTICATED   a bad token, or no token where one is needed
      ├── Forbidden         FORBIDDEN         the caller may not do this
-     └── Unavailable       UNAVAILABLE       DynamoDB unreachable, throttling or failing
-                                             (5xx) past retries, or the request out of time
+     ├── Unavailable       UNAVAILABLE       DynamoDB unreachable, throttling or failing
+     │                                       (5xx) past retries, or the request out of time
+     └── UnknownDocument   PERSISTED_QUERY_NOT_FOUND
+                                             a document named by a hash no one registered
 
 The other codes are answers the gateway writes itself, with `Code` in their extensions:
-QUERY_TOO_COMPLEX (a document limit or the bound), RATE_LIMITED, PERSISTED_QUERY_NOT_FOUND,
+QUERY_TOO_COMPLEX (a document limit or the bound), RATE_LIMITED,
 and INTERNAL_SERVER_ERROR for anything else raised while resolving (its message masked).
 The store turns botocore's errors into these in one place (`store/errors.py`).
 """
@@ -83,3 +85,9 @@ class Forbidden(DynagateError):
 
 class Unavailable(DynagateError):
     code = Code.UNAVAILABLE
+
+
+class UnknownDocument(DynagateError):
+    """A request named a document by its hash that no one has registered."""
+
+    code = Code.PERSISTED_QUERY_NOT_FOUND
