@@ -8,12 +8,11 @@ import gc
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager, suppress
-from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
@@ -27,7 +26,7 @@ from starlette.responses import (
     Response,
 )
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
@@ -37,16 +36,23 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 
 from data.callers import ANONYMOUS, OPEN, Caller
-from data.feed import ChangeFeed
+from gateway.answers import BodySizeLimit, error_response, errors_body, json_object
 from gateway.exchange import note_codes, note_cost
 from gateway.http_spec import GRAPHQL_RESPONSE, is_request_error, prefers_graphql_response
 from gateway.identity import TokenVerifier
 from gateway.live import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.metrics import Metrics
-from gateway.persisted import DOCUMENT_ID, PersistedDocuments, requested_hash
+from gateway.persisted import (
+    DOCUMENT_ID,
+    PERSISTING,
+    PersistedDocuments,
+    Persisting,
+    requested_hash,
+)
 from gateway.playground import FIX, Playground, asset_path
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.readiness import not_ready, warn_unless_ready
+from gateway.runtime import Runtime
 from gateway.schema import build_schema
 from gateway.settings import Settings
 from gateway.tracing import RequestTracing
@@ -58,49 +64,11 @@ from store.cursors import CursorCodec
 from store.stream import StreamReader
 
 if TYPE_CHECKING:
-    from store.client import DynamoDBClient
+    pass
 
 
 logger = logging.getLogger("dynagate")
 CONNECTION_INIT_SECONDS = 5
-
-
-@dataclass
-class Runtime:
-    """What the lifespan opens once and every request shares."""
-
-    settings: Settings
-    cursors: CursorCodec
-    client: DynamoDBClient | None = field(default=None)
-    # Every subscription of the process, fed by the stream reader the lifespan makes and
-    # the first socket starts (a process no one subscribes to reads no stream).
-    feed: ChangeFeed = field(default_factory=ChangeFeed)
-    reader: StreamReader | None = None
-    reading: asyncio.Task[None] | None = None
-
-    async def follow(self, seconds: float = 10.0) -> None:
-        """Start reading the table's stream, if it is not read yet, and wait until reading
-        starts (at its latest record); a change made after this is delivered."""
-        if self.reader is None:
-            raise RuntimeError("the stream reader is made by the application lifespan")
-        if self.reading is None:
-            self.reading = asyncio.create_task(self.reader.run(), name="dynagate-stream-reader")
-        async with asyncio.timeout(seconds):
-            await self.reader.ready.wait()
-
-    async def stop_following(self) -> None:
-        if self.reading is not None:
-            self.reading.cancel()
-            with suppress(asyncio.CancelledError):
-                await self.reading
-            self.reading = None
-
-    metrics: Metrics | None = None
-
-    def require_client(self) -> DynamoDBClient:
-        if self.client is None:
-            raise RuntimeError("the DynamoDB client is opened by the application lifespan")
-        return self.client
 
 
 class GraphQLApp(GraphQL[Context, None]):
@@ -178,13 +146,13 @@ class GraphQLApp(GraphQL[Context, None]):
             if wait is not None:
                 return self._rate_limited(limiter, who, wait)
         context = self._context(who, signed_in)
-        persisting = _persisting.set(_Persisting(context))
+        persisting = PERSISTING.set(Persisting(context))
         note_cost(context.cost)
         deadline = asyncio.timeout(self.runtime.settings.request_timeout)
         try:
             async with deadline:
                 response = await self.run(request, context=context)
-                sent = _persisting.get().sent
+                sent = PERSISTING.get().sent
                 if sent is not None and not getattr(request.state, "request_error", False):
                     # A write of its own, past the operation's bound, in the request's cost.
                     store = context.store
@@ -195,7 +163,7 @@ class GraphQLApp(GraphQL[Context, None]):
             # A document named by a hash that is malformed or unknown: nothing ran.
             request.state.request_error = True
             return JSONResponse(
-                {**_errors(str(exc), exc.code), **self._extensions(context.cost_report())}
+                {**errors_body(str(exc), exc.code), **self._extensions(context.cost_report())}
             )
         except HTTPException as exc:
             if isinstance(exc.__cause__, InvalidOperationTypeError):
@@ -210,7 +178,7 @@ class GraphQLApp(GraphQL[Context, None]):
                 raise
             return self._out_of_time(context)
         finally:
-            _persisting.reset(persisting)
+            PERSISTING.reset(persisting)
             if limiter is not None:
                 limiter.draw(who, capacity_units(context.cost))
 
@@ -284,7 +252,7 @@ class GraphQLApp(GraphQL[Context, None]):
         sha256 = requested_hash(document_id, data.extensions)
         if sha256 is None:
             return data
-        persisting = _persisting.get()
+        persisting = PERSISTING.get()
         text = await self.persisted.document(persisting.context.store, sha256, data.query)
         if data.query is not None:
             persisting.sent = text  # registered once it has run
@@ -314,26 +282,12 @@ class GraphQLApp(GraphQL[Context, None]):
 
     def decode_json(self, data: str | bytes) -> object:
         """The body as a JSON object; anything else is a 400 that says what is wrong."""
-        try:
-            # UTF-8 only (json.loads would guess UTF-16 or UTF-32 from bytes).
-            text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-            decoded = json.loads(text, parse_constant=_not_json)
-        except UnicodeDecodeError as exc:
-            reason = f"byte {exc.start} is not UTF-8 ({exc.reason})"
-            raise HTTPException(400, f"the request body is not JSON: {reason}") from exc
-        except ValueError as exc:
-            raise HTTPException(400, f"the request body is not JSON: {exc}") from exc
-        except RecursionError as exc:
-            raise HTTPException(400, "the request body is nested too deeply to be read") from exc
-        if not isinstance(decoded, dict):
-            kind = _JSON_KINDS.get(type(decoded), "a number")
-            raise HTTPException(400, f"the request body is {kind}, not a JSON object")
-        return decoded
+        return json_object(data)
 
     def _refused(self, exc: Unauthenticated | Unavailable) -> Response:
         """A token that signs no one in is refused for the whole request (401); one whose
         provider's keys cannot be fetched cannot be checked now (503)."""
-        body = {**_errors(str(exc), exc.code), **self._extensions(Cost().as_dict())}
+        body = {**errors_body(str(exc), exc.code), **self._extensions(Cost().as_dict())}
         if isinstance(exc, Unauthenticated):
             challenge = 'Bearer error="invalid_token"'
             return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
@@ -344,82 +298,19 @@ class GraphQLApp(GraphQL[Context, None]):
             f"over the rate limit of {limiter.limit:g} capacity units a minute; retry in {wait} s"
         )
         cost = {**Cost().as_dict(), "budget": limiter.budget(who, Cost())}
-        body = {**_errors(message, Code.RATE_LIMITED), **self._extensions(cost)}
+        body = {**errors_body(message, Code.RATE_LIMITED), **self._extensions(cost)}
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
 
     def _out_of_time(self, context: Context) -> Response:
         message = f"the request did not finish within {self.runtime.settings.request_timeout:g} s"
         cost = context.cost_report()
         return JSONResponse(
-            {"data": None, **_errors(message, Code.UNAVAILABLE), **self._extensions(cost)}
+            {"data": None, **errors_body(message, Code.UNAVAILABLE), **self._extensions(cost)}
         )
 
     def _extensions(self, cost: dict[str, Any]) -> dict[str, Any]:
         """What `CostReport` adds to the responses GraphQL did not make."""
         return {"extensions": {"cost": cost}} if self.runtime.settings.cost_report else {}
-
-
-_JSON_KINDS: dict[type, str] = {
-    type(None): "null",
-    bool: "a boolean",
-    str: "a string",
-    list: "an array",
-}
-
-
-def _not_json(constant: str) -> NoReturn:
-    raise ValueError(f"{constant} is not a JSON value")
-
-
-class BodySizeLimit:
-    """Refuses request bodies over `limit` bytes with 413, before they are parsed."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.limit:
-            await self._refuse(scope, receive, send)
-            return
-        received = 0
-
-        async def counting_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            received += len(message.get("body", b""))
-            if received > self.limit:
-                raise _TooLarge
-            return message
-
-        try:
-            await self.app(scope, counting_receive, send)
-        except _TooLarge:
-            await self._refuse(scope, receive, send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = error_response(f"the request body is over {self.limit:,} bytes", 413)
-        await response(scope, receive, send)
-
-
-class _TooLarge(Exception):
-    pass
-
-
-@dataclass
-class _Persisting:
-    """The request being answered, for `parse_http_body`, which Strawberry calls without
-    it, and a document sent with its hash, to register once it has run."""
-
-    context: Context
-    sent: str | None = None
-
-
-_persisting: ContextVar[_Persisting] = ContextVar("dynagate_persisting")
 
 
 def _wants_page(request: BaseRequestProtocol | Request) -> bool:
@@ -429,17 +320,6 @@ def _wants_page(request: BaseRequestProtocol | Request) -> bool:
 
 def _code(extensions: dict[str, Any] | None) -> str:
     return str((extensions or {}).get("code", Code.INTERNAL_SERVER_ERROR))
-
-
-def _errors(message: str, code: Code) -> dict[str, Any]:
-    # Every answer the gateway makes itself is made here: the request log hears of it.
-    note_codes([code])
-    return {"errors": [{"message": message, "extensions": {"code": code}}]}
-
-
-def error_response(message: str, status_code: int) -> Response:
-    """A GraphQL-shaped JSON error for a request refused before GraphQL could run."""
-    return JSONResponse(_errors(message, Code.BAD_USER_INPUT), status_code=status_code)
 
 
 async def playground_asset(request: Request) -> Response:

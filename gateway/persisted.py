@@ -13,11 +13,14 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from data.documents import load_document, register_document
 from keys.documents import checked_hash, digest
 from keys.errors import BadUserInput, DynagateError, UnknownDocument
+from resolvers.context import Context
 from store.client import Store
 
 logger = logging.getLogger("dynagate")
@@ -86,3 +89,15 @@ class PersistedDocuments:
         self.known.move_to_end(sha256)
         if len(self.known) > self.size:
             self.known.popitem(last=False)
+
+
+@dataclass
+class Persisting:
+    """The request being answered, for `parse_http_body`, which Strawberry calls without
+    it, and a document sent with its hash, to register once it has run."""
+
+    context: Context
+    sent: str | None = None
+
+
+PERSISTING: ContextVar[Persisting] = ContextVar("dynagate_persisting")

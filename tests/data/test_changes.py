@@ -73,6 +73,18 @@ def issue(state: str = "OPEN") -> dict[str, Any]:
     }
 
 
+def ticket_item(queue_id: str = "q1") -> dict[str, Any]:
+    return {
+        **ticket_keys.ticket_key(KSUID),
+        "id": KSUID,
+        "queueId": queue_id,
+        "title": "t",
+        "status": "OPEN",
+        "createdAt": "2024-01-01T00:00:00.000Z",
+        "updatedAt": "2024-01-01T00:00:00.000Z",
+    }
+
+
 def test_a_comment_is_one_change_and_its_copies_none() -> None:
     primary, *copies = comment()
     assert len(copies) == 32
@@ -92,15 +104,7 @@ def test_each_entity_has_its_topic_and_id() -> None:
     assert found is not None
     assert found.topic == ("issue", repo_keys.REPO.render(owner="ada", name="GATEWAY"))
     assert (found.id, found.old.state, found.new) == ("7", IssueState.OPEN, None)
-    ticket = {
-        **ticket_keys.ticket_key(KSUID),
-        "id": KSUID,
-        "queueId": "q1",
-        "title": "t",
-        "status": "OPEN",
-        "createdAt": "2024-01-01T00:00:00.000Z",
-        "updatedAt": "2024-01-01T00:00:00.000Z",
-    }
+    ticket = ticket_item()
     found = entity_change(changed(None, ticket))
     assert found is not None and found.topic == ("ticket", "q1")
     order = order_item(KSUID, "c1", [OrderLine("S", 1, 5)], AT, AT)
@@ -193,15 +197,7 @@ async def _take(changes: Any, count: int) -> Any:
 def test_an_entity_moved_to_another_topic_leaves_one_and_enters_the_other() -> None:
     """Another writer moves a ticket to another queue: REMOVED from the old queue's
     subscribers (with its new state), ADDED for the new queue's."""
-    ticket = {
-        **ticket_keys.ticket_key(KSUID),
-        "id": KSUID,
-        "queueId": "q1",
-        "title": "t",
-        "status": "OPEN",
-        "createdAt": "2024-01-01T00:00:00.000Z",
-        "updatedAt": "2024-01-01T00:00:00.000Z",
-    }
+    ticket = ticket_item()
     moved = entity_changes(changed(ticket, {**ticket, "queueId": "q2"}))
     _, anything = ticket_changes("q1")
     assert [(c.topic, kind_of(c, anything)) for c in moved] == [

@@ -1,5 +1,6 @@
-"""Subscriptions over a real WebSocket: events decided from old and new states, sign-in,
-rules, limits, a stalled subscriber and dropped sockets.
+"""Subscriptions over a real WebSocket: events decided from old and new states, bounds,
+charges, metrics, logs, a stalled subscriber and dropped sockets (sign-in, rules and limits
+are in `test_subscriptions_access.py`).
 
 The changes are handed to the process's feed as the stream reader hands them (records of
 `store.stream`), so each test decides exactly what the stream says; the reader itself, and
@@ -13,7 +14,6 @@ import asyncio
 import json
 import logging
 import socket
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -23,65 +23,21 @@ from websockets.client import ClientProtocol
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from gateway import app as app_module
 from gateway import live
 from keys import comments as comment_keys
 from keys import repos as repo_keys
 from store.cost import Cost
-from store.stream import StreamRecord
 from tests.client import settings_for
-from tests.identity import SECURED, token
 from tests.live import PROTOCOL, Served, connected, served
+from tests.subscribing import (
+    ISSUES,
+    code_of,
+    issue_item,
+    record,
+    until,
+)
 
 pytestmark = pytest.mark.streamed
-
-ISSUES = """subscription ($state: IssueState) {
-  issueChanges(owner: "Ada", name: "gateway", state: $state) {
-    kind number issue { number title state }
-  }
-}"""
-TICKETS = 'subscription { ticketChanges(queueId: "q1") { kind id } }'
-ORDERS = "subscription ($c: ID!) { orderChanges(customerId: $c) { kind id } }"
-
-
-def issue_item(number: int, state: str = "OPEN", title: str = "t") -> dict[str, Any]:
-    return {
-        **repo_keys.issue_key("Ada", "gateway", number),
-        "number": number,
-        "title": title,
-        "state": state,
-        "createdAt": "2024-01-01T00:00:00.000Z",
-    }
-
-
-def record(old: dict[str, Any] | None, new: dict[str, Any] | None) -> StreamRecord:
-    item = new if new is not None else old
-    assert item is not None
-    keys = {"PK": item["PK"], "SK": item["SK"]}
-    event = "INSERT" if old is None else "REMOVE" if new is None else "MODIFY"
-    return StreamRecord(event, keys, old, new, "1", "shard-1", time.time())  # type: ignore[arg-type]
-
-
-@pytest.fixture
-async def gateway(endpoint: str, table: str) -> AsyncIterator[Served]:
-    async with served(settings_for(endpoint, table)) as running:
-        yield running
-
-
-def code_of(message: dict[str, Any]) -> str:
-    """The code of a subscription that ended with errors: the protocol's `error` message,
-    or a `next` whose payload holds the errors."""
-    payload = message["payload"]
-    errors = payload if message["type"] == "error" else payload["errors"]
-    code: str = errors[0]["extensions"]["code"]
-    return code
-
-
-async def until(condition: Any, within: float = 5.0) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        await asyncio.sleep(0.01)
 
 
 async def test_kinds_follow_the_arguments_and_the_states(gateway: Served) -> None:
@@ -150,82 +106,6 @@ async def test_a_dropped_socket_leaves_no_subscription_behind(gateway: Served) -
     await until(lambda: not gateway.graphql.sockets.open)
     # No operation, ping or expiry task of the dropped sockets is left running.
     await until(lambda: len(asyncio.all_tasks()) <= baseline)
-
-
-@pytest.fixture
-async def secured(endpoint: str, table: str) -> AsyncIterator[Served]:
-    settings = settings_for(
-        endpoint, table, **SECURED, max_subscriptions=2, max_connections=2, subscription_buffer=3
-    )
-    async with served(settings) as running:
-        yield running
-
-
-async def close_code(client: Any) -> int:
-    """The code the server closes the socket with (messages before it are skipped)."""
-    with pytest.raises(Exception):  # noqa: B017 (the socket's close, whatever the library calls it)
-        for _ in range(10):
-            await client.receive(within=5)
-    code: int = client.socket.close_code
-    return code
-
-
-async def test_a_bad_token_closes_the_socket_with_4403(secured: Served) -> None:
-    async with connected(secured, init=False) as client:
-        await client.send(
-            {"type": "connection_init", "payload": {"Authorization": "Bearer not.a.token"}}
-        )
-        assert await close_code(client) == 4403
-
-
-async def test_the_upgrade_request_may_carry_the_token(secured: Served) -> None:
-    headers = {"Authorization": f"Bearer {token('ada')}"}
-    async with connected(secured, headers=headers) as client:
-        ident = await client.subscribe(TICKETS)
-        await until(lambda: secured.runtime.feed.active == 1)
-        assert client.held == [] and ident == "1"
-
-
-async def test_an_expiring_token_closes_the_socket_with_4403(secured: Served) -> None:
-    async with connected(secured, init=False) as client:
-        await client.send(
-            {
-                "type": "connection_init",
-                "payload": {"Authorization": f"Bearer {token('ada', ttl=2)}"},
-            }
-        )
-        assert (await client.receive())["type"] == "connection_ack"
-        assert await close_code(client) == 4403
-
-
-async def test_rules_of_the_query_counterparts(secured: Served) -> None:
-    async with connected(secured) as anonymous:
-        refused = await anonymous.next_for(await anonymous.subscribe(TICKETS))
-        assert code_of(refused) == "UNAUTHENTICATED"
-        # The connection stays open: an open subscription still works.
-        await anonymous.subscribe(ISSUES)
-        await until(lambda: secured.runtime.feed.active == 1)
-    async with connected(secured, token("ada")) as ada:
-        refused = await ada.next_for(await ada.subscribe(ORDERS, c="grace"))
-        assert code_of(refused) == "FORBIDDEN"
-        await ada.subscribe(ORDERS, c="ada")
-        await until(lambda: secured.runtime.feed.active == 1)
-
-
-async def test_subscriptions_and_sockets_are_limited(secured: Served) -> None:
-    async with connected(secured, token("ada")) as first, connected(secured, token("ada")):
-        await first.subscribe(ISSUES)
-        await first.subscribe(ISSUES)
-        third = await first.next_for(await first.subscribe(ISSUES))
-        assert code_of(third) == "RATE_LIMITED"
-        async with connected(secured, init=False) as extra:
-            await extra.send(
-                {"type": "connection_init", "payload": {"Authorization": f"Bearer {token('ada')}"}}
-            )
-            assert await close_code(extra) == 4429
-    # Another caller is not held back by ada's sockets.
-    async with connected(secured, token("grace")):
-        pass
 
 
 async def test_a_subscriber_past_its_buffer_ends_alone(secured: Served) -> None:
@@ -446,75 +326,3 @@ async def test_queries_and_mutations_run_over_the_socket_too(gateway: Served) ->
         )
         assert read["payload"]["data"] == {"repo": {"name": "ws", "starCount": 0}}
         assert read["payload"]["extensions"]["cost"]["requests"] == 1
-
-
-async def test_a_token_expired_within_the_leeway_is_refused_before_the_ack(
-    secured: Served,
-) -> None:
-    async with connected(secured, init=False) as client:
-        expired = token("ada", ttl=-5)  # within the verifier's leeway: it signs in
-        await client.send(
-            {"type": "connection_init", "payload": {"Authorization": f"Bearer {expired}"}}
-        )
-        assert await close_code(client) == 4403
-    await until(lambda: not secured.graphql.sockets.open)
-
-
-async def test_an_id_in_use_is_refused_as_the_protocol_says_even_at_the_limit(
-    secured: Served,
-) -> None:
-    async with connected(secured, token("ada")) as client:
-        await client.subscribe(ISSUES)
-        await client.subscribe(ISSUES)
-        await client.send(
-            {"id": "1", "type": "subscribe", "payload": {"query": ISSUES, "variables": {}}}
-        )
-        assert await close_code(client) == 4409
-
-
-def test_a_huge_document_is_read_no_further_than_the_token_limit() -> None:
-    huge = "subscription { " + "a " * (live.MAX_TOKENS + 10) + "}"
-    assert live._subscription(huge, None) is None
-    assert live._subscription(ISSUES, None) is not None
-
-
-async def test_a_socket_that_never_signs_in_is_closed(
-    endpoint: str, table: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(app_module, "CONNECTION_INIT_SECONDS", 0.3)
-    async with (
-        served(settings_for(endpoint, table)) as gateway,
-        connected(gateway, init=False) as client,
-    ):
-        assert await close_code(client) == 4408
-
-
-@pytest.fixture
-async def frugal(endpoint: str, table: str) -> AsyncIterator[Served]:
-    async with served(settings_for(endpoint, table, rate_limit=1.0)) as running:
-        yield running
-
-
-async def test_queries_and_mutations_over_the_socket_draw_on_the_rate_limit(
-    frugal: Served,
-) -> None:
-    async with connected(frugal) as client:
-        created = await client.next_for(
-            await client.subscribe(
-                'mutation { createProduct(input: {id: "p9", name: "P"}) { id } }'
-            )
-        )
-        assert created["payload"]["data"] == {"createProduct": {"id": "p9"}}
-        again = await client.next_for(
-            await client.subscribe(
-                'mutation { createProduct(input: {id: "p8", name: "P"}) { id } }'
-            )
-        )
-        assert again["payload"]["data"] == {"createProduct": {"id": "p8"}}
-        limiter = frugal.graphql.limiter
-        assert limiter is not None
-        # Two writes of a unit each, drawn as each operation ends: the bucket of one unit a
-        # minute is a unit in debt.
-        await until(lambda: limiter.retry_after("127.0.0.1") is not None)
-        refused = await client.next_for(await client.subscribe('{ product(id: "p9") { name } }'))
-        assert code_of(refused) == "RATE_LIMITED", refused

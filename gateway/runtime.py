@@ -1,0 +1,55 @@
+"""What the application's lifespan opens once and every request and socket shares."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from data.feed import ChangeFeed
+from gateway.metrics import Metrics
+from gateway.settings import Settings
+from store.cursors import CursorCodec
+from store.stream import StreamReader
+
+if TYPE_CHECKING:
+    from store.client import DynamoDBClient
+
+
+@dataclass
+class Runtime:
+    """What the lifespan opens once and every request shares."""
+
+    settings: Settings
+    cursors: CursorCodec
+    client: DynamoDBClient | None = field(default=None)
+    # Every subscription of the process, fed by the stream reader the lifespan makes and
+    # the first socket starts (a process no one subscribes to reads no stream).
+    feed: ChangeFeed = field(default_factory=ChangeFeed)
+    reader: StreamReader | None = None
+    reading: asyncio.Task[None] | None = None
+
+    async def follow(self, seconds: float = 10.0) -> None:
+        """Start reading the table's stream, if it is not read yet, and wait until reading
+        starts (at its latest record); a change made after this is delivered."""
+        if self.reader is None:
+            raise RuntimeError("the stream reader is made by the application lifespan")
+        if self.reading is None:
+            self.reading = asyncio.create_task(self.reader.run(), name="dynagate-stream-reader")
+        async with asyncio.timeout(seconds):
+            await self.reader.ready.wait()
+
+    async def stop_following(self) -> None:
+        if self.reading is not None:
+            self.reading.cancel()
+            with suppress(asyncio.CancelledError):
+                await self.reading
+            self.reading = None
+
+    metrics: Metrics | None = None
+
+    def require_client(self) -> DynamoDBClient:
+        if self.client is None:
+            raise RuntimeError("the DynamoDB client is opened by the application lifespan")
+        return self.client
