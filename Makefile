@@ -1,5 +1,7 @@
 # `make run`: set up, start DynamoDB Local (data kept in .dynamodb/), create the table,
 # seed demo data and serve the gateway on http://127.0.0.1:8000/graphql.
+# `make run DOCUMENTS=manifest.json` also registers a client's documents and serves only
+# those (trusted documents), but to admins.
 # `make test`: set up, then lint (ruff and the import contracts), type-check and run every
 # test (each test session starts its own DynamoDB Local on a free port).
 
@@ -37,6 +39,7 @@ run: dynamodb-local
 	$(BIN)/python -c "from gateway.dynamodb_local import wait_until_ready; wait_until_ready($(LOCAL_PORT))" && \
 	$(BIN)/dynagate create-table && \
 	$(BIN)/dynagate seed && \
+	$(if $(DOCUMENTS),$(BIN)/dynagate documents add '$(DOCUMENTS)' && export DYNAGATE_DOCUMENTS=trusted &&) \
 	echo "GraphiQL: http://$(HOST):$(PORT)/graphql" && \
 	$(BIN)/dynagate serve --host $(HOST) --port $(PORT)
 

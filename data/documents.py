@@ -1,10 +1,11 @@
-"""Persisted documents (API.md section 10): read by hash, registered once."""
+"""Persisted and trusted documents (API.md section 10): read by hash, registered once,
+listed for `dynagate documents list`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from data.clock import now
@@ -19,18 +20,23 @@ from store.requests import put_request
 class Document:
     sha256: str
     text: str
+    # Registered by an admin or `dynagate documents add`: it runs in trusted mode.
+    trusted: bool = False
+    bound: Mapping[str, int] = field(default_factory=dict)
+    registered_at: str | None = None
 
 
 async def load_document(store: Store, sha256: str) -> Document | None:
     item = await store.get(keys.document_key(sha256))
-    return None if item is None else Document(item["sha256"], item["document"])
+    return None if item is None else _document(item)
 
 
 async def register_document(
-    store: Store, text: str, bound: Mapping[str, int] | None = None
+    store: Store, text: str, bound: Mapping[str, int] | None = None, *, trusted: bool = False
 ) -> Document:
     """Keep `text` under its hash, with the `bound` it was computed to have (`requests`,
-    `itemsScanned`, `fields`); one already kept (by another request) stays as it is.
+    `itemsScanned`, `fields`). A trusted registration replaces what is kept (the text under
+    a hash never differs, so it only adds trust); any other leaves a kept one as it is.
     One PutItem, made after the operation and outside its bound (no field calls this)."""
     sha256 = keys.digest(text)
     item: dict[str, Any] = {
@@ -39,10 +45,32 @@ async def register_document(
         "sha256": sha256,
         "document": text,
         "registeredAt": format_timestamp(now()),
+        "trusted": trusted,
     }
     if bound is not None:
         item["bound"] = dict(bound)
-    # Already kept: the same text under the same hash, nothing to change.
     with suppress(ConditionFailed):
-        await store.put(put_request(store.table, item, must_be_new=True))
-    return Document(sha256, text)
+        await store.put(put_request(store.table, item, must_be_new=not trusted))
+    return _document(item)
+
+
+async def list_documents(store: Store) -> AsyncIterator[Document]:
+    """Every registered document, by hash, a page at a time (one partition)."""
+    start = None
+    while True:
+        page = await store.query(keys.all_documents(), forward=True, limit=100, start_key=start)
+        for item in page.items:
+            yield _document(item)
+        if page.last_key is None:
+            return
+        start = page.last_key
+
+
+def _document(item: Mapping[str, Any]) -> Document:
+    return Document(
+        item["sha256"],
+        item["document"],
+        trusted=bool(item.get("trusted", False)),
+        bound={name: int(value) for name, value in (item.get("bound") or {}).items()},
+        registered_at=item.get("registeredAt"),
+    )

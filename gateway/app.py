@@ -97,7 +97,7 @@ class GraphQLApp(GraphQL[Context, None]):
         self.limiter = None if settings.rate_limit is None else RateLimiter(settings.rate_limit)
         self.verifier = TokenVerifier.from_settings(settings)
         self.sockets = Sockets(settings.max_connections)
-        self.persisted = PersistedDocuments()
+        self.persisted = PersistedDocuments(trusted_only=settings.trusted_documents)
         self.max_subscriptions = settings.max_subscriptions
         self.request_timeout = settings.request_timeout
 
@@ -157,7 +157,9 @@ class GraphQLApp(GraphQL[Context, None]):
                     # A write of its own, past the operation's bound, in the request's cost.
                     store = context.store
                     registering = Store(store.client, store.table, cost=store.cost)
-                    await self.persisted.register(registering, sent, context.estimated)
+                    await self.persisted.register(
+                        registering, sent, context.estimated, trusted=context.caller.admin
+                    )
                 return response
         except DynagateError as exc:
             # A document named by a hash that is malformed or unknown: nothing ran.
@@ -250,10 +252,13 @@ class GraphQLApp(GraphQL[Context, None]):
             )
             document_id = raw.get(DOCUMENT_ID) if isinstance(raw, Mapping) else None
         sha256 = requested_hash(document_id, data.extensions)
-        if sha256 is None:
-            return data
         persisting = PERSISTING.get()
-        text = await self.persisted.document(persisting.context.store, sha256, data.query)
+        store, caller = persisting.context.store, persisting.context.caller
+        if sha256 is None:
+            if data.query is not None:  # in trusted mode, run only if registered
+                await self.persisted.admit(store, data.query, caller)
+            return data
+        text = await self.persisted.document(store, sha256, data.query, caller)
         if data.query is not None:
             persisting.sent = text  # registered once it has run
         return replace(data, query=text)

@@ -1,5 +1,5 @@
 """The `dynagate` command: serve, create-table, seed, dynamodb-local, export-schema,
-schema-diff, verify, token."""
+schema-diff, documents, verify, token."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import logging.config
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,6 +49,8 @@ environment:
                               locally, 6000 on AWS)
   DYNAGATE_REQUEST_TIMEOUT    seconds within which a request is answered (default 10)
   DYNAGATE_METRICS            true or false: GET /metrics (Prometheus)
+  DYNAGATE_DOCUMENTS          trusted: only registered documents run, but for admins
+                              (`dynagate documents add`); default open
   DYNAGATE_LOG_FORMAT         json: log lines as JSON
 """
 
@@ -195,6 +198,36 @@ def _parser() -> argparse.ArgumentParser:
     )
     diff.set_defaults(run=_schema_diff)
 
+    documents = commands.add_parser(
+        "documents",
+        help="trusted documents: register a client's manifest, list what is registered",
+        description="With DYNAGATE_DOCUMENTS=trusted only registered documents run (but "
+        "for admins). `add` checks every document of MANIFEST.json against the schema and "
+        "the demand limits and registers all of them, or none when one is refused.",
+        formatter_class=_Formatter,
+    )
+    documents.set_defaults(run=lambda _: _usage(documents))
+    actions = documents.add_subparsers(metavar="ACTION")
+    add = actions.add_parser(
+        "add",
+        help="check a manifest's documents and register them as trusted",
+        description="Exit status: 0 when every document was registered, 1 when one is "
+        "refused (none is then registered), 2 when the manifest cannot be read.",
+        formatter_class=_Formatter,
+    )
+    add.add_argument(
+        "manifest",
+        type=Path,
+        metavar="MANIFEST.json",
+        help='a JSON object of "sha256:<hex>" or "<hex>" → document (Relay, GraphQL '
+        "Codegen) or an Apollo persisted query manifest",
+    )
+    add.set_defaults(run=_documents_add)
+    listing = actions.add_parser(
+        "list", help="list the registered documents", formatter_class=_Formatter
+    )
+    listing.set_defaults(run=_documents_list)
+
     verify = commands.add_parser(
         "verify",
         help="check every comment's copies against the comment (offline: scans the table)",
@@ -289,6 +322,57 @@ def _seed(args: argparse.Namespace) -> int:
 
     print(asyncio.run(run()))
     return 0
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _documents_add(args: argparse.Namespace) -> int:
+    from gateway.admin import documents
+    from gateway.schema import build_schema
+    from gateway.schema_diff import Unreadable, load_manifest
+    from store.client import Store
+
+    settings = Settings.from_env(serving=False)
+    try:
+        manifest = load_manifest(_read(args.manifest), str(args.manifest))
+    except Unreadable as exc:
+        print(f"dynagate: {exc}", file=sys.stderr)
+        return 2
+    schema = build_schema(introspection=settings.introspection)._schema
+    checked = documents.check(
+        schema, manifest, settings.limits, introspection=settings.introspection
+    )
+    refused = documents.refusals(checked)
+    if refused:
+        print("\n".join(refused), file=sys.stderr)
+        return 1
+
+    async def run() -> int:
+        async with settings.open_client() as client:
+            await _reach(client, settings.table)
+            store = Store(client, settings.table)
+            return await documents.add(store, checked, partial(print, flush=True))
+
+    return asyncio.run(run())
+
+
+def _documents_list(args: argparse.Namespace) -> int:
+    from gateway.admin import documents
+    from gateway.schema import build_schema
+    from store.client import Store
+
+    settings = Settings.from_env(serving=False)
+    schema = build_schema(introspection=settings.introspection)._schema
+
+    async def run() -> int:
+        async with settings.open_client() as client:
+            await _reach(client, settings.table)
+            return await documents.show(Store(client, settings.table), schema, print)
+
+    return asyncio.run(run())
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -44,12 +44,13 @@ from strawberry.utils.aio import aclosing
 from gateway.exchange import Exchange, closed, opened
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.schema import MAX_TOKENS
-from keys.errors import Code, Unauthenticated, Unavailable
+from keys.errors import Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
 
 if TYPE_CHECKING:
     from data.callers import Caller
     from gateway.identity import TokenVerifier
+    from gateway.persisted import PersistedDocuments
     from store.cost import Cost
 
 logger = logging.getLogger("dynagate")
@@ -104,6 +105,7 @@ class LiveView(Protocol):
     """What the handler needs of the GraphQL view (`gateway.app.GraphQLApp`)."""
 
     sockets: Sockets
+    persisted: PersistedDocuments
     verifier: TokenVerifier | None
     limiter: RateLimiter | None
     max_subscriptions: int
@@ -193,6 +195,12 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
     async def run_operation(self, operation: Operation[Context, None]) -> None:
         """Strawberry's own, with a context per operation, under a request id of its own,
         and for a subscription a log line at its start and at its end."""
+        context = self.context.for_operation()
+        try:  # in trusted mode, only registered documents run (`gateway/persisted.py`)
+            await self.view.persisted.admit(context.store, operation.query, context.caller)
+        except DynagateError as exc:
+            await self._refuse(operation, GraphQLError(str(exc), extensions=exc.extensions))
+            return
         exchange = Exchange(uuid.uuid4().hex)
         token = opened(exchange)
         subscribed = _subscription(operation.query, operation.operation_name)
@@ -213,14 +221,13 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 name or "-",
                 extra={"fields": {**fields, "event": "started"}},
             )
-        context = self.context.for_operation()
         # A query or mutation over the socket is admitted, timed and charged as over HTTP;
         # a subscription's events are charged one by one (`Context.next_event`).
         limiter = None if live else self.view.limiter
         if limiter is not None and self.who is not None:
             wait = limiter.admit(self.who)
             if wait is not None:
-                await self._refuse(operation, limiter, wait)
+                await self._refuse(operation, _rate_limited(limiter, wait))
                 closed(token)
                 return
         try:
@@ -274,13 +281,7 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 self.view.gauge("sockets", -1)
                 self.who = None
 
-    async def _refuse(
-        self, operation: Operation[Context, None], limiter: RateLimiter, wait: int
-    ) -> None:
-        error = GraphQLError(
-            f"over the rate limit of {limiter.limit:g} capacity units a minute; retry in {wait} s",
-            extensions={"code": Code.RATE_LIMITED},
-        )
+    async def _refuse(self, operation: Operation[Context, None], error: GraphQLError) -> None:
         with suppress(Exception):
             await operation.send_initial_errors([error])
         self.operations.pop(operation.id, None)
@@ -303,6 +304,13 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
     async def _close(self, code: int, reason: str) -> None:
         with suppress(Exception):
             await self.websocket.close(code=code, reason=reason[:120])
+
+
+def _rate_limited(limiter: RateLimiter, wait: int) -> GraphQLError:
+    return GraphQLError(
+        f"over the rate limit of {limiter.limit:g} capacity units a minute; retry in {wait} s",
+        extensions={"code": Code.RATE_LIMITED},
+    )
 
 
 def _subscription(query: str, operation_name: str | None) -> OperationDefinitionNode | None:

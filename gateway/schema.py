@@ -74,7 +74,7 @@ def build_schema(
     *, cost_report: bool = True, limits: Limits | None = None, introspection: bool = True
 ) -> Schema:
     # Factories, so each request gets fresh extension instances (the caches are shared).
-    rules = _LIMIT_RULES if introspection else _NO_INTROSPECTION_RULES
+    rules = validation_rules(introspection)
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         CodedMaskErrors,
         partial(DocumentParser, MAX_TOKENS),
@@ -92,6 +92,11 @@ def build_schema(
         config=StrawberryConfig(scalar_map={datetime: DATETIME_SCALAR}),
         execution_context_class=PlainFieldsExecutionContext,
     )
+
+
+def validation_rules(introspection: bool) -> list[type[ASTValidationRule]]:
+    """The rules every document is validated with beyond the specification's own."""
+    return _LIMIT_RULES if introspection else _NO_INTROSPECTION_RULES
 
 
 def schema_sdl() -> str:

@@ -60,6 +60,8 @@ class Settings:
     max_subscriptions: int = 25
     max_connections: int = 20
     subscription_buffer: int = 100
+    # Trusted documents (API.md section 10): only registered documents run, but for admins.
+    trusted_documents: bool = False
 
     @property
     def open_mode(self) -> bool:
@@ -133,8 +135,17 @@ class Settings:
             subscription_buffer=int(
                 _number(env, "DYNAGATE_SUBSCRIPTION_BUFFER", 100, whole=True, high=100_000)
             ),
+            trusted_documents=_documents(env),
             **identity,
         )
+
+
+def _documents(env: Mapping[str, str]) -> bool:
+    """`DYNAGATE_DOCUMENTS`: whether only trusted documents run."""
+    mode = env.get("DYNAGATE_DOCUMENTS", "").strip().lower() or "open"
+    if mode not in ("open", "trusted"):
+        raise SettingsError(f"DYNAGATE_DOCUMENTS={mode!r}: use trusted, or open (the default)")
+    return mode == "trusted"
 
 
 def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:

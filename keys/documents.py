@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from keys.conditions import KeyCondition
 from keys.errors import BadUserInput
 from keys.table import TABLE
 
@@ -33,3 +34,8 @@ def checked_hash(value: object, field: str) -> str:
 
 def document_key(sha256: str) -> dict[str, str]:
     return {TABLE.partition_key: DOCUMENTS, TABLE.sort_key: LABEL + sha256}
+
+
+def all_documents() -> KeyCondition:
+    """Every document, in hash order."""
+    return KeyCondition.prefix(TABLE, DOCUMENTS, LABEL)

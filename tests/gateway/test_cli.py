@@ -107,7 +107,7 @@ ENVIRONMENT = (
     *("DYNAGATE_GRAPHIQL", "DYNAGATE_INTROSPECTION", "DYNAGATE_COST_REPORT"),
     *("DYNAGATE_MAX_REQUESTS", "DYNAGATE_MAX_ITEMS", "DYNAGATE_MAX_FIELDS"),
     *("DYNAGATE_RATE_LIMIT", "DYNAGATE_REQUEST_TIMEOUT", "DYNAGATE_METRICS"),
-    "DYNAGATE_LOG_FORMAT",
+    *("DYNAGATE_LOG_FORMAT", "DYNAGATE_DOCUMENTS"),
 )
 
 
@@ -121,7 +121,7 @@ def test_help_lists_the_commands_and_every_environment_variable() -> None:
     result = run("--help", env=WIDE)
     assert result.returncode == 0
     commands = ("serve", "create-table", "seed", "dynamodb-local", "verify", "token")
-    for command in (*commands, "export-schema", "schema-diff"):
+    for command in (*commands, "export-schema", "schema-diff", "documents"):
         assert command in result.stdout
     lines = result.stdout.splitlines()
     for name in ENVIRONMENT:

@@ -40,10 +40,10 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README.read_text(), re.DOTALL)
 
 
-def shell_commands() -> list[str]:
+def shell_commands(language: str = "sh") -> list[str]:
     """The README's shell commands, continuation lines joined, comments dropped."""
     commands = []
-    for block in blocks("sh"):
+    for block in blocks(language):
         for command in block.replace("\\\n", " ").splitlines():
             command = re.sub(r"\s+#.*$", "", command).strip()
             if command:
@@ -57,6 +57,8 @@ def test_the_readme_shows_what_this_test_runs() -> None:
     runs = {"make", "curl", "brew", "export"}
     assert {c.split()[0] for c in shell_commands()} <= runs, shell_commands()
     assert any(c.startswith("curl ") for c in shell_commands())
+    # The trusted documents workflow, run by its own test.
+    assert [c.split()[:2] for c in shell_commands("shell")] == [["make", "run"], ["curl", "-s"]]
     assert re.search(r"http://127\.0\.0\.1:8000/graphql\?query=\S+", README.read_text())
     assert len(README.read_text().splitlines()) <= 240
 
@@ -75,13 +77,21 @@ class Running:
 
 
 @contextmanager
-def running_make_run(data: Path, output: Path) -> Iterator[str]:
-    """`make run` on free ports with its data in `data`, until the gateway answers."""
+def running_make_run(data: Path, output: Path, *assignments: str) -> Iterator[str]:
+    """`make run` on free ports with its data in `data` (and the README's `assignments`),
+    until the gateway answers."""
     port, local_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DYNAGATE_")}
     with output.open("wb") as log:
         process = subprocess.Popen(
-            ["make", "run", f"PORT={port}", f"LOCAL_PORT={local_port}", f"DATA={data}"],
+            [
+                "make",
+                "run",
+                *assignments,
+                f"PORT={port}",
+                f"LOCAL_PORT={local_port}",
+                f"DATA={data}",
+            ],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -166,6 +176,23 @@ def test_each_curl_example_answers_with_data(make_run: Running) -> None:
         argv = [arg.replace(SERVED, url) for arg in shlex.split(command)]
         done = subprocess.run(argv, capture_output=True, check=True, timeout=30)
         answered(json.loads(done.stdout))
+
+
+def test_the_trusted_documents_workflow_serves_only_the_manifest(tmp_path: Path) -> None:
+    """The README's `shell` block: `make run` with a client's manifest, then the client's
+    request by hash; a document outside the manifest is refused."""
+    make, *requests = shell_commands("shell")
+    output = tmp_path / "run.log"
+    with running_make_run(tmp_path / "data", output, *shlex.split(make)[2:]) as url:
+        for command in requests:
+            argv = [arg.replace(SERVED, url) for arg in shlex.split(command)]
+            done = subprocess.run(argv, capture_output=True, check=True, timeout=30)
+            answered(json.loads(done.stdout))
+        other = httpx.post(
+            f"{url}/graphql", json={"query": '{ product(id: "product-00") { name } }'}
+        )
+        assert other.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    assert "2 documents registered as trusted" in output.read_text()
 
 
 def test_the_shared_link_opens_the_playground_on_the_query_it_names(make_run: Running) -> None:
