@@ -33,9 +33,11 @@ class Captured:
 def _recording(calls: list[Call]) -> Iterator[None]:
     original = Store._call
 
-    async def recorded(self: Store, operation: Any, method: Any, request: Any) -> Any:
+    async def recorded(
+        self: Store, operation: Any, method: Any, request: Any, *, budgeted: bool = True
+    ) -> Any:
         calls.append((method.__name__, copy.deepcopy(request)))
-        return await original(self, operation, method, request)
+        return await original(self, operation, method, request, budgeted=budgeted)
 
     Store._call = recorded  # type: ignore[method-assign]
     try:

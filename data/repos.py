@@ -14,7 +14,7 @@ from typing import Any
 
 from data import validation
 from data.callers import AUTHOR_KEY, OPEN, Caller, author_of
-from data.clock import now
+from data.clock import new_token, now
 from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
 from keys import repos as repo_keys
@@ -218,7 +218,8 @@ async def close_issue(
         key,
         set_values={"state": IssueState.CLOSED, "updatedAt": format_timestamp(now())},
         expect=None if author is None else {AUTHOR_KEY: author},
-        old_on_failure=True,
+        # The stored issue on a refusal, and a move whose answers were lost found done.
+        token=new_token(),
     )
     try:
         issue = await store.update(request)

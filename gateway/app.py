@@ -39,6 +39,7 @@ from data.callers import ANONYMOUS, OPEN, Caller
 from gateway.answers import BodySizeLimit, error_response, errors_body, json_object
 from gateway.exchange import note_codes, note_cost
 from gateway.http_spec import GRAPHQL_RESPONSE, is_request_error, prefers_graphql_response
+from gateway.idempotency import REPLAYED, keep, requested_key
 from gateway.identity import TokenVerifier
 from gateway.live import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.metrics import Metrics
@@ -56,7 +57,7 @@ from gateway.runtime import Runtime
 from gateway.schema import build_schema
 from gateway.settings import Settings
 from gateway.tracing import RequestTracing
-from keys.errors import Code, DynagateError, Unauthenticated, Unavailable
+from keys.errors import BadUserInput, Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
 from store.client import Store, open_streams_client
 from store.cost import Cost
@@ -136,6 +137,10 @@ class GraphQLApp(GraphQL[Context, None]):
         # POST runs every operation, GET queries only; a browser's GET for a page is GraphiQL.
         running = request.method == "POST" or (request.method == "GET" and not _wants_page(request))
         try:
+            idempotency_key = requested_key(request.headers) if running else None
+        except BadUserInput as exc:
+            return error_response(str(exc), 400)
+        try:
             signed_in = await self._caller(request) if running else self._no_token
         except (Unauthenticated, Unavailable) as exc:
             return self._refused(exc)
@@ -146,12 +151,16 @@ class GraphQLApp(GraphQL[Context, None]):
             if wait is not None:
                 return self._rate_limited(limiter, who, wait)
         context = self._context(who, signed_in)
+        context.idempotency_key, context.who = idempotency_key, who
         persisting = PERSISTING.set(Persisting(context))
         note_cost(context.cost)
         deadline = asyncio.timeout(self.runtime.settings.request_timeout)
         try:
             async with deadline:
                 response = await self.run(request, context=context)
+                if context.replayed is not None:
+                    return self._replay(context)
+                await keep(context, response.body)
                 sent = PERSISTING.get().sent
                 if sent is not None and not getattr(request.state, "request_error", False):
                     # A write of its own, past the operation's bound, in the request's cost.
@@ -305,6 +314,11 @@ class GraphQLApp(GraphQL[Context, None]):
         cost = {**Cost().as_dict(), "budget": limiter.budget(who, Cost())}
         body = {**errors_body(message, Code.RATE_LIMITED), **self._extensions(cost)}
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
+
+    def _replay(self, context: Context) -> Response:
+        """The first answer to this Idempotency-Key, with what repeating it cost."""
+        body = {**json.loads(context.replayed or "{}"), **self._extensions(context.cost_report())}
+        return JSONResponse(body, headers={REPLAYED: "true"})
 
     def _out_of_time(self, context: Context) -> Response:
         message = f"the request did not finish within {self.runtime.settings.request_timeout:g} s"

@@ -19,6 +19,7 @@ from gateway.document_checks import DocumentParser, DocumentValidation
 from gateway.document_limits import limits_rule
 from gateway.execution import PlainFieldsExecutionContext
 from gateway.extensions import CodedMaskErrors, CostReport, OperationChoice
+from gateway.idempotency import Idempotency
 from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
@@ -80,6 +81,7 @@ def build_schema(
         partial(DocumentParser, MAX_TOKENS),
         partial(DocumentValidation, rules),
         OperationChoice,  # after DocumentValidation, whose errors it adds to
+        Idempotency,  # before DemandControl: its read is made before the operation's own
         partial(DemandControl, limits=limits or Limits(), cache=BoundCache()),
     ]
     if cost_report:

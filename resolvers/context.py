@@ -38,6 +38,11 @@ class Context:
     subscription_buffer: int = 100
     # Told of the cost of each subscription event once it is answered (the rate limit).
     charge: Callable[[Cost], None] | None = None
+    # Safe retries: the request's Idempotency-Key, whose it is (the rate limit's bucket),
+    # and the answer of the first request with that key when this one repeats it.
+    idempotency_key: str | None = None
+    who: str = ""
+    replayed: str | None = None
 
     @property
     def cost(self) -> Cost:

@@ -32,6 +32,7 @@ from store.pagination import (
     PageArgs,
     query_calls,
 )
+from store.witness import CHECK_READS
 
 Args = Mapping[str, Any]
 Figure = int | Callable[[Args], int]
@@ -159,7 +160,8 @@ def writes(access_pattern: Callable[..., Any]) -> FieldCost:
     """A mutation: what the access pattern it calls declares as its worst case (the most
     calls, retries of its own included, and the most items its reads take)."""
     worst = declared(access_pattern)
-    return FieldCost(requests=worst.requests, items=worst.items)
+    # With the reads that learn what a write did when its answers were lost (`store.witness`).
+    return FieldCost(requests=worst.requests + CHECK_READS, items=worst.items + CHECK_READS)
 
 
 def item_read(identity: Callable[[Args, Hashable], Hashable] | None = None) -> FieldCost:

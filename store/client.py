@@ -15,7 +15,7 @@ import os
 import random
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +24,16 @@ from aiobotocore.config import AioConfig
 from botocore.exceptions import ClientError
 
 from keys.conditions import KeyCondition
-from keys.errors import Unavailable
+from keys.errors import Conflict, Unavailable
+from store import witness
 from store.cost import Cost, Operation
-from store.errors import UNREACHABLE, BoundExceeded, TransactionCanceled, mapped
+from store.errors import (
+    UNREACHABLE,
+    BoundExceeded,
+    ConditionFailed,
+    TransactionCanceled,
+    mapped,
+)
 from store.lean import session as lean_session
 from store.requests import (
     Filter,
@@ -37,8 +44,10 @@ from store.requests import (
     get_request,
     page_key,
     query_request,
+    transaction_update,
 )
 from store.user_agent import remember_user_agent
+from store.witness import Intent, Witness
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient as DynamoDBClient
@@ -194,6 +203,8 @@ class Store:
     # The most calls this request may make: the bound computed before it ran. Reaching it
     # (retries of unprocessed keys under throttling, say) is UNAVAILABLE, never more calls.
     budget: int | None = None
+    # The record of the request's Idempotency-Key, written with its first write.
+    intent: Intent | None = None
 
     async def query(
         self,
@@ -289,11 +300,30 @@ class Store:
         return ScanPage(items, scanned, response.get("LastEvaluatedKey"))
 
     async def put(self, request: dict[str, Any]) -> None:
+        if self._intent() is not None:
+            await self._alone_in_transaction({"Put": request})
+            return
         # Not in `put_request`: the same Put goes into transactions, which refuse it.
-        await self.write(self.client.put_item, {**request, "ReturnConsumedCapacity": "TOTAL"})
+        sent = {**request, "ReturnConsumedCapacity": "TOTAL"}
+        await self._unless_landed(witness.of_put(request), self.client.put_item, sent)
 
     async def update(self, request: dict[str, Any]) -> Item:
-        response = await self.write(self.client.update_item, request)
+        """The item as updated (`ReturnValues` ALL_NEW)."""
+        if self._intent() is not None:
+            # A transaction returns no item: read back what it wrote.
+            await self._alone_in_transaction(transaction_update(request))
+            key = {k: str(v) for k, v in from_attributes(request["Key"]).items()}
+            updated = await self._read_consistently(key)
+            if updated is None:  # removed since, by another request
+                raise Unavailable("the item changed while it was written; read it again")
+            return updated
+        found = witness.of_update(request)
+        response = await self._unless_landed(found, self.client.update_item, request)
+        if response is None:
+            assert found is not None
+            landed = await self._read_consistently(found.key)
+            assert landed is not None
+            return landed
         return from_attributes(response.get("Attributes", {}))
 
     async def transact(
@@ -305,9 +335,16 @@ class Store:
         changed nothing, so it is sent again after a short random pause, a few times
         (unless the caller retries by itself: `resend_conflicts=False`).
         """
+        intent = self._intent()
+        items = list(actions)
+        if intent is None:
+            seen = witness.stamp(items, uuid.uuid4().hex)
+        else:
+            items.append(intent.action)
+            seen = intent.witness
         for attempt in range(_CONFLICT_RETRIES + 1 if resend_conflicts else 1):
             request = {
-                "TransactItems": list(actions),
+                "TransactItems": items,
                 "ReturnConsumedCapacity": "TOTAL",
                 # Botocore resends the same token when it retries, so a transaction that was
                 # applied but whose answer was lost is not applied twice or refused as a
@@ -315,12 +352,58 @@ class Store:
                 "ClientRequestToken": uuid.uuid4().hex,
             }
             try:
-                await self.write(self.client.transact_write_items, request)
+                await self._unless_landed(seen, self.client.transact_write_items, request)
+                if intent is not None:
+                    intent.landed = True
                 return
             except TransactionCanceled as exc:
+                if intent is not None:
+                    exc = _without_intent(exc)
                 if not resend_conflicts or attempt == _CONFLICT_RETRIES or not exc.only_conflicts:
-                    raise
+                    raise exc from None
             await asyncio.sleep(random.uniform(0, 0.02 * 2**attempt))
+
+    def _intent(self) -> Intent | None:
+        """The record this request's first write carries, until one has landed."""
+        intent = self.intent
+        return None if intent is None or intent.landed else intent
+
+    async def _alone_in_transaction(self, action: dict[str, Any]) -> None:
+        """One write, in a transaction with this request's `intent`; a failed condition is
+        `ConditionFailed` with the stored item, as the write alone would raise it."""
+        try:
+            await self.transact([action])
+        except TransactionCanceled as exc:
+            if exc.failed(0):
+                raise ConditionFailed(exc.items[0]) from None
+            raise exc.as_error("the write met another one; try again") from None
+
+    async def _unless_landed(
+        self, seen: Witness | None, method: _Operation, request: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """The write's answer; None when every answer was lost (or DynamoDB failed past
+        retries) yet its witness, read consistently, shows that it landed."""
+        try:
+            return await self.write(method, request)
+        except Unavailable:
+            if seen is None or not seen.holds(await self._read_witness(seen)):
+                raise
+            logger.warning("a write's answers were lost; a consistent read found it applied")
+            return None
+
+    async def _read_witness(self, seen: Witness) -> Item | None:
+        with suppress(Unavailable):
+            return await self._read_consistently(seen.key)
+        return None
+
+    async def _read_consistently(self, key: Key) -> Item | None:
+        """A consistent read made to learn what a write did: outside the request's bound
+        (`budget`), which counts the write itself."""
+        request = get_request(self.table, key, consistent=True)
+        response = await self._call("read", self.client.get_item, request, budgeted=False)
+        item = response.get("Item")
+        self.cost.record("read", response, returned=0 if item is None else 1)
+        return None if item is None else from_attributes(item)
 
     async def write(self, method: _Operation, request: dict[str, Any]) -> dict[str, Any]:
         response = await self._call("write", method, request)
@@ -328,9 +411,14 @@ class Store:
         return response
 
     async def _call(
-        self, operation: Operation, method: _Operation, request: dict[str, Any]
+        self,
+        operation: Operation,
+        method: _Operation,
+        request: dict[str, Any],
+        *,
+        budgeted: bool = True,
     ) -> dict[str, Any]:
-        if self.budget is not None and self.cost.requests >= self.budget:
+        if budgeted and self.budget is not None and self.cost.requests >= self.budget:
             self.cost.past_bound += 1
             logger.error(
                 "a request was about to pass its bound of %d DynamoDB calls: a cost model is"
@@ -351,6 +439,14 @@ class Store:
             logger.warning("DynamoDB unreachable: %s", exc)
             raise Unavailable("the database is unreachable; try again shortly") from exc
         return response
+
+
+def _without_intent(exc: TransactionCanceled) -> TransactionCanceled:
+    """The cancellation as the request's own actions see it; CONFLICT when the intent's
+    record failed its condition: a request with the same Idempotency-Key wrote it first."""
+    if exc.failed(len(exc.reasons) - 1):
+        raise Conflict("a request with this Idempotency-Key is being answered; retry shortly")
+    return TransactionCanceled(exc.reasons[:-1], exc.items[:-1])
 
 
 def _refill_limit(remaining: int, matched: int, scanned: int, last_read: int) -> int:

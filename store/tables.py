@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from keys.idempotency import EXPIRES
 from keys.table import SECONDARY_INDEXES, TABLE, Index
 from store.errors import NO_CREDENTIALS, DynamoDBFailure, error_code
 
@@ -42,6 +43,7 @@ async def create_table(
             del request["StreamSpecification"]
         await client.create_table(**request)
         await wait_until_active(client, table, wait_seconds)
+        await enable_expiry(client, table)
         if not stream:
             return f"created table {table!r} with {len(SECONDARY_INDEXES)} indexes"
         return (
@@ -60,6 +62,7 @@ async def create_table(
         }
         await client.update_table(**update)
     await wait_until_active(client, table, wait_seconds)
+    await enable_expiry(client, table)
     streamed = stream and await enable_stream(client, table, wait_seconds=wait_seconds)
     turned_on = "; turned its stream on (new and old images)" if streamed else ""
     if missing:
@@ -67,6 +70,17 @@ async def create_table(
     if streamed:
         return f"table {table!r} already exists with every index{turned_on}"
     return f"table {table!r} already exists with every index and its stream"
+
+
+async def enable_expiry(client: DynamoDBClient, table: str) -> None:
+    """DynamoDB's time to live on `expiresAt` (seconds since the epoch): the records of
+    Idempotency-Keys are deleted a day after they are written, at no cost."""
+    found = await client.describe_time_to_live(TableName=table)
+    if found["TimeToLiveDescription"].get("TimeToLiveStatus") in ("ENABLED", "ENABLING"):
+        return
+    await client.update_time_to_live(
+        TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": EXPIRES}
+    )
 
 
 async def enable_stream(client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0) -> bool:

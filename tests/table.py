@@ -14,7 +14,14 @@ from aiobotocore.config import AioConfig
 
 from gateway.settings import Settings
 from store.client import CLIENT_CONFIG, LOCAL_CREDENTIALS, Store
-from store.requests import Item, Key, condition_check, from_attributes, to_attributes
+from store.requests import (
+    WRITE_TOKEN,
+    Item,
+    Key,
+    condition_check,
+    from_attributes,
+    to_attributes,
+)
 
 
 async def scan_all(client: Any, table: str) -> list[dict[str, Any]]:
@@ -33,6 +40,11 @@ async def scan_all(client: Any, table: str) -> list[dict[str, Any]]:
 
 BULK_BATCH = 25  # BatchWriteItem's most
 BULK_CONCURRENCY = 8
+
+
+def without_token(item: dict[str, Any]) -> dict[str, Any]:
+    """`item` without the write token its last write stamped on it (`store.witness`)."""
+    return {name: value for name, value in item.items() if name != WRITE_TOKEN}
 
 
 @asynccontextmanager

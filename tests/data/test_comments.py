@@ -13,15 +13,16 @@ from store.client import Store
 from store.loaders import ItemLoader
 from tests.data.patterns_helpers import stored_kib, within_declared
 from tests.data.verify_helpers import WHEN, item_key
-from tests.table import scan_all
+from tests.table import scan_all, without_token
 
 ALICE = Caller("Alice")
 
 
 async def comment_items(client: Any, table: str) -> list[dict[str, Any]]:
-    """The comment items stored, sorted by key."""
+    """The comment items stored, sorted by key, without the write token a new comment's
+    primary item carries (`store.witness`)."""
     items = [i for i in await scan_all(client, table) if i["type"] != "PRODUCT"]
-    return sorted(items, key=item_key)
+    return sorted((without_token(i) for i in items), key=item_key)
 
 
 def implied(primary: dict[str, Any]) -> list[dict[str, Any]]:

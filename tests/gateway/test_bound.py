@@ -104,11 +104,12 @@ def test_aliases_of_one_read_are_one_read() -> None:
     assert two.total_requests == 2
 
 
-def test_a_mutation_counts_its_own_retries() -> None:
+def test_a_mutation_counts_its_own_retries_and_checks() -> None:
+    """With the reads that learn what a write did (`store.witness.CHECK_READS`)."""
     result = bound('mutation { setOrderStatus(id: "o", status: SHIPPED) { id } }')
-    assert (result.total_requests, result.total_items) == (2, 1)
+    assert (result.total_requests, result.total_items) == (2 + 2, 1 + 2)
     issue = bound('mutation { openIssue(input: {owner: "a", name: "b", title: "t"}) { number } }')
-    assert issue.total_requests == 41  # one read, then one call per attempt
+    assert issue.total_requests == 41 + 2  # one read, then one call per attempt
 
 
 def test_markers_and_heatmap_count_their_reads() -> None:

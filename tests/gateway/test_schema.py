@@ -6,9 +6,19 @@ import difflib
 from pathlib import Path
 
 from gateway.schema import schema_sdl
-from gateway.schema_diff import Unreadable, parse_schema, render, schema_changes
+from gateway.schema_diff import (
+    Unreadable,
+    load_manifest,
+    parse_schema,
+    rejected_documents,
+    render,
+    schema_changes,
+)
 
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schema.graphql"
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_FILE = ROOT / "schema.graphql"
+# The documents a client ships (the README's trusted documents workflow).
+MANIFEST = ROOT / "examples" / "trusted-documents.json"
 DIFF_LINES = 60
 
 
@@ -26,7 +36,8 @@ def mismatch(written: str, exported: str) -> str:
         lines = [f"it does not parse ({exc}):", *_diff(written, exported)]
     else:
         if changes:
-            lines = ["to its clients the code's schema has:", *render(changes)]
+            rejected = rejected_documents(exported, load_manifest(MANIFEST.read_text()))
+            lines = ["to its clients the code's schema has:", *render(changes, rejected)]
         else:
             lines = ["no change a client sees, but the text differs:", *_diff(written, exported)]
     return "\n".join(
@@ -78,6 +89,26 @@ def test_a_differing_file_names_its_changes_breaking_first() -> None:
     ]
     assert "make schema" in lines[-1]
     assert "dynagate export-schema --output schema.graphql" in lines[-1]
+
+
+def test_the_documents_clients_ship_validate() -> None:
+    documents = load_manifest(MANIFEST.read_text(), str(MANIFEST))
+    assert documents
+    rejected = rejected_documents(schema_sdl(), documents)
+    assert not rejected, "\n".join(render([], rejected))
+
+
+def test_a_change_that_rejects_a_shipped_document_names_it() -> None:
+    written = schema_sdl()
+    exported = written.replace("  name: String!\n  comments(", "  comments(", 1)
+    lines = mismatch(written, exported).splitlines()
+    assert "  FIELD_REMOVED: Field Product.name was removed." in lines
+    assert "rejected documents:" in lines
+    assert any(
+        line.startswith("  8a500f15") and "Cannot query field 'name' on type 'Product'" in line
+        for line in lines
+    ), lines
+    assert "1 breaking, 0 dangerous, 0 safe changes; 1 rejected documents" in lines
 
 
 def test_a_difference_no_client_sees_shows_the_diff() -> None:

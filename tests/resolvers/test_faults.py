@@ -20,6 +20,7 @@ from tests.client import Api, Result, assert_well_formed, settings_for
 from tests.documents import (
     ADD_MARKER,
     ADD_MEMBER,
+    CLOSE_ISSUE,
     CREATE_CUSTOMER,
     CREATE_ORGANIZATION,
     CREATE_PRODUCT,
@@ -30,6 +31,7 @@ from tests.documents import (
     OPEN_TICKET,
     PLACE_ORDER,
     POST_COMMENT,
+    SET_MEMBER_ROLE,
     SET_ORDER_STATUS,
     STAR_REPO,
     UPDATE_TICKET,
@@ -228,6 +230,50 @@ async def test_many_calls_with_answers_lost_at_random_each_hear_the_truth(
     for partition in partitions:
         assert partition.primary is not None
         assert diff(partition.primary, partition.copies).clean
+    assert_private(list(results.values()), items)
+
+
+async def test_with_every_write_answer_lost_each_create_and_move_is_success(
+    api: Api, faulty: Api, proxy: FaultProxy, client: Any, table: str
+) -> None:
+    """Every attempt of every write is applied and its answer lost: botocore gives up,
+    and a consistent read of what the write stamped (`store.witness`) finds it done."""
+    seeded = await seed(api)
+    (await send(api, open_issue("tools"))).ok()
+    (await send(api, add_member("acme", "m"))).ok()
+    for operation in ("PutItem", "UpdateItem", "TransactWriteItems"):
+        proxy.inject(operation, "lose")
+    calls: dict[str, Call] = {
+        "customer": create_customer("alice"),
+        "order": place_order("dup"),
+        "product": create_product("p2"),
+        "comment": post_comment("p1"),
+        "repo": create_repo("more"),
+        "issue": open_issue("tools"),
+        "organization": create_organization("globex"),
+        "member": add_member("acme", "x"),
+        "team": create_team("acme", "core"),
+        "queue": create_queue("q2"),
+        "ticket": open_ticket("q1"),
+        "marker": add_marker(48.85),
+        "move order": ship(seeded["orders"][0]),
+        "close issue": (CLOSE_ISSUE, {"owner": "alice", "name": "tools", "number": 1}),
+        "close ticket": close_ticket(seeded["ticket"]),
+        "role": (SET_MEMBER_ROLE, {"org": "acme", "username": "m", "role": "ADMIN"}),
+    }
+    results = {name: await send(faulty, call) for name, call in calls.items()}
+    assert proxy.calls["TransactWriteItems"] > 0
+    assert {name: r.codes for name, r in results.items()} == {name: [] for name in calls}
+    items = await scan_all(client, table)
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        kinds.setdefault(item.get("type", ""), []).append(item)
+    assert "alice" in {c["id"] for c in kinds["CUSTOMER"]}
+    assert sorted(o["status"] for o in kinds["ORDER"]) == ["PLACED"] * 2 + ["SHIPPED"]
+    assert [i["state"] for i in kinds["ISSUE"] if i["number"] == 1] == ["CLOSED"]
+    assert len(kinds["ISSUE"]) == 2 and len(kinds["MARKER"]) == 1
+    assert [t["status"] for t in kinds["TICKET"]].count("CLOSED") == 1
+    assert {m["username"]: m["role"] for m in kinds["MEMBER"]}["m"] == "ADMIN"
     assert_private(list(results.values()), items)
 
 

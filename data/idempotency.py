@@ -1,0 +1,81 @@
+"""Safe retries (API.md section 10): the record of an Idempotency-Key, written in the same
+transaction as the mutation's first write (`store.witness.Intent`), then given the answer.
+
+A retry finds the record: with the same fingerprint and an answer, it gets that answer and
+nothing runs again; with another fingerprint it is CONFLICT. No record means nothing was
+written (a mutation refused before its write leaves none), so the retry runs.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from data.clock import new_token, now
+from keys import idempotency as keys
+from keys.codecs import format_timestamp
+from keys.table import TABLE
+from store.client import Store
+from store.errors import ConditionFailed
+from store.requests import WRITE_TOKEN, to_attributes, update_request
+from store.witness import Intent, Witness
+
+# An answer DynamoDB can hold with the rest of the record (items hold 400 KB).
+MAX_ANSWER_BYTES = 300_000
+
+
+@dataclass(frozen=True)
+class Record:
+    fingerprint: str
+    # The first request's JSON answer, without `extensions`; None until it is kept.
+    answer: str | None
+
+
+async def find_record(store: Store, caller: str, key: str) -> Record | None:
+    """The record of `key` from `caller`, read consistently; one past its 24 hours (not
+    yet deleted by the time to live) is none."""
+    item = await store.get(keys.record_key(caller, key), consistent=True)
+    if item is None or int(item[keys.EXPIRES]) <= time.time():
+        return None
+    return Record(item["fingerprint"], item.get("answer"))
+
+
+def new_intent(table: str, caller: str, key: str, fingerprint: str) -> Intent:
+    """The record to write with the mutation's first write: only where none is kept, or
+    the one kept has expired."""
+    record_key = keys.record_key(caller, key)
+    token = new_token()
+    item = {
+        **record_key,
+        "type": "IDEMPOTENCY",
+        "fingerprint": fingerprint,
+        "createdAt": format_timestamp(now()),
+        keys.EXPIRES: int(time.time()) + keys.HOURS * 3600,
+        WRITE_TOKEN: token,
+    }
+    put = {
+        "TableName": table,
+        "Item": to_attributes(item),
+        "ConditionExpression": "attribute_not_exists(#pk) OR #expires <= :now",
+        "ExpressionAttributeNames": {"#pk": TABLE.partition_key, "#expires": keys.EXPIRES},
+        "ExpressionAttributeValues": to_attributes({":now": int(time.time())}),
+    }
+    return Intent({"Put": put}, Witness(record_key, token))
+
+
+async def keep_answer(store: Store, intent: Intent, answer: str) -> bool:
+    """The answer, on the record this request wrote; False when it could not be kept (too
+    large, or the record is another request's since it expired)."""
+    if len(answer.encode()) > MAX_ANSWER_BYTES:
+        return False
+    request = update_request(
+        store.table,
+        intent.witness.key,
+        set_values={"answer": answer},
+        expect={WRITE_TOKEN: intent.witness.token},
+    )
+    try:
+        await store.update(request)
+    except ConditionFailed:
+        return False
+    return True
