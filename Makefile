@@ -17,7 +17,7 @@ PORT ?= 8000
 IMAGE_TOOL ?= docker
 IMAGE ?= dynagate:local
 
-.PHONY: install dynamodb-local browser conformance wrk run test test-offline lint typecheck pytest schema bench image clean
+.PHONY: install dynamodb-local browser redis conformance wrk run test test-offline lint typecheck pytest schema bench image clean
 
 $(INSTALLED): pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -56,7 +56,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: dynamodb-local browser conformance
+pytest: dynamodb-local browser redis conformance
 	$(BIN)/python -m pytest
 
 # A Debian package, as root or through `sudo -n`; the package lists are updated only when
@@ -85,6 +85,23 @@ browser:
 	  { $(call APT_INSTALL,chromium); } || { echo "$(NO_BROWSER)" >&2; exit 1; }; \
 	else \
 	  echo "$(NO_BROWSER)" >&2; exit 1; \
+	fi
+
+# The Redis server of the tests that share state between processes: $REDIS_SERVER, else
+# redis-server or valkey-server on the PATH (the tests look the same way); without one,
+# Debian's redis-server is installed where apt-get can be used; anywhere else this says
+# what to install.
+REDIS_SERVER ?= $(shell for name in redis-server valkey-server; do command -v "$$name" && break; done)
+NO_REDIS := make test needs a Redis server: install redis-server or valkey-server \
+	(macOS: brew install redis) or set REDIS_SERVER=/path/to/redis-server
+redis:
+	@if [ -n "$(REDIS_SERVER)" ]; then \
+	  command -v "$(REDIS_SERVER)" >/dev/null || { echo "$(NO_REDIS)" >&2; exit 1; }; \
+	elif $(CAN_APT_INSTALL); then \
+	  echo "installing Debian's redis-server for the tests of several processes"; \
+	  { $(call APT_INSTALL,redis-server); } || { echo "$(NO_REDIS)" >&2; exit 1; }; \
+	else \
+	  echo "$(NO_REDIS)" >&2; exit 1; \
 	fi
 
 # The GraphQL over HTTP specification's server audits (graphql-http, pinned by the lock

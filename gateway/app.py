@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
+from redis.asyncio import Redis
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -56,6 +57,7 @@ from gateway.readiness import not_ready, warn_unless_ready
 from gateway.runtime import Runtime
 from gateway.schema import build_schema
 from gateway.settings import Settings
+from gateway.shared_limits import SharedRateLimiter
 from gateway.tracing import RequestTracing
 from keys.errors import BadUserInput, Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
@@ -70,6 +72,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("dynagate")
 CONNECTION_INIT_SECONDS = 5
+# A Redis that takes longer than this is failing: the request goes on without it.
+REDIS_SECONDS = 0.5
 
 
 class GraphQLApp(GraphQL[Context, None]):
@@ -95,7 +99,7 @@ class GraphQLApp(GraphQL[Context, None]):
         )
         self.runtime = runtime
         self.playground = Playground()
-        self.limiter = None if settings.rate_limit is None else RateLimiter(settings.rate_limit)
+        self.limiter = runtime.rate_limiter()
         self.verifier = TokenVerifier.from_settings(settings)
         self.sockets = Sockets(settings.max_connections)
         self.persisted = PersistedDocuments(trusted_only=settings.trusted_documents)
@@ -147,7 +151,7 @@ class GraphQLApp(GraphQL[Context, None]):
         who = bucket(request, signed_in)
         limiter = self.limiter if running else None
         if limiter is not None:
-            wait = limiter.admit(who)
+            wait = await limiter.check(who)
             if wait is not None:
                 return self._rate_limited(limiter, who, wait)
         context = self._context(who, signed_in)
@@ -332,6 +336,16 @@ class GraphQLApp(GraphQL[Context, None]):
         return {"extensions": {"cost": cost}} if self.runtime.settings.cost_report else {}
 
 
+def _redis(settings: Settings) -> Redis | None:
+    """The client of DYNAGATE_REDIS_URL: connected on first use, and quick to give up (a
+    request then goes on with the process's own state)."""
+    if settings.redis_url is None:
+        return None
+    return Redis.from_url(
+        settings.redis_url, socket_timeout=REDIS_SECONDS, socket_connect_timeout=REDIS_SECONDS
+    )
+
+
 def _wants_page(request: BaseRequestProtocol | Request) -> bool:
     """A browser's GET for a page (GraphiQL), not for an answer."""
     return request.method == "GET" and "text/html" in request.headers.get("accept", "")
@@ -356,7 +370,9 @@ async def playground_asset(request: Request) -> Response:
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = Settings.from_env() if settings is None else settings
     metrics = Metrics() if settings.metrics else None
-    runtime = Runtime(settings, CursorCodec(settings.cursor_secret), metrics=metrics)
+    runtime = Runtime(
+        settings, CursorCodec(settings.cursor_secret), metrics=metrics, redis=_redis(settings)
+    )
     if metrics is not None:
         runtime.feed.observers.append(metrics.event)
 
@@ -378,9 +394,22 @@ def create_app(settings: Settings | None = None) -> Starlette:
             # What start-up allocated lives as long as the process: keep the collector
             # from walking it again on every young-generation collection.
             gc.freeze()
+            limiter = graphql.limiter
+            flushing = (
+                asyncio.create_task(limiter.flushing(), name="dynagate-rate-limit-flush")
+                if isinstance(limiter, SharedRateLimiter)
+                else None
+            )
             try:
                 yield
             finally:
+                if flushing is not None and isinstance(limiter, SharedRateLimiter):
+                    flushing.cancel()
+                    await limiter.flush()
+                if runtime.redis is not None:
+                    await runtime.redis.aclose()
+                if metrics is not None:
+                    metrics.close()
                 await runtime.stop_following()
                 for stop in (unwatch, unwatch_stream):
                     if stop is not None:
@@ -393,6 +422,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def readyz(request: Request) -> Response:
         problem = await not_ready(runtime.require_client(), settings.table)
         if problem is None:
+            # Still served, with what it works without meanwhile.
+            limiter = graphql.limiter
+            if isinstance(limiter, SharedRateLimiter) and limiter.degraded:
+                degraded = ["Redis is unreachable: rate limits are per process until it returns"]
+                return JSONResponse({"status": "ready", "degraded": degraded})
             return JSONResponse({"status": "ready"})
         return JSONResponse({"status": "unavailable", "reason": problem.reason}, status_code=503)
 

@@ -8,11 +8,13 @@ import asyncio
 import logging.config
 import os
 import sys
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import partial
 from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gateway.dynamodb_local import DynamoDBLocalError
 from gateway.identity import TOKEN_TTL, issue_token
@@ -24,6 +26,10 @@ from store.errors import NO_CREDENTIALS, UNREACHABLE, DynamoDBFailure, admin_fai
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
+
+# Without Redis each worker reads the table's stream, which DynamoDB allows two readers of.
+STREAM_READERS = 2
+MAX_WORKERS = 64
 
 ENVIRONMENT = """\
 environment:
@@ -52,6 +58,8 @@ environment:
   DYNAGATE_DOCUMENTS          trusted: only registered documents run, but for admins
                               (`dynagate documents add`); default open
   DYNAGATE_LOG_FORMAT         json: log lines as JSON
+  DYNAGATE_REDIS_URL          redis:// or rediss:// URL of the Redis (or Valkey) that
+                              processes and replicas share rate limits through
 """
 
 
@@ -135,6 +143,12 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the GraphQL API", formatter_class=_Formatter)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes serving the port; above 2 needs DYNAGATE_REDIS_URL",
+    )
     serve.set_defaults(run=_serve)
 
     create = commands.add_parser(
@@ -268,19 +282,46 @@ def _serve(args: argparse.Namespace) -> int:
 
     from gateway.app import create_app
 
+    settings = Settings.from_env()
+    workers = args.workers
+    if not 1 <= workers <= MAX_WORKERS:
+        raise SettingsError(f"--workers {workers}: use 1 to {MAX_WORKERS}")
+    if workers > STREAM_READERS and settings.redis_url is None:
+        raise SettingsError(
+            f"--workers {workers} needs DYNAGATE_REDIS_URL: without it each process reads "
+            f"the table's stream itself, and DynamoDB allows {STREAM_READERS} readers per shard"
+        )
     # `main` has configured logging, uvicorn's loggers included: no log_config, so uvicorn
     # keeps it, and no access log, so the request log is the one line per request.
-    settings = Settings.from_env()
-    uvicorn.run(
-        create_app(settings),
-        host=args.host,
-        port=args.port,
-        log_config=None,
-        access_log=False,
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "log_config": None,
+        "access_log": False,
         # A WebSocket message is held to the size of a request body.
-        ws_max_size=settings.max_body_bytes,
-    )
+        "ws_max_size": settings.max_body_bytes,
+    }
+    if workers == 1:
+        uvicorn.run(create_app(settings), **options)
+        return 0
+    with _worker_environment(settings):
+        # Each worker is a fresh process: it configures logging as `main` did here.
+        options["log_config"] = logging_config()
+        uvicorn.run("gateway.app:create_app", factory=True, workers=workers, **options)
     return 0
+
+
+@contextmanager
+def _worker_environment(settings: Settings) -> Iterator[None]:
+    """What every worker process must share, in the environment they start with: the
+    cursor secret (a cursor one worker signs, another reads), and the directory where
+    each writes its metrics for /metrics to sum."""
+    from gateway.metrics import MULTIPROCESS_DIR
+
+    with tempfile.TemporaryDirectory(prefix="dynagate-metrics-") as directory:
+        os.environ["DYNAGATE_CURSOR_SECRET"] = settings.cursor_secret.decode()
+        os.environ[MULTIPROCESS_DIR] = directory
+        yield
 
 
 def _create_table(args: argparse.Namespace) -> int:

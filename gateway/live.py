@@ -225,7 +225,7 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
         # a subscription's events are charged one by one (`Context.next_event`).
         limiter = None if live else self.view.limiter
         if limiter is not None and self.who is not None:
-            wait = limiter.admit(self.who)
+            wait = await limiter.check(self.who)
             if wait is not None:
                 await self._refuse(operation, _rate_limited(limiter, wait))
                 closed(token)

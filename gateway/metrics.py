@@ -8,6 +8,7 @@ seen whichever code path made it, failed ones included.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from prometheus_client import (
     ProcessCollector,
 )
 from prometheus_client.exposition import choose_encoder
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -39,13 +41,23 @@ REFUSALS: dict[str, str] = {
     Code.UNAUTHENTICATED: "unauthenticated",
     Code.FORBIDDEN: "forbidden",
 }
+# prometheus-client's multiprocess mode reads this variable when it is imported.
+MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
 # Up to the default request timeout (10 s) and past it.
 DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0)
+
+
+def multiprocess_dir() -> str | None:
+    """Where the processes of `dynagate serve --workers N` keep their metrics, if they do
+    (prometheus-client's multiprocess mode, which `serve` turns on)."""
+    return os.environ.get(MULTIPROCESS_DIR) or None
 
 
 class Metrics:
     def __init__(self) -> None:
         registry = self.registry = CollectorRegistry()
+        # With several workers, each writes its own figures to files that /metrics sums.
+        self.shared = multiprocess_dir() is not None
         self.graphql_requests = Counter(
             "dynagate_graphql_requests",
             "GraphQL requests by operation type and outcome (ok or the first error's code).",
@@ -99,10 +111,16 @@ class Metrics:
             registry=registry,
         )
         self.sockets = Gauge(
-            "dynagate_websockets_open", "WebSocket connections open now.", registry=registry
+            "dynagate_websockets_open",
+            "WebSocket connections open now.",
+            registry=registry,
+            multiprocess_mode="livesum",
         )
         self.subscriptions = Gauge(
-            "dynagate_subscriptions_active", "Subscriptions running now.", registry=registry
+            "dynagate_subscriptions_active",
+            "Subscriptions running now.",
+            registry=registry,
+            multiprocess_mode="livesum",
         )
         self.events = Counter(
             "dynagate_subscription_events",
@@ -116,17 +134,27 @@ class Metrics:
             "Seconds between the newest change of the last batch read from the table's"
             " stream and its read.",
             registry=registry,
+            multiprocess_mode="livemax",
         )
         self.stream_failures = Counter(
             "dynagate_stream_failures",
             "Failed calls of the stream reader (it backs off and goes on from its place).",
             registry=registry,
         )
+        self.redis_failures = Counter(
+            "dynagate_redis_failures",
+            "Calls to Redis that failed, by use; meanwhile each process limits on its own.",
+            ["use"],
+            registry=registry,
+        )
+        self.redis_failures.labels("rate_limit")
         for outcome in ("delivered", "dropped"):
             self.events.labels(outcome)
         for reason in REFUSALS.values():
             # Present at zero, so that a rate over them is defined before the first one.
             self.refusals.labels(reason)
+        if self.shared:
+            return  # the process collectors describe one process: not summed
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         if GC_COLLECTOR is not None:
@@ -169,4 +197,13 @@ class Metrics:
     async def endpoint(self, request: Request) -> Response:
         """`GET /metrics`: the text format, or OpenMetrics when the scraper asks for it."""
         encoder, content_type = choose_encoder(request.headers.get("accept", ""))
-        return Response(encoder(self.registry), headers={"Content-Type": content_type})
+        registry = self.registry
+        if self.shared:
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # every worker, summed
+        return Response(encoder(registry), headers={"Content-Type": content_type})
+
+    def close(self) -> None:
+        """This process's live gauges leave the sum (the process ends)."""
+        if self.shared:
+            mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]

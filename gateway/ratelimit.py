@@ -87,6 +87,10 @@ class RateLimiter:
             return None
         return math.floor(-tokens / self.per_second) + 1
 
+    async def check(self, caller: str) -> int | None:
+        """`admit`, where the buckets may live elsewhere (`gateway/shared_limits.py`)."""
+        return self.admit(caller)
+
     def admit(self, caller: str) -> int | None:
         """Let a request of `caller` in (None), or the whole seconds it should wait."""
         wait = self.retry_after(caller)

@@ -9,11 +9,15 @@ from typing import TYPE_CHECKING
 
 from data.feed import ChangeFeed
 from gateway.metrics import Metrics
+from gateway.ratelimit import RateLimiter
 from gateway.settings import Settings
+from gateway.shared_limits import SharedRateLimiter
 from store.cursors import CursorCodec
 from store.stream import StreamReader
 
 if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
     from store.client import DynamoDBClient
 
 
@@ -48,6 +52,19 @@ class Runtime:
             self.reading = None
 
     metrics: Metrics | None = None
+    # Where processes and replicas share state (DYNAGATE_REDIS_URL), if anywhere.
+    redis: Redis | None = None
+
+    def rate_limiter(self) -> RateLimiter | None:
+        """The rate limit's buckets: in Redis when there is one, else in this process."""
+        limit = self.settings.rate_limit
+        if limit is None:
+            return None
+        if self.redis is None:
+            return RateLimiter(limit)
+        metrics = self.metrics
+        counted = None if metrics is None else metrics.redis_failures.labels("rate_limit").inc
+        return SharedRateLimiter(limit, self.redis, on_failure=counted)
 
     def require_client(self) -> DynamoDBClient:
         if self.client is None:

@@ -62,6 +62,8 @@ class Settings:
     subscription_buffer: int = 100
     # Trusted documents (API.md section 10): only registered documents run, but for admins.
     trusted_documents: bool = False
+    # More than one process (API.md section 11): the Redis (or Valkey) they share state in.
+    redis_url: str | None = None
 
     @property
     def open_mode(self) -> bool:
@@ -136,8 +138,20 @@ class Settings:
                 _number(env, "DYNAGATE_SUBSCRIPTION_BUFFER", 100, whole=True, high=100_000)
             ),
             trusted_documents=_documents(env),
+            redis_url=_redis_url(env),
             **identity,
         )
+
+
+def _redis_url(env: Mapping[str, str]) -> str | None:
+    """`DYNAGATE_REDIS_URL`: a redis:// or rediss:// URL, or unset."""
+    url = env.get("DYNAGATE_REDIS_URL", "").strip() or None
+    if url is not None and urlsplit(url).scheme not in ("redis", "rediss"):
+        shown = urlsplit(url)._replace(netloc=urlsplit(url).hostname or "").geturl()
+        raise SettingsError(
+            f"DYNAGATE_REDIS_URL={shown!r}: use redis://host:6379/0 or rediss://… (TLS)"
+        )
+    return url
 
 
 def _documents(env: Mapping[str, str]) -> bool:

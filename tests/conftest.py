@@ -26,6 +26,7 @@ from store.tables import create_table
 from tests.client import Api, settings_for
 from tests.faults import FaultProxy
 from tests.jwks import JwksServer
+from tests.redis_server import RedisServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -145,3 +146,10 @@ async def shared_table(client: DynamoDBClient) -> AsyncIterator[str]:
 async def app(endpoint: str, shared_table: str, overrides: dict[str, Any]) -> AsyncIterator[Api]:
     async with Api.serving(settings_for(endpoint, shared_table, **overrides)) as running:
         yield running
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A Redis server of the test's own (`tests/redis_server.py`): stop and start it at will."""
+    with RedisServer() as server:
+        yield server

@@ -111,3 +111,18 @@ def test_make_clean_removes_what_the_build_made(tmp_path: Path) -> None:
     left = [str(path.relative_to(tmp_path)) for path in made if path.exists()]
     assert left == []
     assert all(path.exists() for path in kept)
+
+
+def test_compose_runs_two_replicas_behind_one_port_sharing_redis() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    nginx = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert "  gateway-1: &gateway\n" in compose and "  gateway-2: *gateway\n" in compose
+    assert "DYNAGATE_REDIS_URL: redis://redis:6379/0" in compose
+    # One secret for both, so a cursor one signs the other reads.
+    assert re.search(r"DYNAGATE_CURSOR_SECRET: \$\{DYNAGATE_CURSOR_SECRET:-\S+\}", compose)
+    assert "./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in compose
+    assert re.findall(r"server (gateway-\d):8000;", nginx) == ["gateway-1", "gateway-2"]
+    # Subscriptions: the WebSocket upgrade is passed on.
+    assert "proxy_set_header Upgrade $http_upgrade;" in nginx
+    # Each client by the address nginx saw, never by a header the client sent.
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in nginx

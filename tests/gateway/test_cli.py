@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
+import httpx
 import jwt
 import pytest
 
@@ -215,3 +218,77 @@ def test_serve_runs_on_uvloop_and_httptools() -> None:
         assert type(loop).__module__.startswith("uvloop")
     finally:
         loop.close()
+
+
+def test_more_than_two_workers_need_redis() -> None:
+    result = run(
+        "serve", "--workers", "3", env={"DYNAGATE_DYNAMODB_ENDPOINT": "http://127.0.0.1:1"}
+    )
+    assert result.returncode == 2
+    assert "--workers 3 needs DYNAGATE_REDIS_URL" in result.stderr
+    assert "two readers per shard" in result.stderr or "allows 2 readers" in result.stderr
+    zero = run("serve", "--workers", "0", env={"DYNAGATE_DYNAMODB_ENDPOINT": "http://127.0.0.1:1"})
+    assert zero.returncode == 2 and "--workers 0: use 1 to 64" in zero.stderr
+
+
+def test_workers_share_one_port_cursors_and_metrics(endpoint: str) -> None:
+    """Two processes: /metrics of either counts the requests both answered, and a cursor
+    one signs the other reads (the secret is shared, not generated per process)."""
+    table = f"cli-{uuid.uuid4().hex[:8]}"
+    env = {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table}
+    assert run("create-table", env=env).returncode == 0
+    port = _closed_port()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
+    server = subprocess.Popen(
+        [DYNAGATE, "serve", "--workers", "2", "--port", str(port)],
+        env={**clean, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _answers(f"{url}/healthz"):
+            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+
+        def ask(query: str) -> dict[str, Any]:
+            # A connection each: the kernel hands them to either process.
+            body: dict[str, Any] = httpx.post(
+                f"{url}/graphql", json={"query": query}, timeout=10
+            ).json()
+            assert "errors" not in body, body
+            return body["data"]
+
+        ask('mutation { createCustomer(input: {id: "c", name: "C", email: "c@x.io"}) { id } }')
+        for _ in range(2):
+            line = '{sku: "A", quantity: 1, unitPriceCents: 5}'
+            ask(f'mutation {{ placeOrder(input: {{customerId: "c", items: [{line}]}}) {{ id }} }}')
+        first = ask("{ openOrders(first: 1) { pageInfo { endCursor } } }")
+        cursor = first["openOrders"]["pageInfo"]["endCursor"]
+        after = f'{{ openOrders(first: 1, after: "{cursor}") {{ edges {{ node {{ id }} }} }} }}'
+        for _ in range(36):
+            assert len(ask(after)["openOrders"]["edges"]) == 1
+        sent = 40
+        for _ in range(4):  # whichever process answers, it tells the sum
+            metrics = httpx.get(f"{url}/metrics", timeout=10).text
+            counted = sum(
+                float(line.split()[-1])
+                for line in metrics.splitlines()
+                if line.startswith("dynagate_graphql_requests_total{")
+            )
+            assert counted == sent, metrics
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        if server.stderr is not None:
+            server.stderr.close()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
