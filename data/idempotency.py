@@ -3,17 +3,22 @@ transaction as the mutation's first write (`store.witness.Intent`), then given t
 
 A retry finds the record: with the same fingerprint and an answer, it gets that answer and
 nothing runs again; with another fingerprint it is CONFLICT. No record means nothing was
-written (a mutation refused before its write leaves none), so the retry runs.
+written (a mutation refused before its write leaves none), so the retry runs. A record
+without an answer is a request still being answered, or, once its time is past, one whose
+answer could not be kept (the mutation was done).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 
 from data.clock import new_token, now
 from keys import idempotency as keys
 from keys.codecs import format_timestamp
+from keys.errors import Unavailable
 from keys.table import TABLE
 from store.client import Store
 from store.errors import ConditionFailed
@@ -22,6 +27,7 @@ from store.witness import Intent, Witness
 
 # An answer DynamoDB can hold with the rest of the record (items hold 400 KB).
 MAX_ANSWER_BYTES = 300_000
+KEEP_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,8 @@ class Record:
     fingerprint: str
     # The first request's JSON answer, without `extensions`; None until it is kept.
     answer: str | None
+    # When the first request wrote it (seconds since the epoch).
+    written: float
 
 
 async def find_record(store: Store, caller: str, key: str) -> Record | None:
@@ -37,7 +45,7 @@ async def find_record(store: Store, caller: str, key: str) -> Record | None:
     item = await store.get(keys.record_key(caller, key), consistent=True)
     if item is None or int(item[keys.EXPIRES]) <= time.time():
         return None
-    return Record(item["fingerprint"], item.get("answer"))
+    return Record(item["fingerprint"], item.get("answer"), float(item["writtenAt"]))
 
 
 def new_intent(table: str, caller: str, key: str, fingerprint: str) -> Intent:
@@ -50,6 +58,7 @@ def new_intent(table: str, caller: str, key: str, fingerprint: str) -> Intent:
         "type": "IDEMPOTENCY",
         "fingerprint": fingerprint,
         "createdAt": format_timestamp(now()),
+        "writtenAt": round(time.time(), 3),
         keys.EXPIRES: int(time.time()) + keys.HOURS * 3600,
         WRITE_TOKEN: token,
     }
@@ -64,8 +73,10 @@ def new_intent(table: str, caller: str, key: str, fingerprint: str) -> Intent:
 
 
 async def keep_answer(store: Store, intent: Intent, answer: str) -> bool:
-    """The answer, on the record this request wrote; False when it could not be kept (too
-    large, or the record is another request's since it expired)."""
+    """The answer, on the record this request wrote: tried a few times, and where every
+    answer of a try was lost, the record read back to see whether it took. False when it
+    could not be kept (too large, DynamoDB failing throughout, or the record is another
+    request's since it expired)."""
     if len(answer.encode()) > MAX_ANSWER_BYTES:
         return False
     request = update_request(
@@ -74,8 +85,16 @@ async def keep_answer(store: Store, intent: Intent, answer: str) -> bool:
         set_values={"answer": answer},
         expect={WRITE_TOKEN: intent.witness.token},
     )
-    try:
-        await store.update(request)
-    except ConditionFailed:
-        return False
-    return True
+    for attempt in range(KEEP_ATTEMPTS):
+        try:
+            await store.update(request)
+            return True
+        except ConditionFailed:
+            return False
+        except Unavailable:
+            with suppress(Unavailable):
+                kept = await store.get(intent.witness.key, consistent=True)
+                if kept is not None and kept.get("answer") == answer:
+                    return True
+        await asyncio.sleep(0.05 * 2**attempt)
+    return False

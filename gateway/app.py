@@ -40,7 +40,7 @@ from data.callers import ANONYMOUS, OPEN, Caller
 from gateway.answers import BodySizeLimit, error_response, errors_body, json_object
 from gateway.exchange import note_codes, note_cost
 from gateway.http_spec import GRAPHQL_RESPONSE, is_request_error, prefers_graphql_response
-from gateway.idempotency import REPLAYED, keep, requested_key
+from gateway.idempotency import REPLAYED, kept, requested_key
 from gateway.identity import TokenVerifier
 from gateway.live import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.metrics import Metrics
@@ -90,6 +90,7 @@ class GraphQLApp(GraphQL[Context, None]):
                 cost_report=settings.cost_report,
                 limits=settings.limits,
                 introspection=settings.introspection,
+                request_timeout=settings.request_timeout,
             ),
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=True,
@@ -164,7 +165,6 @@ class GraphQLApp(GraphQL[Context, None]):
                 response = await self.run(request, context=context)
                 if context.replayed is not None:
                     return self._replay(context)
-                await keep(context, response.body)
                 sent = PERSISTING.get().sent
                 if sent is not None and not getattr(request.state, "request_error", False):
                     # A write of its own, past the operation's bound, in the request's cost.
@@ -173,7 +173,8 @@ class GraphQLApp(GraphQL[Context, None]):
                     await self.persisted.register(
                         registering, sent, context.estimated, trusted=context.caller.admin
                     )
-                return response
+            # Outside the deadline: a mutation done is worth its answer kept.
+            return await kept(context, response, cost_report=self.runtime.settings.cost_report)
         except DynagateError as exc:
             # A document named by a hash that is malformed or unknown: nothing ran.
             request.state.request_error = True

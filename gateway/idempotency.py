@@ -10,17 +10,20 @@ is kept on the record.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 
 from graphql import GraphQLError
 from starlette.datastructures import Headers
+from starlette.responses import JSONResponse, Response
 from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from data.idempotency import find_record, keep_answer, new_intent
+from data.idempotency import Record, find_record, keep_answer, new_intent
 from keys.errors import BadUserInput, Code, DynagateError
 from keys.idempotency import HEADER, checked_key, fingerprint
 from resolvers.context import Context
@@ -28,6 +31,8 @@ from store.client import Store
 
 logger = logging.getLogger("dynagate")
 REPLAYED = "Idempotent-Replayed"
+# The most seconds keeping an answer may take, past the request's own timeout.
+KEEP_SECONDS = 5.0
 
 
 def requested_key(headers: Headers) -> str | None:
@@ -41,8 +46,14 @@ def requested_key(headers: Headers) -> str | None:
 
 
 class Idempotency(SchemaExtension):
-    """Reads the record of a mutation's Idempotency-Key before it runs: before demand
-    control, so that the read is one of the calls made before the operation."""
+    """Reads the record of a mutation's Idempotency-Key before it runs, once demand control
+    let it in (a refused operation makes no call), one call past its bound.
+    `answered_within`: the seconds after which a request still without its answer kept
+    never will have it (the request timeout, and the time to keep the answer)."""
+
+    def __init__(self, *, answered_within: float) -> None:
+        super().__init__()
+        self.answered_within = answered_within
 
     async def on_execute(self) -> AsyncIterator[None]:
         execution = self.execution_context
@@ -52,9 +63,12 @@ class Idempotency(SchemaExtension):
             or context.idempotency_key is None
             or execution.operation_type is not OperationType.MUTATION
             or execution.query is None
+            or execution.result is not None  # refused before it runs
         ):
             yield
             return
+        if context.store.budget is not None:
+            context.store.budget += 1  # the record's read
         key, who = context.idempotency_key, context.who
         asked = fingerprint(execution.query, execution.operation_name, execution.variables)
         try:
@@ -69,31 +83,43 @@ class Idempotency(SchemaExtension):
             message = "this Idempotency-Key was sent with another request; use a new key"
             execution.result = ExecutionResult(data=None, errors=[_error(message)])
         elif record.answer is None:
-            message = "the request with this Idempotency-Key is being answered; retry shortly"
-            execution.result = ExecutionResult(data=None, errors=[_error(message)])
+            execution.result = ExecutionResult(data=None, errors=[_error(self._unanswered(record))])
         else:
             context.replayed = record.answer
             execution.result = ExecutionResult(data=None, errors=None)
         yield
 
+    def _unanswered(self, record: Record) -> str:
+        if time.time() - record.written < self.answered_within:
+            return "the request with this Idempotency-Key is being answered; retry shortly"
+        return (
+            "the request with this Idempotency-Key was done, but its answer could not be "
+            "kept: read what it changed"
+        )
 
-async def keep(context: Context, body: bytes | memoryview) -> None:
-    """The answer, kept on the record its mutation wrote: a write of its own, after the
-    operation and outside its bound, in the request's cost. A failure only means a retry
-    hears CONFLICT instead of the answer: it is logged, never the client's."""
+
+async def kept(context: Context, response: Response, *, cost_report: bool) -> Response:
+    """`response`, its answer kept on the record its mutation wrote (when one was): a write
+    of its own, past the operation's bound, then in the response's cost. Not keeping it is
+    logged, never the client's: a retry then hears that the answer was not kept."""
     intent = context.store.intent
     if intent is None or not intent.landed:
-        return
-    answer = json.loads(bytes(body))
+        return response
+    answer = json.loads(bytes(response.body))
     answer.pop("extensions", None)
     store = Store(context.store.client, context.store.table, cost=context.store.cost)
     try:
-        kept = await keep_answer(store, intent, json.dumps(answer, separators=(",", ":")))
-    except DynagateError as exc:
-        kept = False
+        async with asyncio.timeout(KEEP_SECONDS):
+            done = await keep_answer(store, intent, json.dumps(answer, separators=(",", ":")))
+    except (DynagateError, TimeoutError) as exc:
+        done = False
         logger.warning("the answer of an Idempotency-Key was not kept: %s", exc)
-    if not kept:
+    if not done:
         logger.warning("the answer of an Idempotency-Key could not be kept")
+    if not cost_report:
+        return response
+    body = {**answer, "extensions": {"cost": context.cost_report()}}
+    return JSONResponse(body, status_code=response.status_code)
 
 
 def _error(message: str, code: Code = Code.CONFLICT) -> GraphQLError:

@@ -199,6 +199,8 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
         try:  # in trusted mode, only registered documents run (`gateway/persisted.py`)
             await self.view.persisted.admit(context.store, operation.query, context.caller)
         except DynagateError as exc:
+            if context.charge is not None and context.cost.requests:
+                context.charge(context.cost)  # the document's read, to the caller's limit
             await self._refuse(operation, GraphQLError(str(exc), extensions=exc.extensions))
             return
         exchange = Exchange(uuid.uuid4().hex)

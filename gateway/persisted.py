@@ -14,8 +14,9 @@ a request, or `dynagate documents add`) run for other callers, and only admins r
 from __future__ import annotations
 
 import logging
+import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,9 @@ DOCUMENT_ID = "documentId"
 _SHA256 = "sha256:"
 # Apollo clients know the answer by this message (and the code).
 _NOT_FOUND = "PersistedQueryNotFound: send the document with its hash to register it"
+# How long a hash found missing (or untrusted) is taken as such before the table is read
+# again: what an admin registers elsewhere is seen within it.
+RECHECK_SECONDS = 10.0
 _UNTRUSTED = "only the documents registered with this gateway run here"
 _ADMINS_REGISTER = "only admins register documents here"
 
@@ -54,6 +58,8 @@ def requested_hash(document_id: object, extensions: Mapping[str, Any] | None) ->
 class _Known:
     text: str
     trusted: bool
+    # When the table was last read for it (this process's clock).
+    read_at: float = 0.0
 
 
 class PersistedDocuments:
@@ -61,10 +67,20 @@ class PersistedDocuments:
     and, in trusted mode (`trusted_only`), the rule that only trusted ones run for callers
     other than admins: by hash, or sent in full when its hash is registered as trusted."""
 
-    def __init__(self, *, trusted_only: bool = False, size: int = 4096) -> None:
+    def __init__(
+        self,
+        *,
+        trusted_only: bool = False,
+        size: int = 4096,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.trusted_only = trusted_only
         self.size = size
+        self.clock = clock
         self.known: OrderedDict[str, _Known] = OrderedDict()
+        # Hashes the table did not hold when last read, and when: each is read again only
+        # after `RECHECK_SECONDS`, so unknown documents sent over and over cost one read.
+        self.missing: OrderedDict[str, float] = OrderedDict()
 
     def restricts(self, caller: Caller) -> bool:
         """Whether only trusted documents run for `caller`."""
@@ -118,17 +134,31 @@ class PersistedDocuments:
             logger.warning("document %s was not registered: %s", sha256, exc)
             return
         # Whether it is trusted is not known here when another registration came first.
+        self.missing.pop(sha256, None)
         self._keep(sha256, _Known(text, document.trusted and trusted))
 
     async def _known(self, store: Store, sha256: str, caller: Caller) -> _Known | None:
         """What is kept of `sha256`, read from the table when this process has not kept it,
-        or kept it untrusted where trust decides (an admin may have added it since)."""
+        or kept it untrusted where trust decides (an admin may have added it since): at
+        most once per `RECHECK_SECONDS` for a hash found missing or untrusted."""
+        now = self.clock()
         known = self.known.get(sha256)
-        if known is None or (not known.trusted and self.restricts(caller)):
+        stale = known is not None and not known.trusted and self.restricts(caller)
+        if known is None or stale:
+            missed = self.missing.get(sha256)
+            if known is None and missed is not None and now - missed < RECHECK_SECONDS:
+                return None
+            if stale and known is not None and now - known.read_at < RECHECK_SECONDS:
+                return known
             found = await load_document(store, sha256)
             if found is None:
+                self.missing[sha256] = now
+                self.missing.move_to_end(sha256)
+                if len(self.missing) > self.size:
+                    self.missing.popitem(last=False)
                 return None
-            known = _Known(found.text, found.trusted)
+            self.missing.pop(sha256, None)
+            known = _Known(found.text, found.trusted, now)
         self._keep(sha256, known)
         return known
 

@@ -19,7 +19,7 @@ from gateway.document_checks import DocumentParser, DocumentValidation
 from gateway.document_limits import limits_rule
 from gateway.execution import PlainFieldsExecutionContext
 from gateway.extensions import CodedMaskErrors, CostReport, OperationChoice
-from gateway.idempotency import Idempotency
+from gateway.idempotency import KEEP_SECONDS, Idempotency
 from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
@@ -72,7 +72,11 @@ class Schema(strawberry.Schema):
 
 
 def build_schema(
-    *, cost_report: bool = True, limits: Limits | None = None, introspection: bool = True
+    *,
+    cost_report: bool = True,
+    limits: Limits | None = None,
+    introspection: bool = True,
+    request_timeout: float = 10.0,
 ) -> Schema:
     # Factories, so each request gets fresh extension instances (the caches are shared).
     rules = validation_rules(introspection)
@@ -81,8 +85,9 @@ def build_schema(
         partial(DocumentParser, MAX_TOKENS),
         partial(DocumentValidation, rules),
         OperationChoice,  # after DocumentValidation, whose errors it adds to
-        Idempotency,  # before DemandControl: its read is made before the operation's own
         partial(DemandControl, limits=limits or Limits(), cache=BoundCache()),
+        # After DemandControl: an operation it refuses reads no record.
+        partial(Idempotency, answered_within=request_timeout + KEEP_SECONDS),
     ]
     if cost_report:
         extensions.append(CostReport)

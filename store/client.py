@@ -15,7 +15,7 @@ import os
 import random
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -317,13 +317,12 @@ class Store:
             if updated is None:  # removed since, by another request
                 raise Unavailable("the item changed while it was written; read it again")
             return updated
-        found = witness.of_update(request)
-        response = await self._unless_landed(found, self.client.update_item, request)
-        if response is None:
-            assert found is not None
-            landed = await self._read_consistently(found.key)
-            assert landed is not None
-            return landed
+        response = await self._unless_landed(
+            witness.of_update(request), self.client.update_item, request
+        )
+        if isinstance(response, Landed):  # the item as the check read it
+            assert response.item is not None
+            return response.item
         return from_attributes(response.get("Attributes", {}))
 
     async def transact(
@@ -380,21 +379,24 @@ class Store:
 
     async def _unless_landed(
         self, seen: Witness | None, method: _Operation, request: dict[str, Any]
-    ) -> dict[str, Any] | None:
-        """The write's answer; None when every answer was lost (or DynamoDB failed past
-        retries) yet its witness, read consistently, shows that it landed."""
+    ) -> dict[str, Any] | Landed:
+        """The write's answer; `Landed` when every answer was lost (or DynamoDB failed
+        past retries) yet its witness, read consistently, shows that it was applied."""
         try:
             return await self.write(method, request)
         except Unavailable:
-            if seen is None or not seen.holds(await self._read_witness(seen)):
+            if seen is None:
+                raise
+            try:
+                item = await self._read_consistently(seen.key)
+            except Unavailable:
+                item = None
+                if seen.token is None:  # a delete's witness read failed: not known
+                    raise
+            if not seen.holds(item):
                 raise
             logger.warning("a write's answers were lost; a consistent read found it applied")
-            return None
-
-    async def _read_witness(self, seen: Witness) -> Item | None:
-        with suppress(Unavailable):
-            return await self._read_consistently(seen.key)
-        return None
+            return Landed(item)
 
     async def _read_consistently(self, key: Key) -> Item | None:
         """A consistent read made to learn what a write did: outside the request's bound
@@ -439,6 +441,13 @@ class Store:
             logger.warning("DynamoDB unreachable: %s", exc)
             raise Unavailable("the database is unreachable; try again shortly") from exc
         return response
+
+
+@dataclass(frozen=True)
+class Landed:
+    """A write whose answers were lost, found applied: the item its witness read."""
+
+    item: Item | None
 
 
 def _without_intent(exc: TransactionCanceled) -> TransactionCanceled:

@@ -5,7 +5,8 @@ are lost, the caller would hear UNAVAILABLE for a write that may well be done. A
 stamps an item with its own token (`WRITE_TOKEN`) has a witness: that item, read with a
 consistent read, holds the token exactly when the write landed. Creates put such an item,
 status moves set the token with the status, and a transaction stamps the first item it
-creates (or the record of an Idempotency-Key it carries, `Intent`).
+puts on a condition (or the record of an Idempotency-Key it carries, `Intent`); one that
+only deletes has landed when the item it deletes on a condition is gone.
 """
 
 from __future__ import annotations
@@ -23,18 +24,17 @@ from store.requests import WRITE_TOKEN, Key, from_attributes, primary_key
 CHECK_READS = 2
 
 
-# How `put_request(..., must_be_new=True)` words its condition.
-_NEW = "attribute_not_exists("
-
-
 @dataclass(frozen=True)
 class Witness:
-    """The item a write stamps with `token`."""
+    """The item a write stamps with `token`; or, with no token, the item a delete removes
+    (it landed when the item is gone: an outcome another delete would share)."""
 
     key: Key
-    token: str
+    token: str | None
 
     def holds(self, item: Mapping[str, Any] | None) -> bool:
+        if self.token is None:
+            return item is None
         return item is not None and item.get(WRITE_TOKEN) == self.token
 
 
@@ -69,15 +69,20 @@ def of_update(request: Mapping[str, Any]) -> Witness | None:
 
 
 def stamp(actions: list[dict[str, Any]], token: str) -> Witness | None:
-    """The first Put of a new item among a transaction's `actions`, made to carry `token`
-    (in place), as the transaction's witness; None when it creates nothing. Only a new item:
-    one that existed could hold a token already, and copies put again (`dynagate verify`)
-    must stay exactly as their comment implies."""
+    """A transaction's witness: its first conditional Put, made to carry `token` (in
+    place), else its first conditional Delete; None when it has neither. Conditional only:
+    the unconditional Puts of a comment's copies (`dynagate verify` repairs them so) must
+    stay exactly as their comment implies."""
     for position, action in enumerate(actions):
         put = action.get("Put")
-        if put is None or not put.get("ConditionExpression", "").startswith(_NEW):
+        if put is None or "ConditionExpression" not in put:
             continue
         stamped = {**put, "Item": {**put["Item"], WRITE_TOKEN: {"S": token}}}
         actions[position] = {**action, "Put": stamped}
         return of_put(stamped)
+    for action in actions:
+        delete = action.get("Delete")
+        if delete is not None and "ConditionExpression" in delete:
+            key = {k: str(v) for k, v in from_attributes(delete["Key"]).items()}
+            return Witness(key, None)
     return None

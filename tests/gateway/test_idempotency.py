@@ -197,3 +197,60 @@ async def test_with_every_write_answer_lost_a_retry_gets_the_first_answer(
     records = await of_type(client, table, "IDEMPOTENCY")
     assert len(records) == 2 and all("answer" in r for r in records)
     assert all(from_attributes(to_attributes(r))["fingerprint"] for r in records)
+
+
+async def test_an_answer_that_could_not_be_kept_is_said_so(
+    api: Api,
+    faulty_api: Api,
+    proxy: FaultProxy,
+    client: Any,
+    table: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mutation is done, but every write of its answer fails: a retry is told to wait
+    while the first request may still keep it, and after that that it was done."""
+    without_backoff(monkeypatch)
+    proxy.inject("UpdateItem", "throttle")  # the answer's write; the create is a transaction
+    _, first, _ = await send(faulty_api, CREATE_CUSTOMER, ALICE, "k")
+    assert "errors" not in first, first
+    proxy.clear()
+    _, early, _ = await send(faulty_api, CREATE_CUSTOMER, ALICE, "k")
+    assert code(early) == "CONFLICT" and "retry shortly" in early["errors"][0]["message"]
+    (record,) = await of_type(client, table, "IDEMPOTENCY")
+    assert "answer" not in record
+    past = {**record, "writtenAt": time.time() - 3600}
+    await client.put_item(TableName=table, Item=to_attributes(past))
+    _, late, _ = await send(faulty_api, CREATE_CUSTOMER, ALICE, "k")
+    assert code(late) == "CONFLICT"
+    assert "was done, but its answer could not be kept" in late["errors"][0]["message"]
+    assert [c["id"] for c in await of_type(client, table, "CUSTOMER")] == ["alice"]
+
+
+async def test_a_refused_operation_reads_no_record(endpoint: str, table: str, client: Any) -> None:
+    async with Api.serving(settings_for(endpoint, table, max_requests=1)) as api:
+        _, refused, _ = await send(api, CREATE_CUSTOMER, ALICE, "k")
+    assert code(refused) == "QUERY_TOO_COMPLEX"
+    assert refused["extensions"]["cost"]["requests"] == 0
+
+
+async def test_the_cost_counts_every_call_the_key_made(api: Api) -> None:
+    """The record's read before, the transaction, the item read back, the answer kept."""
+    await send(api, CREATE_CUSTOMER, ALICE)
+    _, placed, _ = await send(api, PLACE_ORDER, ORDER)
+    before = await _calls(api)
+    ship = {"id": placed["data"]["placeOrder"]["id"], "status": "SHIPPED"}
+    _, moved, _ = await send(api, SET_ORDER_STATUS, ship, "k")
+    assert "errors" not in moved, moved
+    made = await _calls(api) - before
+    assert moved["extensions"]["cost"]["requests"] == made == 5
+
+
+async def _calls(api: Api) -> int:
+    text = (await api.http.get("/metrics")).text
+    return int(
+        sum(
+            float(line.split()[-1])
+            for line in text.splitlines()
+            if line.startswith("dynagate_dynamodb_requests_total{")
+        )
+    )

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from data.documents import load_document, register_document
+from gateway import persisted
 from gateway.settings import Settings, SettingsError
 from keys.documents import document_key
 from store.client import Store
@@ -106,8 +107,9 @@ async def test_only_what_an_admin_registered_runs_for_others(
 
 
 async def test_a_document_persisted_in_open_mode_is_not_trusted(
-    trusted: Api, client: Any, table: str
+    trusted: Api, client: Any, table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(persisted, "RECHECK_SECONDS", 0.0)  # each request reads again
     store = Store(client, table)
     await register_document(store, QUERY, trusted=False)  # as open mode registers it
     ada = as_user(trusted, "ada")
@@ -123,6 +125,22 @@ async def test_a_document_persisted_in_open_mode_is_not_trusted(
     assert found is not None and found.trusted
 
 
+async def test_unknown_documents_cost_one_read_a_while(
+    trusted: Api, client: Any, table: str
+) -> None:
+    """Sent over and over, a document the table does not hold is read for once; one
+    registered by another process is seen after `RECHECK_SECONDS`."""
+    ada = as_user(trusted, "ada")
+    costs = []
+    for _ in range(3):
+        body = await post(ada, {"query": QUERY})
+        assert code(body) == "FORBIDDEN"
+        costs.append(body["extensions"]["cost"]["requests"])
+    assert costs == [1, 0, 0]
+    by_id = [await post(ada, {"documentId": f"sha256:{sha(OTHER)}"}) for _ in range(2)]
+    assert [b["extensions"]["cost"]["requests"] for b in by_id] == [1, 0]
+
+
 async def test_open_mode_registers_but_does_not_trust(api: Api, client: Any, table: str) -> None:
     """Open mode's callers are not admins: what they persist must be trusted explicitly."""
     assert (await post(api, {"query": QUERY, "extensions": apq(QUERY)}))["data"]
@@ -131,7 +149,10 @@ async def test_open_mode_registers_but_does_not_trust(api: Api, client: Any, tab
 
 
 @pytest.mark.streamed
-async def test_a_socket_runs_only_trusted_documents(endpoint: str, table: str, client: Any) -> None:
+async def test_a_socket_runs_only_trusted_documents(
+    endpoint: str, table: str, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(persisted, "RECHECK_SECONDS", 0.0)
     settings = settings_for(endpoint, table, **SECURED, trusted_documents=True)
     async with served(settings) as gateway:
         async with connected(gateway, token("ada")) as ada:

@@ -27,13 +27,17 @@ from tests.documents import (
     CREATE_QUEUE,
     CREATE_REPO,
     CREATE_TEAM,
+    DELETE_COMMENT,
+    EDIT_COMMENT,
     OPEN_ISSUE,
     OPEN_TICKET,
     PLACE_ORDER,
     POST_COMMENT,
+    REMOVE_MARKER,
     SET_MEMBER_ROLE,
     SET_ORDER_STATUS,
     STAR_REPO,
+    UNSTAR_REPO,
     UPDATE_TICKET,
 )
 from tests.faults import FaultProxy, without_backoff
@@ -241,6 +245,9 @@ async def test_with_every_write_answer_lost_each_create_and_move_is_success(
     seeded = await seed(api)
     (await send(api, open_issue("tools"))).ok()
     (await send(api, add_member("acme", "m"))).ok()
+    (await send(api, star_repo("tools", "sam"))).ok()
+    kept, gone = [(await send(api, post_comment("p1"))).ok()["postComment"]["id"] for _ in "ab"]
+    marker = (await send(api, add_marker(10.0))).ok()["addMarker"]["id"]
     for operation in ("PutItem", "UpdateItem", "TransactWriteItems"):
         proxy.inject(operation, "lose")
     calls: dict[str, Call] = {
@@ -260,6 +267,10 @@ async def test_with_every_write_answer_lost_each_create_and_move_is_success(
         "close issue": (CLOSE_ISSUE, {"owner": "alice", "name": "tools", "number": 1}),
         "close ticket": close_ticket(seeded["ticket"]),
         "role": (SET_MEMBER_ROLE, {"org": "acme", "username": "m", "role": "ADMIN"}),
+        "edit": (EDIT_COMMENT, {"input": {"id": kept, "body": "edited"}}),
+        "delete": (DELETE_COMMENT, {"id": gone}),
+        "remove marker": (REMOVE_MARKER, {"id": marker}),
+        "unstar": (UNSTAR_REPO, {"owner": "alice", "name": "tools", "username": "sam"}),
     }
     results = {name: await send(faulty, call) for name, call in calls.items()}
     assert proxy.calls["TransactWriteItems"] > 0
@@ -271,9 +282,12 @@ async def test_with_every_write_answer_lost_each_create_and_move_is_success(
     assert "alice" in {c["id"] for c in kinds["CUSTOMER"]}
     assert sorted(o["status"] for o in kinds["ORDER"]) == ["PLACED"] * 2 + ["SHIPPED"]
     assert [i["state"] for i in kinds["ISSUE"] if i["number"] == 1] == ["CLOSED"]
-    assert len(kinds["ISSUE"]) == 2 and len(kinds["MARKER"]) == 1
+    assert len(kinds["ISSUE"]) == 2 and len(kinds["MARKER"]) == 1  # one added, one removed
     assert [t["status"] for t in kinds["TICKET"]].count("CLOSED") == 1
     assert {m["username"]: m["role"] for m in kinds["MEMBER"]}["m"] == "ADMIN"
+    comments = {c["id"]: c for c in kinds["COMMENT"]}
+    assert comments[kept]["body"] == "edited" and gone not in comments
+    assert marker not in {m["id"] for m in kinds["MARKER"]} and "STAR" not in kinds
     assert_private(list(results.values()), items)
 
 

@@ -29,7 +29,7 @@ def test_a_put_or_an_update_with_a_token_has_a_witness() -> None:
     assert of_update(tokened) == Witness(KEY, "tok")
 
 
-def test_a_transaction_stamps_its_first_new_item_only() -> None:
+def test_a_transaction_stamps_its_first_conditional_put_only() -> None:
     copy = transaction_put(T, {"PK": "C", "SK": "copy"})
     new = transaction_put(T, {"PK": "C", "SK": "new"}, must_be_new=True)
     update = transaction_update(update_request(T, KEY, add={"n": 1}))
@@ -41,6 +41,14 @@ def test_a_transaction_stamps_its_first_new_item_only() -> None:
         b for i, b in enumerate(before) if i != 2
     ]
     assert stamp([update, copy, transaction_delete(T, KEY)], "tok") is None
+    # One that only deletes: landed when what it deleted on a condition is gone.
+    deletes = [
+        transaction_delete(T, KEY),
+        transaction_delete(T, {"PK": "E", "SK": "e"}, must_exist=True),
+    ]
+    gone = stamp(deletes, "tok")
+    assert gone == Witness({"PK": "E", "SK": "e"}, None)
+    assert gone.holds(None) and not gone.holds({"PK": "E", "SK": "e"})
 
 
 def test_a_witness_holds_its_own_token_only() -> None:
