@@ -132,7 +132,7 @@ wrk:
 # The six access patterns against two hand-written floors (aioboto3 as users write it, and
 # one on the store's own data path), then the scale curve, then what demand control costs
 # (bench/results/; `python -m bench --help` for one at a time).
-bench: dynamodb-local wrk
+bench: dynamodb-local wrk redis
 	$(BIN)/python -m bench all
 
 # What setting up, building, running and checking made: the venv, the data of `make run`,

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import demand, live, profile, scale, speed
+from bench import demand, live, profile, scale, scaleout, speed
 from bench.harness import Benchmark, Context
 from bench.report import RESULTS
 from bench.wrk import WrkMissing
@@ -19,11 +19,12 @@ BENCHMARKS = {
         scale.BENCHMARK,
         demand.BENCHMARK,
         live.BENCHMARK,
+        scaleout.BENCHMARK,
         profile.BENCHMARK,
     )
 }
 # What `make bench` runs, in this order; profile needs py-spy and ptrace, so only on request.
-ALL = ("speed", "scale", "demand", "live")
+ALL = ("speed", "scale", "demand", "live", "scaleout")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

@@ -7,6 +7,9 @@ import asyncio
 import gc
 import json
 import logging
+import os
+import socket
+import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -39,6 +42,7 @@ from strawberry.types import ExecutionResult
 from data.callers import ANONYMOUS, OPEN, Caller
 from gateway.answers import BodySizeLimit, error_response, errors_body, json_object
 from gateway.exchange import note_codes, note_cost
+from gateway.fanout import ChangeFanout
 from gateway.http_spec import GRAPHQL_RESPONSE, is_request_error, prefers_graphql_response
 from gateway.idempotency import REPLAYED, kept, requested_key
 from gateway.identity import TokenVerifier
@@ -64,10 +68,11 @@ from resolvers.context import Context
 from store.client import Store, open_streams_client
 from store.cost import Cost
 from store.cursors import CursorCodec
+from store.leases import ShardLeases
 from store.stream import StreamReader
 
 if TYPE_CHECKING:
-    pass
+    from store.client import DynamoDBClient
 
 
 logger = logging.getLogger("dynagate")
@@ -337,6 +342,24 @@ class GraphQLApp(GraphQL[Context, None]):
         return {"extensions": {"cost": cost}} if self.runtime.settings.cost_report else {}
 
 
+def _stream_reader(runtime: Runtime, client: DynamoDBClient, streams: Any) -> StreamReader:
+    settings, metrics = runtime.settings, runtime.metrics
+    if runtime.redis is None:
+        return StreamReader(client, streams, settings.table, runtime.feed.publish, observer=metrics)
+    counted = None if metrics is None else metrics.redis_failures.labels("changes").inc
+    runtime.fanout = ChangeFanout(runtime.redis, runtime.feed.publish, on_failure=counted)
+    owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    leases = ShardLeases(Store(client, settings.table), owner)
+    return StreamReader(
+        client,
+        streams,
+        settings.table,
+        runtime.fanout.publish,
+        leases=leases,
+        observer=metrics,
+    )
+
+
 def _redis(settings: Settings) -> Redis | None:
     """The client of DYNAGATE_REDIS_URL: connected on first use, and quick to give up (a
     request then goes on with the process's own state)."""
@@ -388,10 +411,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await warn_unless_ready(client, settings)
             unwatch = None if metrics is None else metrics.watch(client)
             unwatch_stream = None if metrics is None else metrics.watch(streams)
-            # One reader of the table's stream feeds every subscription of the process.
-            runtime.reader = StreamReader(
-                client, streams, settings.table, runtime.feed.publish, observer=metrics
-            )
+            # One reader of the table's stream feeds every subscription of the process; with
+            # Redis, one reader per shard across the replicas feeds them all.
+            runtime.reader = _stream_reader(runtime, client, streams)
             # What start-up allocated lives as long as the process: keep the collector
             # from walking it again on every young-generation collection.
             gc.freeze()
@@ -404,6 +426,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             try:
                 yield
             finally:
+                # Reading stops first (leases given back), then what is owed goes to Redis.
+                await runtime.stop_following()
                 if flushing is not None and isinstance(limiter, SharedRateLimiter):
                     flushing.cancel()
                     await limiter.flush()
@@ -411,7 +435,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     await runtime.redis.aclose()
                 if metrics is not None:
                     metrics.close()
-                await runtime.stop_following()
                 for stop in (unwatch, unwatch_stream):
                     if stop is not None:
                         stop()
@@ -424,9 +447,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
         problem = await not_ready(runtime.require_client(), settings.table)
         if problem is None:
             # Still served, with what it works without meanwhile.
+            degraded = []
             limiter = graphql.limiter
             if isinstance(limiter, SharedRateLimiter) and limiter.degraded:
-                degraded = ["Redis is unreachable: rate limits are per process until it returns"]
+                degraded.append(
+                    "Redis is unreachable: rate limits are per process until it returns"
+                )
+            if runtime.fanout is not None and runtime.fanout.degraded:
+                degraded.append("Redis is unreachable: subscribers hear of changes once it returns")
+            if degraded:
                 return JSONResponse({"status": "ready", "degraded": degraded})
             return JSONResponse({"status": "ready"})
         return JSONResponse({"status": "unavailable", "reason": problem.reason}, status_code=503)

@@ -59,7 +59,8 @@ environment:
                               (`dynagate documents add`); default open
   DYNAGATE_LOG_FORMAT         json: log lines as JSON
   DYNAGATE_REDIS_URL          redis:// or rediss:// URL of the Redis (or Valkey) that
-                              processes and replicas share rate limits through
+                              processes and replicas share rate limits and the
+                              table's stream through
 """
 
 

@@ -143,11 +143,13 @@ class Metrics:
         )
         self.redis_failures = Counter(
             "dynagate_redis_failures",
-            "Calls to Redis that failed, by use; meanwhile each process limits on its own.",
+            "Calls to Redis that failed, by use: rate_limit (each process then limits on its"
+            " own) or changes (subscribers hear of them once Redis returns).",
             ["use"],
             registry=registry,
         )
-        self.redis_failures.labels("rate_limit")
+        for use in ("rate_limit", "changes"):
+            self.redis_failures.labels(use)
         for outcome in ("delivered", "dropped"):
             self.events.labels(outcome)
         for reason in REFUSALS.values():

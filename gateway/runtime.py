@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from data.feed import ChangeFeed
+from gateway.fanout import ChangeFanout
 from gateway.metrics import Metrics
 from gateway.ratelimit import RateLimiter
 from gateway.settings import Settings
@@ -34,22 +35,34 @@ class Runtime:
     reader: StreamReader | None = None
     reading: asyncio.Task[None] | None = None
 
+    # With Redis: the changes every replica hears (`gateway/fanout.py`), and its reading.
+    fanout: ChangeFanout | None = None
+    hearing: asyncio.Task[None] | None = None
+
     async def follow(self, seconds: float = 10.0) -> None:
-        """Start reading the table's stream, if it is not read yet, and wait until reading
-        starts (at its latest record); a change made after this is delivered."""
+        """Start reading the table's stream (and with Redis, hearing the changes the
+        replicas read), if not done yet, and wait until reading starts (at its latest
+        record); a change made after this is delivered."""
         if self.reader is None:
             raise RuntimeError("the stream reader is made by the application lifespan")
+        if self.fanout is not None and self.hearing is None:
+            self.hearing = asyncio.create_task(self.fanout.consume(), name="dynagate-changes")
         if self.reading is None:
             self.reading = asyncio.create_task(self.reader.run(), name="dynagate-stream-reader")
         async with asyncio.timeout(seconds):
             await self.reader.ready.wait()
+            if self.fanout is not None:
+                await self.fanout.ready.wait()
 
     async def stop_following(self) -> None:
-        if self.reading is not None:
-            self.reading.cancel()
-            with suppress(asyncio.CancelledError):
-                await self.reading
-            self.reading = None
+        for task in (self.reading, self.hearing):
+            if task is not None:
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+        self.reading = self.hearing = None
+        if self.reader is not None:
+            await self.reader.release()  # others take its shards at once
 
     metrics: Metrics | None = None
     # Where processes and replicas share state (DYNAGATE_REDIS_URL), if anywhere.

@@ -6,6 +6,10 @@ in stream order per shard; a shard's children are read once it is read to its en
 (`store.shards`). A failed call is tried again after a pause from the same place (the same
 iterator, or a new one after the last record read), so an outage loses and repeats
 nothing. `run` goes on until cancelled and never raises otherwise.
+
+With leases (`store.leases`: replicas sharing the stream) it reads only the shards whose
+lease it holds, goes on from their checkpoints, and keeps its place in a shard until the
+batch is handed over (a `DeliveryFailed` is tried again from there).
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from keys.leases import LABEL as LEASES
+from keys.table import TABLE
 from store.errors import UNREACHABLE, error_code
-from store.requests import from_attributes
+from store.leases import RENEW_SECONDS, Lease, ShardLeases
+from store.requests import from_attributes, to_attributes
 from store.shards import Lineage, Shard
 
 if TYPE_CHECKING:
@@ -79,6 +86,11 @@ class _Refused(Exception):
         self.code = code
 
 
+class DeliveryFailed(Exception):
+    """What a batch was handed to could not take it (Redis unreachable, say): the reader
+    keeps its place in the shard and hands the batch over again after a pause."""
+
+
 class _Failed(Exception):
     """Any other failed call: tried again after a pause."""
 
@@ -100,8 +112,9 @@ class StreamReader:
         client: DynamoDBClient,
         streams: StreamsClient,
         table: str,
-        deliver: Callable[[Sequence[StreamRecord]], None],
+        deliver: Callable[[Sequence[StreamRecord]], Awaitable[None] | None],
         *,
+        leases: ShardLeases | None = None,
         observer: StreamObserver | None = None,
         idle: tuple[float, float] = (0.05, 0.5),
         refresh: float = 10.0,
@@ -113,6 +126,13 @@ class StreamReader:
         self._streams = streams
         self._table = table
         self._deliver = deliver
+        self._leases = leases
+        # With leases: those this process holds, when a lease is tried for again, and for a
+        # shard taken over with no checkpoint, the time before which its records were
+        # already delivered (they are read again from its oldest record).
+        self._held: dict[str, Lease] = {}
+        self._next_try: dict[str, float] = {}
+        self._skip_before: dict[str, float] = {}
         self._observer = observer
         self._idle = idle
         self._refresh = refresh
@@ -175,8 +195,60 @@ class StreamReader:
             return None if self._stream is None else 0
         read = 0
         for shard in shards:
+            if self._leases is not None and not await self._hold(shard):
+                continue  # another process reads it
             read += await self._poll(shard)
         return read
+
+    async def _hold(self, shard: Shard) -> bool:
+        """Whether this process holds `shard`'s lease: renewed when due, taken when free or
+        lapsed (tried again every few seconds), and reading placed at its checkpoint."""
+        assert self._leases is not None
+        now = self._clock()
+        lease = self._held.get(shard.id)
+        if lease is not None:
+            if now < lease.until - self._leases.seconds + RENEW_SECONDS:
+                return True
+            if await self._leases.renew(lease):
+                return True
+            logger.warning("the lease of shard %s lapsed and was taken over", shard.id)
+            self._let_go(shard)
+            return False
+        if now < self._next_try.get(shard.id, 0.0):
+            return False
+        taken = await self._leases.take(shard.stream, shard.id)
+        if taken is None:
+            self._next_try[shard.id] = now + RENEW_SECONDS
+            return False
+        if taken.ended:  # another process read it to its end: on to its children
+            await self._leases.release(taken)
+            self._lineage.close(shard)
+            if shard.stream == self._stream:
+                self._parents.append(shard)
+            return False
+        if taken.checkpoint is not None:
+            shard.last, shard.iterator = taken.checkpoint, None
+        elif not taken.first:  # its holder delivered records but kept no place
+            shard.last, shard.start, shard.iterator = None, "TRIM_HORIZON", None
+            self._skip_before[shard.id] = taken.since
+        self._held[shard.id] = taken
+        return True
+
+    def _let_go(self, shard: Shard) -> None:
+        self._held.pop(shard.id, None)
+        self._skip_before.pop(shard.id, None)
+        shard.iterator = None  # whoever holds it next places reading
+
+    async def release(self) -> None:
+        """Give back every lease held (the process stops): others take them at once."""
+        if self._leases is None:
+            return
+        for lease in list(self._held.values()):
+            try:
+                await self._leases.release(lease)
+            except Exception:
+                logger.warning("the lease of shard %s was not given back", lease.shard)
+        self._held.clear()
 
     async def _look(self) -> None:
         """The table's stream and its new shards. At the first look, every open shard gets
@@ -251,22 +323,50 @@ class StreamReader:
             await self._refused(shard, exc.code)
             return 0
         records = [_record(raw, shard.id) for raw in response.get("Records", [])]
-        shard.iterator = response.get("NextShardIterator")
+        following = response.get("NextShardIterator")
+        fresh: list[StreamRecord] = []
         if records:
+            skip = self._skip_before.get(shard.id)
+            # The leases' own changes are the readers' bookkeeping, not the data's: handed
+            # over and checkpointed, each renewal would make a change to read, forever.
+            # ApproximateCreationDateTime is whole seconds: a second's margin.
+            fresh = [
+                r for r in records if not _is_lease(r) and (skip is None or r.created >= skip - 1.0)
+            ]
+            if fresh:
+                await self._hand_over(fresh)  # a failure keeps the place: read again
             shard.last = records[-1].sequence
-            try:
-                self._deliver(records)
-            except Exception:
-                logger.exception("delivering %d stream records failed", len(records))
             if self._observer is not None:
                 newest = max(record.created for record in records)
                 self._observer.read(len(records), max(0.0, self._clock() - newest))
-        if shard.iterator is None:  # closed, and read to its end
+        shard.iterator = following
+        lease = self._held.get(shard.id)
+        if lease is not None and (fresh or following is None):
+            assert self._leases is not None
+            ended = following is None
+            if not await self._leases.checkpoint(lease, shard.last, ended=ended):
+                logger.warning("the lease of shard %s was lost while reading it", shard.id)
+                self._let_go(shard)
+                return len(records)
+            if ended:
+                await self._leases.release(lease)
+                self._held.pop(shard.id, None)
+        if following is None:  # closed, and read to its end
             self._lineage.close(shard)
             if shard.stream == self._stream:
                 self._parents.append(shard)
                 await self._children()
         return len(records)
+
+    async def _hand_over(self, records: Sequence[StreamRecord]) -> None:
+        try:
+            handed = self._deliver(records)
+            if handed is not None:
+                await handed
+        except DeliveryFailed as exc:
+            raise _Failed("deliver", str(exc)) from exc
+        except Exception:
+            logger.exception("delivering %d stream records failed", len(records))
 
     async def _children(self) -> None:
         """Find the children of the shards closed since the last call (a failed call leaves
@@ -323,6 +423,10 @@ class StreamReader:
             raise _Failed(type(exc).__name__, str(exc)) from exc
 
 
+def _is_lease(record: StreamRecord) -> bool:
+    return str(record.keys.get(TABLE.partition_key, "")).startswith(LEASES)
+
+
 def _record(raw: Mapping[str, Any], shard: str) -> StreamRecord:
     change = raw["dynamodb"]
     old, new = change.get("OldImage"), change.get("NewImage")
@@ -335,4 +439,32 @@ def _record(raw: Mapping[str, Any], shard: str) -> StreamRecord:
         sequence=change["SequenceNumber"],
         shard=shard,
         created=created.timestamp() if isinstance(created, datetime) else float(created or 0),
+    )
+
+
+def encoded(record: StreamRecord) -> dict[str, Any]:
+    """`record` as JSON can carry it (images in DynamoDB's typed form), for the replicas
+    that hear of it through Redis."""
+    return {
+        "event": record.event,
+        "keys": to_attributes(record.keys),
+        "old": None if record.old is None else to_attributes(record.old),
+        "new": None if record.new is None else to_attributes(record.new),
+        "sequence": record.sequence,
+        "shard": record.shard,
+        "created": record.created,
+    }
+
+
+def decoded(data: Mapping[str, Any]) -> StreamRecord:
+    """The record `encoded` made."""
+    old, new = data["old"], data["new"]
+    return StreamRecord(
+        event=data["event"],
+        keys=from_attributes(data["keys"]),
+        old=None if old is None else from_attributes(old),
+        new=None if new is None else from_attributes(new),
+        sequence=str(data["sequence"]),
+        shard=str(data["shard"]),
+        created=float(data["created"]),
     )

@@ -1,0 +1,20 @@
+"""The lease of a shard of the table's stream (API.md section 11): with several replicas,
+one process reads each shard, holding this item, and keeps where it got to.
+
+    lease  PK = STREAMLEASE#<stream label>  SK = SHARD#<shard id>
+
+A stream's label is the last part of its ARN (when it was turned on): a stream turned off
+and on again is a new one, with leases of its own.
+"""
+
+from __future__ import annotations
+
+from keys.table import TABLE
+
+LABEL = "STREAMLEASE#"
+SHARD = "SHARD#"
+
+
+def lease_key(stream_arn: str, shard_id: str) -> dict[str, str]:
+    label = stream_arn.rsplit("/", 1)[-1]
+    return {TABLE.partition_key: LABEL + label, TABLE.sort_key: SHARD + shard_id}

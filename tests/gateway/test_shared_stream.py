@@ -1,0 +1,265 @@
+"""The table's stream shared by replicas through Redis (API.md section 11): one reader per
+shard, holding a lease in the table (taken over when its holder dies, from its checkpoint),
+and every change heard by every replica's subscribers exactly once, Redis outage or not."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from typing import Any
+
+import httpx
+import pytest
+
+from gateway.dynamodb_local import free_port
+from store.client import Store
+from store.leases import ShardLeases
+from tests.client import settings_for
+from tests.gateway.test_cli import DYNAGATE
+from tests.live import LiveClient, Served, connected, served
+from tests.redis_server import RedisServer
+from tests.subscribing import ISSUES, until
+from tests.table import scan_all
+
+pytestmark = pytest.mark.streamed
+OPEN_ISSUE = (
+    'mutation { openIssue(input: {owner: "Ada", name: "gateway", title: "%s"}) { number } }'
+)
+CREATE_REPO = 'mutation { createRepo(input: {owner: "Ada", name: "gateway"}) { name } }'
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_lease_is_held_by_one_taken_over_once_lapsed(client: Any, table: str) -> None:
+    clock = Clock()
+    ada = ShardLeases(Store(client, table), "ada", seconds=10, clock=clock)
+    bob = ShardLeases(Store(client, table), "bob", seconds=10, clock=clock)
+    stream = "arn:aws:dynamodb:ddblocal:000:table/t/stream/2026-01-01T00:00:00.000"
+    first = await ada.take(stream, "shard-1")
+    assert first is not None and first.first and first.checkpoint is None
+    assert await bob.take(stream, "shard-1") is None
+    clock.now += 8
+    assert await ada.renew(first)
+    clock.now += 8  # 8 s after the renewal: still held
+    assert await bob.take(stream, "shard-1") is None
+    assert await ada.checkpoint(first, "100", ended=False)
+    clock.now += 11  # lapsed: its holder died
+    taken = await bob.take(stream, "shard-1")
+    assert taken is not None and not taken.first and taken.checkpoint == "100"
+    assert taken.since == first.since
+    assert not await ada.renew(first) and not await ada.checkpoint(first, "101", ended=False)
+    await bob.release(taken)  # given back: taken at once, no wait
+    again = await ada.take(stream, "shard-1")
+    assert again is not None and again.checkpoint == "100"
+
+
+@pytest.fixture
+async def replicas(
+    endpoint: str, table: str, redis_server: RedisServer
+) -> AsyncIterator[list[Served]]:
+    settings = settings_for(endpoint, table, redis_url=redis_server.url)
+    async with AsyncExitStack() as stack:
+        running = [await stack.enter_async_context(served(settings)) for _ in range(2)]
+        async with httpx.AsyncClient() as http:
+            await http.post(f"{running[0].url}/graphql", json={"query": CREATE_REPO})
+        yield running
+
+
+async def events(client: LiveClient, ident: str, within: float) -> list[dict[str, Any]]:
+    """Every event of `ident` until none comes for `within` seconds."""
+    heard = []
+    while True:
+        try:
+            message = await client.next_for(ident, within=within)
+        except TimeoutError:
+            return heard
+        heard.append(message["payload"]["data"]["issueChanges"])
+
+
+async def write(replica: Served, title: str) -> int:
+    async with httpx.AsyncClient() as http:
+        body = (
+            await http.post(f"{replica.url}/graphql", json={"query": OPEN_ISSUE % title})
+        ).json()
+    number: int = body["data"]["openIssue"]["number"]
+    return number
+
+
+async def leases(client: Any, table: str) -> list[dict[str, Any]]:
+    items = await scan_all(client, table)
+    return [i for i in items if str(i["PK"]).startswith("STREAMLEASE#")]
+
+
+async def test_every_replica_hears_each_change_once(
+    replicas: list[Served], client: Any, table: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(connected(r)) for r in replicas]
+        idents = [await s.subscribe(ISSUES) for s in sockets]
+        for replica in replicas:
+            await until(lambda r=replica: r.runtime.feed.active == 1)
+        numbers = [await write(replicas[n % 2], f"t{n}") for n in range(4)]
+        for sock, ident in zip(sockets, idents, strict=True):
+            heard = await events(sock, ident, within=2.5)
+            assert [e["number"] for e in heard] == numbers, heard
+    # One reader for the shard: the lease names one process.
+    held = await leases(client, table)
+    assert held and len({lease["owner"] for lease in held}) == 1
+    assert all(lease.get("checkpoint") for lease in held)
+    # Idle, the holder only renews and the other only tries for the lease (each every
+    # 3 s): the lease's own changes, read back from the stream, are not checkpointed,
+    # which would write on and on.
+    before = [await updates(r) for r in replicas]
+    await asyncio.sleep(6.5)
+    made = [await updates(r) - b for r, b in zip(replicas, before, strict=True)]
+    assert all(count <= 3 for count in made), made
+
+
+async def updates(replica: Served) -> float:
+    """UpdateItem calls `replica` made so far (its /metrics)."""
+    async with httpx.AsyncClient() as http:
+        text = (await http.get(f"{replica.url}/metrics")).text
+    return sum(
+        float(line.split()[-1])
+        for line in text.splitlines()
+        if line.startswith('dynagate_dynamodb_requests_total{operation="UpdateItem"')
+    )
+
+
+async def test_a_dead_holders_shard_is_taken_over_within_15_s(
+    replicas: list[Served], client: Any, table: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(connected(r)) for r in replicas]
+        idents = [await s.subscribe(ISSUES) for s in sockets]
+        for replica in replicas:
+            await until(lambda r=replica: r.runtime.feed.active == 1)
+        first = await write(replicas[0], "before")
+        await until(lambda: any(r.runtime.reader and r.runtime.reader._held for r in replicas))
+        holder = next(r for r in replicas if r.runtime.reader and r.runtime.reader._held)
+        survivor = next(r for r in replicas if r is not holder)
+        index = replicas.index(survivor)
+        assert [e["number"] for e in await events(sockets[index], idents[index], 3)] == [first]
+        # The holder dies: its reading stops, its lease is not given back.
+        died = time.monotonic()
+        for task in (holder.runtime.reading, holder.runtime.hearing):
+            assert task is not None
+            task.cancel()
+        second = await write(survivor, "after")
+        message = await sockets[index].next_for(idents[index], within=20)
+        assert message["payload"]["data"]["issueChanges"]["number"] == second
+        assert time.monotonic() - died < 15
+        assert await events(sockets[index], idents[index], 3) == []  # once, not twice
+    owners = {lease["owner"] for lease in await leases(client, table)}
+    assert survivor.runtime.reader is not None
+    assert owners == {survivor.runtime.reader._leases.owner}  # type: ignore[union-attr]
+
+
+async def test_redis_stopped_and_restarted_loses_no_change(
+    replicas: list[Served], redis_server: RedisServer
+) -> None:
+    async with AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(connected(r)) for r in replicas]
+        idents = [await s.subscribe(ISSUES) for s in sockets]
+        for replica in replicas:
+            await until(lambda r=replica: r.runtime.feed.active == 1)
+        before = await write(replicas[0], "before")
+        redis_server.stop()
+        during = await write(replicas[1], "during")
+        async with httpx.AsyncClient() as http:
+            for replica in replicas:  # each says what waits for Redis
+                await until(lambda r=replica: r.runtime.fanout.degraded)  # type: ignore[union-attr]
+                ready = (await http.get(f"{replica.url}/readyz")).json()
+                assert any("hear of changes once it returns" in d for d in ready["degraded"])
+        redis_server.start()
+        after = await write(replicas[0], "after")
+        for sock, ident in zip(sockets, idents, strict=True):
+            heard = await events(sock, ident, within=5)
+            assert [e["number"] for e in heard] == [before, during, after], heard
+
+
+def _serve(endpoint: str, table: str, redis_url: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
+    env.update(
+        DYNAGATE_DYNAMODB_ENDPOINT=endpoint,
+        DYNAGATE_TABLE=table,
+        DYNAGATE_REDIS_URL=redis_url,
+        DYNAGATE_CURSOR_SECRET="shared-by-both-processes",
+    )
+    process = subprocess.Popen(
+        [DYNAGATE, "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return process, f"http://127.0.0.1:{port}"
+
+
+async def _up(url: str) -> None:
+    async with httpx.AsyncClient() as http:
+        for _ in range(300):
+            with contextlib.suppress(httpx.HTTPError):
+                if (await http.get(f"{url}/healthz")).status_code == 200:
+                    return
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"{url} did not start")
+
+
+async def test_killing_the_holders_process_hands_the_stream_over(
+    endpoint: str, table: str, client: Any, redis_server: RedisServer
+) -> None:
+    """Two `dynagate serve` processes; the one holding the shard's lease is killed (no
+    chance to give it back); the other reads on from its checkpoint within 15 s."""
+    processes = [_serve(endpoint, table, redis_server.url) for _ in range(2)]
+    try:
+        for _, url in processes:
+            await _up(url)
+        async with httpx.AsyncClient() as http:
+            await http.post(f"{processes[0][1]}/graphql", json={"query": CREATE_REPO})
+        ws = [url.replace("http://", "ws://") + "/graphql" for _, url in processes]
+        async with connected(ws[0]) as first, connected(ws[1]) as second:
+            idents = [await first.subscribe(ISSUES), await second.subscribe(ISSUES)]
+            await asyncio.sleep(1.0)  # both subscriptions in place
+            async with httpx.AsyncClient() as http:
+                body = (
+                    await http.post(
+                        f"{processes[0][1]}/graphql", json={"query": OPEN_ISSUE % "before"}
+                    )
+                ).json()
+            before = body["data"]["openIssue"]["number"]
+            for sock, ident in ((first, idents[0]), (second, idents[1])):
+                assert [e["number"] for e in await events(sock, ident, within=2.5)] == [before]
+            (lease,) = await leases(client, table)
+            pid = int(str(lease["owner"]).split(":")[1])
+            holder = next(n for n, (p, _) in enumerate(processes) if p.pid == pid)
+            survivor = 1 - holder
+            processes[holder][0].kill()
+            died = time.monotonic()
+            async with httpx.AsyncClient() as http:
+                body = (
+                    await http.post(
+                        f"{processes[survivor][1]}/graphql", json={"query": OPEN_ISSUE % "after"}
+                    )
+                ).json()
+            after = body["data"]["openIssue"]["number"]
+            sock = (first, second)[survivor]
+            message = await sock.next_for(idents[survivor], within=20)
+            assert message["payload"]["data"]["issueChanges"]["number"] == after
+            assert time.monotonic() - died < 15
+            assert await events(sock, idents[survivor], within=2.5) == []
+    finally:
+        for process, _ in processes:
+            process.kill()
+            process.wait(timeout=10)
