@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from redis.asyncio import Redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -61,7 +63,7 @@ from gateway.readiness import not_ready, warn_unless_ready
 from gateway.runtime import Runtime
 from gateway.schema import build_schema
 from gateway.settings import Settings
-from gateway.shared_limits import SharedRateLimiter
+from gateway.shared_limits import REDIS_SECONDS, SharedRateLimiter
 from gateway.tracing import RequestTracing
 from keys.errors import BadUserInput, Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
@@ -77,8 +79,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("dynagate")
 CONNECTION_INIT_SECONDS = 5
-# A Redis that takes longer than this is failing: the request goes on without it.
-REDIS_SECONDS = 0.5
 
 
 class GraphQLApp(GraphQL[Context, None]):
@@ -366,7 +366,11 @@ def _redis(settings: Settings) -> Redis | None:
     if settings.redis_url is None:
         return None
     return Redis.from_url(
-        settings.redis_url, socket_timeout=REDIS_SECONDS, socket_connect_timeout=REDIS_SECONDS
+        settings.redis_url,
+        socket_timeout=REDIS_SECONDS,
+        socket_connect_timeout=REDIS_SECONDS,
+        # Never tried again within a call: the caller goes on without Redis meanwhile.
+        retry=Retry(NoBackoff(), 0),
     )
 
 

@@ -1,7 +1,7 @@
 """Changes of the table's stream heard by every replica through Redis (API.md section 11).
 
 With DYNAGATE_REDIS_URL, the process holding a shard's lease (`store.leases`) hands each
-batch it reads to `publish`: one XADD to a Redis stream (capped; an entry is a batch). Every
+batch it reads to `publish`: XADDs to a Redis stream (the last ten minutes kept). Every
 process that serves subscriptions reads that Redis stream (`consume`, XREAD from the last
 entry it saw) and hands the records to its own change feed, which renders each change for
 its subscribers. A batch read again (its reader died before keeping its place, and another
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -28,9 +29,14 @@ from store.stream import DeliveryFailed, StreamRecord, decoded, encoded
 
 logger = logging.getLogger("dynagate")
 CHANGES = "dynagate:changes"
-# Entries kept in the Redis stream (about: trimmed in whole nodes, which is cheap).
-KEPT = 100_000
-BLOCK_MS = 1_000
+# Entries kept in the Redis stream: the last ten minutes (about: trimmed in whole nodes),
+# so a replica that could not read for that long goes on from what is left.
+KEPT_SECONDS = 600
+# Records per entry: a GetRecords batch (up to 1,000 items, each with two images) is cut.
+ENTRY = 100
+# Less than the client's socket timeout (`REDIS_SECONDS`): an idle stream is
+# not a failing Redis.
+BLOCK_MS = 250
 BATCH = 100
 
 
@@ -57,9 +63,19 @@ class ChangeFanout:
         self.degraded = False
 
     async def publish(self, records: Sequence[StreamRecord]) -> None:
-        payload = orjson.dumps([encoded(record) for record in records])
+        """The batch, in entries of at most `ENTRY` records (one pipeline); entries older
+        than `KEPT_SECONDS` trimmed on the way. `DeliveryFailed` when Redis did not take
+        it: the reader hands it over again."""
+        entries = [
+            orjson.dumps([encoded(record) for record in records[at : at + ENTRY]])
+            for at in range(0, len(records), ENTRY)
+        ]
+        oldest = f"{int((time.time() - KEPT_SECONDS) * 1000)}-0"
         try:
-            await self.redis.xadd(CHANGES, {"records": payload}, maxlen=KEPT, approximate=True)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for payload in entries:
+                    pipe.xadd(CHANGES, {"records": payload}, minid=oldest, approximate=True)
+                await pipe.execute()
         except FAILURES as exc:
             self._failed()
             raise DeliveryFailed(f"Redis: {exc}") from exc
@@ -80,6 +96,8 @@ class ChangeFanout:
                 if failures == 1:
                     logger.warning("Redis is unreachable (%s): changes wait until it returns", exc)
                 self._failed()
+                # Sockets are not held up: nothing is published while Redis is down.
+                self.ready.set()
                 base, cap = self.backoff
                 await asyncio.sleep(min(cap, base * 2 ** (failures - 1)))
                 continue
@@ -90,7 +108,10 @@ class ChangeFanout:
             for _stream, entries in answer or ():
                 for entry_id, fields in entries:
                     self.last_id = _text(entry_id)
-                    self._hand(fields)
+                    try:
+                        self._hand(fields)
+                    except Exception:  # one bad entry never stops the others
+                        logger.exception("delivering an entry of %s failed", CHANGES)
 
     async def _latest(self) -> str:
         """The id of the newest entry, where reading begins ("0-0" for an empty stream)."""

@@ -9,7 +9,9 @@ seen whichever code path made it, failed ones included.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -51,6 +53,23 @@ def multiprocess_dir() -> str | None:
     """Where the processes of `dynagate serve --workers N` keep their metrics, if they do
     (prometheus-client's multiprocess mode, which `serve` turns on)."""
     return os.environ.get(MULTIPROCESS_DIR) or None
+
+
+def _forget_dead_workers(directory: Path) -> None:
+    """The live gauges of workers that died (uvicorn starts others in their place) leave
+    the sum: their files are removed, as a worker that stops cleanly removes its own."""
+    pids = {
+        int(match.group(1))
+        for path in directory.glob("gauge_live*.db")
+        if (match := re.search(r"_(\d+)\.db$", path.name))
+    }
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            mark_process_dead(pid, str(directory))  # type: ignore[no-untyped-call]
+        except PermissionError:
+            pass  # alive, someone else's
 
 
 class Metrics:
@@ -200,7 +219,9 @@ class Metrics:
         """`GET /metrics`: the text format, or OpenMetrics when the scraper asks for it."""
         encoder, content_type = choose_encoder(request.headers.get("accept", ""))
         registry = self.registry
-        if self.shared:
+        directory = multiprocess_dir()
+        if self.shared and directory is not None:
+            _forget_dead_workers(Path(directory))
             registry = CollectorRegistry()
             MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # every worker, summed
         return Response(encoder(registry), headers={"Content-Type": content_type})

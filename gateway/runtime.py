@@ -45,9 +45,10 @@ class Runtime:
         record); a change made after this is delivered."""
         if self.reader is None:
             raise RuntimeError("the stream reader is made by the application lifespan")
-        if self.fanout is not None and self.hearing is None:
+        # A task that ended (it never should) is started again, not left for dead.
+        if self.fanout is not None and (self.hearing is None or self.hearing.done()):
             self.hearing = asyncio.create_task(self.fanout.consume(), name="dynagate-changes")
-        if self.reading is None:
+        if self.reading is None or self.reading.done():
             self.reading = asyncio.create_task(self.reader.run(), name="dynagate-stream-reader")
         async with asyncio.timeout(seconds):
             await self.reader.ready.wait()

@@ -6,9 +6,11 @@ last round trip (its debt: what requests and subscription events consumed, known
 they are done), and returns what is left. A caller's debt this process has not sent yet is
 sent within a second (`flush`), so a caller who moves to another replica finds it drawn.
 
-Redis failing (unreachable, timing out, refusing) does not stop a request: the process's
-own buckets (`RateLimiter`, always kept) decide meanwhile, the failure is logged once and
-counted, and Redis is tried again after a few seconds; debts wait for its return.
+Redis failing (unreachable, refusing, or slower than half a second) does not stop a
+request: the process's own buckets (`RateLimiter`, always kept) decide meanwhile, the
+failure is logged once and counted, and Redis is tried again after a few seconds. What was
+owed before it failed waits for its return; what is spent meanwhile is limited by the
+process's buckets and not owed again.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +32,8 @@ logger = logging.getLogger("dynagate")
 PREFIX = "dynagate:bucket:"
 # Seconds during which a failed Redis is not asked again: the process's buckets decide.
 RETRY_SECONDS = 5.0
+# The most a request waits for Redis before going on without it.
+REDIS_SECONDS = 0.5
 FLUSH_SECONDS = 1.0
 
 # KEYS[1] the bucket; ARGV limit, refill per second, debt. Returns what is left (below zero
@@ -73,7 +78,7 @@ class SharedRateLimiter(RateLimiter):
         self.on_failure = on_failure
         self.debts: dict[str, float] = {}
         # Each caller's bucket as Redis last told it, and when (this process's clock).
-        self.known: dict[str, tuple[float, float]] = {}
+        self.known: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self.down_until: float | None = None
 
     @property
@@ -93,7 +98,7 @@ class SharedRateLimiter(RateLimiter):
             self._failed(exc)
             return self.admit(caller)
         self._recovered()
-        self.known[caller] = (tokens, now)
+        self._know(caller, tokens, now)
         if tokens <= 0:
             return math.floor(-tokens / self.per_second) + 1
         if self._running.get(caller, 0) >= self.max_in_flight:
@@ -103,7 +108,9 @@ class SharedRateLimiter(RateLimiter):
 
     def spend(self, caller: str, units: float) -> None:
         super().spend(caller, units)  # the process's own buckets stay current
-        if units > 0:
+        # While Redis fails, the process's buckets limit the caller: what it spends then is
+        # not owed again to Redis, which would lock it out once Redis returns.
+        if units > 0 and not self.degraded:
             self._owe(caller, units)
 
     def budget(self, caller: str, cost: Cost) -> dict[str, float]:
@@ -125,7 +132,7 @@ class SharedRateLimiter(RateLimiter):
             return
         debts, self.debts = self.debts, {}
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
+            async with asyncio.timeout(REDIS_SECONDS), self.redis.pipeline(False) as pipe:
                 for caller, debt in debts.items():
                     await self.take(keys=[PREFIX + caller], args=self._args(debt), client=pipe)
                 left = await pipe.execute()
@@ -137,7 +144,7 @@ class SharedRateLimiter(RateLimiter):
         self._recovered()
         now = self.clock()
         for caller, tokens in zip(debts, left, strict=True):
-            self.known[caller] = (float(tokens), now)
+            self._know(caller, float(tokens), now)
 
     async def flushing(self) -> None:
         """`flush` every second, until cancelled."""
@@ -145,14 +152,24 @@ class SharedRateLimiter(RateLimiter):
             await asyncio.sleep(FLUSH_SECONDS)
             await self.flush()
 
+    def _know(self, caller: str, tokens: float, now: float) -> None:
+        """What Redis said of `caller`'s bucket, for its budget; the least recently told
+        forgotten past `max_callers`."""
+        self.known.pop(caller, None)
+        self.known[caller] = (tokens, now)
+        while len(self.known) > self.max_callers:
+            self.known.popitem(last=False)
+
     async def _take(self, caller: str, debt: float) -> float:
-        return float(await self.take(keys=[PREFIX + caller], args=self._args(debt)))
+        async with asyncio.timeout(REDIS_SECONDS):
+            return float(await self.take(keys=[PREFIX + caller], args=self._args(debt)))
 
     def _args(self, debt: float) -> list[float]:
         return [float(self.limit), self.per_second, debt]
 
     def _owe(self, caller: str, units: float) -> None:
-        self.debts[caller] = self.debts.get(caller, 0.0) + units
+        # More than a whole bucket only empties it: the wait is the same.
+        self.debts[caller] = min(self.debts.get(caller, 0.0) + units, 2 * self.limit)
 
     def _failed(self, exc: BaseException) -> None:
         if self.down_until is None:

@@ -15,6 +15,7 @@ batch is handed over (a `DeliveryFailed` is tried again from there).
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import random
 import time
@@ -37,6 +38,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("dynagate")
 
+# A shard taken over after its readers stopped a while goes on from there, but does not
+# deliver changes older than this again (they would reach subscribers long after).
+REPLAY_SECONDS = 60.0
+# Between this process's clock and DynamoDB's record times (whole seconds at that).
+CLOCK_MARGIN = 5.0
 # GetRecords' most.
 _LIMIT = 1000
 _EXPIRED = "ExpiredIteratorException"
@@ -131,7 +137,10 @@ class StreamReader:
         # shard taken over with no checkpoint, the time before which its records were
         # already delivered (they are read again from its oldest record).
         self._held: dict[str, Lease] = {}
+        self._renewed: dict[str, float] = {}
         self._next_try: dict[str, float] = {}
+        # Of leases others hold: the counter seen, and since when (this process's clock).
+        self._observed: dict[str, tuple[int, float]] = {}
         self._skip_before: dict[str, float] = {}
         self._observer = observer
         self._idle = idle
@@ -201,41 +210,66 @@ class StreamReader:
         return read
 
     async def _hold(self, shard: Shard) -> bool:
-        """Whether this process holds `shard`'s lease: renewed when due, taken when free or
-        lapsed (tried again every few seconds), and reading placed at its checkpoint."""
+        """Whether this process holds `shard`'s lease: renewed when due; taken when free,
+        given back, or its holder's counter stood still for a lease's time by this
+        process's clock (looked at every few seconds); reading placed where it goes on."""
         assert self._leases is not None
-        now = self._clock()
+        now = time.monotonic()
         lease = self._held.get(shard.id)
         if lease is not None:
-            if now < lease.until - self._leases.seconds + RENEW_SECONDS:
+            if now - self._renewed.get(shard.id, 0.0) < RENEW_SECONDS:
                 return True
             if await self._leases.renew(lease):
+                self._renewed[shard.id] = now
                 return True
-            logger.warning("the lease of shard %s lapsed and was taken over", shard.id)
+            logger.warning("the lease of shard %s was taken over", shard.id)
             self._let_go(shard)
             return False
         if now < self._next_try.get(shard.id, 0.0):
             return False
-        taken = await self._leases.take(shard.stream, shard.id)
-        if taken is None:
-            self._next_try[shard.id] = now + RENEW_SECONDS
+        self._next_try[shard.id] = now + RENEW_SECONDS
+        seen = await self._leases.look(shard.stream, shard.id)
+        if seen is not None and seen.owner is not None and seen.owner != self._leases.owner:
+            observed = self._observed.get(shard.id)
+            if observed is None or observed[0] != seen.counter:
+                self._observed[shard.id] = (seen.counter, now)  # its holder is alive
+                return False
+            if now - observed[1] < self._leases.seconds:
+                return False
+        taken = await self._leases.take(shard.stream, shard.id, seen, shard.start)
+        if taken is None:  # another process took or renewed it meanwhile
             return False
+        self._observed.pop(shard.id, None)
         if taken.ended:  # another process read it to its end: on to its children
             await self._leases.release(taken)
             self._lineage.close(shard)
             if shard.stream == self._stream:
                 self._parents.append(shard)
             return False
-        if taken.checkpoint is not None:
-            shard.last, shard.iterator = taken.checkpoint, None
-        elif not taken.first:  # its holder delivered records but kept no place
-            shard.last, shard.start, shard.iterator = None, "TRIM_HORIZON", None
-            self._skip_before[shard.id] = taken.since
+        if not taken.first:
+            self._taken_over(shard, taken)
         self._held[shard.id] = taken
+        self._renewed[shard.id] = now
         return True
+
+    def _taken_over(self, shard: Shard, lease: Lease) -> None:
+        """Reading placed after the checkpoint, else at the oldest record; what was written
+        before the lease's first holder began (when it began at the latest record), or
+        longer ago than `REPLAY_SECONDS` (all readers stopped for a while), is not
+        delivered again."""
+        if lease.checkpoint is not None:
+            shard.last, shard.start = lease.checkpoint, "TRIM_HORIZON"
+        else:
+            shard.last, shard.start = None, "TRIM_HORIZON"
+        shard.iterator = None
+        skip = self._clock() - REPLAY_SECONDS
+        if lease.checkpoint is None and lease.start == "LATEST":
+            skip = max(skip, lease.since - CLOCK_MARGIN)
+        self._skip_before[shard.id] = skip
 
     def _let_go(self, shard: Shard) -> None:
         self._held.pop(shard.id, None)
+        self._renewed.pop(shard.id, None)
         self._skip_before.pop(shard.id, None)
         shard.iterator = None  # whoever holds it next places reading
 
@@ -329,10 +363,7 @@ class StreamReader:
             skip = self._skip_before.get(shard.id)
             # The leases' own changes are the readers' bookkeeping, not the data's: handed
             # over and checkpointed, each renewal would make a change to read, forever.
-            # ApproximateCreationDateTime is whole seconds: a second's margin.
-            fresh = [
-                r for r in records if not _is_lease(r) and (skip is None or r.created >= skip - 1.0)
-            ]
+            fresh = [r for r in records if not _is_lease(r) and (skip is None or r.created >= skip)]
             if fresh:
                 await self._hand_over(fresh)  # a failure keeps the place: read again
             shard.last = records[-1].sequence
@@ -443,13 +474,13 @@ def _record(raw: Mapping[str, Any], shard: str) -> StreamRecord:
 
 
 def encoded(record: StreamRecord) -> dict[str, Any]:
-    """`record` as JSON can carry it (images in DynamoDB's typed form), for the replicas
-    that hear of it through Redis."""
+    """`record` as JSON can carry it (images in DynamoDB's typed form, binaries in
+    base64), for the replicas that hear of it through Redis."""
     return {
         "event": record.event,
-        "keys": to_attributes(record.keys),
-        "old": None if record.old is None else to_attributes(record.old),
-        "new": None if record.new is None else to_attributes(record.new),
+        "keys": _typed(record.keys),
+        "old": None if record.old is None else _typed(record.old),
+        "new": None if record.new is None else _typed(record.new),
         "sequence": record.sequence,
         "shard": record.shard,
         "created": record.created,
@@ -461,10 +492,45 @@ def decoded(data: Mapping[str, Any]) -> StreamRecord:
     old, new = data["old"], data["new"]
     return StreamRecord(
         event=data["event"],
-        keys=from_attributes(data["keys"]),
-        old=None if old is None else from_attributes(old),
-        new=None if new is None else from_attributes(new),
+        keys=_plain_of(data["keys"]),
+        old=None if old is None else _plain_of(old),
+        new=None if new is None else _plain_of(new),
         sequence=str(data["sequence"]),
         shard=str(data["shard"]),
         created=float(data["created"]),
     )
+
+
+def _typed(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: _text_only(value) for name, value in to_attributes(item).items()}
+
+
+def _plain_of(typed: Mapping[str, Any]) -> dict[str, Any]:
+    return from_attributes({name: _bytes_back(value) for name, value in typed.items()})
+
+
+def _text_only(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A typed attribute with its binaries in base64 (JSON has no bytes)."""
+    kind, inner = next(iter(value.items()))
+    if kind == "B":
+        return {"B": base64.b64encode(bytes(inner)).decode()}
+    if kind == "BS":
+        return {"BS": [base64.b64encode(bytes(b)).decode() for b in inner]}
+    if kind == "M":
+        return {"M": {k: _text_only(v) for k, v in inner.items()}}
+    if kind == "L":
+        return {"L": [_text_only(v) for v in inner]}
+    return dict(value)
+
+
+def _bytes_back(value: Mapping[str, Any]) -> dict[str, Any]:
+    kind, inner = next(iter(value.items()))
+    if kind == "B":
+        return {"B": base64.b64decode(inner)}
+    if kind == "BS":
+        return {"BS": [base64.b64decode(b) for b in inner]}
+    if kind == "M":
+        return {"M": {k: _bytes_back(v) for k, v in inner.items()}}
+    if kind == "L":
+        return {"L": [_bytes_back(v) for v in inner]}
+    return dict(value)

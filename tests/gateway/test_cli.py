@@ -18,6 +18,7 @@ import jwt
 import pytest
 
 from gateway.schema import schema_sdl
+from tests.redis_server import RedisServer
 
 DYNAGATE = str(Path(sys.executable).with_name("dynagate"))
 
@@ -292,3 +293,44 @@ def _answers(url: str) -> bool:
         return httpx.get(url, timeout=1).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def test_workers_share_a_callers_rate_limit_through_redis(
+    endpoint: str, redis_server: RedisServer
+) -> None:
+    """Two processes on one port: a caller over its limit (half a unit a minute, one
+    write spends a whole one) is refused by whichever process answers next."""
+    table = f"cli-{uuid.uuid4().hex[:8]}"
+    env = {
+        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
+        "DYNAGATE_TABLE": table,
+        "DYNAGATE_REDIS_URL": redis_server.url,
+        "DYNAGATE_RATE_LIMIT": "0.5",
+    }
+    assert run("create-table", env=env).returncode == 0
+    port = _closed_port()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
+    server = subprocess.Popen(
+        [DYNAGATE, "serve", "--workers", "2", "--port", str(port)],
+        env={**clean, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _answers(f"{url}/healthz"):
+            assert server.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        create = 'mutation { createCustomer(input: {id: "c", name: "C", email: "c@x.io"}) { id } }'
+        assert httpx.post(f"{url}/graphql", json={"query": create}, timeout=10).status_code == 200
+        time.sleep(1.5)  # the write's units reach Redis within a second
+        read = {"query": '{ customer(id: "c") { id } }'}
+        statuses = [
+            httpx.post(f"{url}/graphql", json=read, timeout=10).status_code for _ in range(20)
+        ]
+        assert statuses == [429] * 20, statuses
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)

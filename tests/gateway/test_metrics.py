@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -188,3 +191,23 @@ async def test_each_app_counts_its_own_requests(endpoint: str, shared_table: str
         (await first(LOOKUP, id="nobody")).ok()
         assert total(await scrape(other), "dynagate_graphql_requests_total") == 0
         assert total(await scrape(first), "dynagate_graphql_requests_total") == 1
+
+
+def test_the_live_gauges_of_dead_workers_leave_the_sum(tmp_path: Path) -> None:
+    from gateway.metrics import _forget_dead_workers
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    for pid in (os.getpid(), dead.pid):
+        for kind in ("gauge_livesum", "gauge_livemax", "counter"):
+            (tmp_path / f"{kind}_{pid}.db").write_bytes(b"")
+    _forget_dead_workers(tmp_path)
+    left = sorted(path.name for path in tmp_path.iterdir())
+    assert left == sorted(
+        [
+            f"counter_{dead.pid}.db",  # counters keep counting what was done
+            f"counter_{os.getpid()}.db",
+            f"gauge_livemax_{os.getpid()}.db",
+            f"gauge_livesum_{os.getpid()}.db",
+        ]
+    )

@@ -105,11 +105,12 @@ async def test_redis_down_serves_on_per_process_buckets_then_shares_again(
         await asyncio.sleep(0.4)
         assert (await post(api, READ))[0] == 200
         assert (await api.http.get("/readyz")).json() == {"status": "ready"}
-        # What the writes made meanwhile consumed was sent to Redis on its return.
+        # What the writes consumed meanwhile was limited by the process's own bucket, and
+        # is not owed to Redis again on its return (a long outage would lock callers out).
         redis = Redis.from_url(redis_server.url)
         try:
             keys = [key async for key in redis.scan_iter(PREFIX + "*")]
-            assert keys == [f"{PREFIX}127.0.0.1".encode()]
-            assert float((await redis.hgetall(keys[0]))[b"tokens"]) == pytest.approx(597, abs=0.1)
+            assert keys == []  # a full bucket is not kept
+            assert api.http is not None
         finally:
             await redis.aclose()

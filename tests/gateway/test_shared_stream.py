@@ -33,35 +33,33 @@ OPEN_ISSUE = (
 CREATE_REPO = 'mutation { createRepo(input: {owner: "Ada", name: "gateway"}) { name } }'
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-async def test_a_lease_is_held_by_one_taken_over_once_lapsed(client: Any, table: str) -> None:
-    clock = Clock()
-    ada = ShardLeases(Store(client, table), "ada", seconds=10, clock=clock)
-    bob = ShardLeases(Store(client, table), "bob", seconds=10, clock=clock)
+async def test_a_lease_is_held_by_one_and_taken_only_as_seen(client: Any, table: str) -> None:
+    """No clock is compared across processes: a lease is taken where nobody took it, where
+    it was given back, or on the condition that its counter is still the one seen."""
+    ada = ShardLeases(Store(client, table), "ada")
+    bob = ShardLeases(Store(client, table), "bob")
     stream = "arn:aws:dynamodb:ddblocal:000:table/t/stream/2026-01-01T00:00:00.000"
-    first = await ada.take(stream, "shard-1")
+    assert await bob.look(stream, "shard-1") is None
+    first = await ada.take(stream, "shard-1", None, "LATEST")
     assert first is not None and first.first and first.checkpoint is None
-    assert await bob.take(stream, "shard-1") is None
-    clock.now += 8
-    assert await ada.renew(first)
-    clock.now += 8  # 8 s after the renewal: still held
-    assert await bob.take(stream, "shard-1") is None
+    assert await bob.take(stream, "shard-1", None, "LATEST") is None  # it is there now
+    seen = await bob.look(stream, "shard-1")
+    assert seen is not None and seen.owner == "ada"
+    assert await ada.renew(first)  # the holder is alive: what bob saw is past
+    assert await bob.take(stream, "shard-1", seen, "LATEST") is None
     assert await ada.checkpoint(first, "100", ended=False)
-    clock.now += 11  # lapsed: its holder died
-    taken = await bob.take(stream, "shard-1")
+    still = await bob.look(stream, "shard-1")  # ada died here: nothing moves any more
+    taken = await bob.take(stream, "shard-1", still, "TRIM_HORIZON")
     assert taken is not None and not taken.first and taken.checkpoint == "100"
-    assert taken.since == first.since
+    assert (taken.since, taken.start) == (first.since, "LATEST")  # the first holder's
     assert not await ada.renew(first) and not await ada.checkpoint(first, "101", ended=False)
-    await bob.release(taken)  # given back: taken at once, no wait
-    again = await ada.take(stream, "shard-1")
+    await bob.release(taken)  # given back: no owner, taken at once
+    free = await ada.look(stream, "shard-1")
+    assert free is not None and free.owner is None
+    again = await ada.take(stream, "shard-1", free, "LATEST")
     assert again is not None and again.checkpoint == "100"
+    (item,) = [i for i in await scan_all(client, table) if i["SK"] == "SHARD#shard-1"]
+    assert int(item["expiresAt"]) > time.time() + 23 * 3600  # deleted once unused
 
 
 @pytest.fixture
@@ -117,13 +115,17 @@ async def test_every_replica_hears_each_change_once(
     held = await leases(client, table)
     assert held and len({lease["owner"] for lease in held}) == 1
     assert all(lease.get("checkpoint") for lease in held)
-    # Idle, the holder only renews and the other only tries for the lease (each every
-    # 3 s): the lease's own changes, read back from the stream, are not checkpointed,
-    # which would write on and on.
+    # Idle, the holder only renews (every 2 s) and the other only looks at the lease: the
+    # lease's own changes, read back from the stream, are not checkpointed, which would
+    # write on and on.
     before = [await updates(r) for r in replicas]
     await asyncio.sleep(6.5)
     made = [await updates(r) - b for r, b in zip(replicas, before, strict=True)]
-    assert all(count <= 3 for count in made), made
+    assert sorted(made)[0] == 0 and sorted(made)[1] <= 4, made
+    # Nor is an idle stream a failing Redis: reading blocks less than the socket's timeout.
+    async with httpx.AsyncClient() as http:
+        for replica in replicas:
+            assert (await http.get(f"{replica.url}/readyz")).json() == {"status": "ready"}
 
 
 async def updates(replica: Served) -> float:
