@@ -35,8 +35,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from bench import report, wrk
 from bench.harness import (
     Benchmark,
@@ -50,6 +48,7 @@ from bench.harness import (
     positive_int,
 )
 from bench.live import NAME, OPEN, OWNER, Subscriber
+from bench.servers import wait_until_answering
 from gateway.dynamodb_local import free_port
 
 TABLE = "bench-scaleout"
@@ -102,20 +101,7 @@ def dynagate(env: Mapping[str, str], *args: str) -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
-            with httpx.Client(trust_env=False, timeout=1) as http:
-                while True:
-                    if process.poll() is not None:
-                        log.seek(0)
-                        raise RuntimeError(f"dynagate serve exited: {log.read()[-2000:]!r}")
-                    try:
-                        if http.get(f"{url}/healthz").status_code == 200:
-                            break
-                    except httpx.TransportError:
-                        pass
-                    if time.monotonic() > deadline:
-                        raise RuntimeError("dynagate serve did not answer within 60 s")
-                    time.sleep(0.1)
+            wait_until_answering(url, process, log, 60.0)
             yield url
         finally:
             os.killpg(process.pid, 15)

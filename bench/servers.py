@@ -69,7 +69,7 @@ def serving(
         )
         try:
             url = f"http://127.0.0.1:{port}"
-            _wait(url, process, log, timeout)
+            wait_until_answering(url, process, log, timeout)
             yield Server(url, process.pid)
         finally:
             process.terminate()
@@ -85,7 +85,10 @@ def _inherited() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("DYNAGATE_")}
 
 
-def _wait(url: str, process: subprocess.Popen[bytes], log: IO[bytes], timeout: float) -> None:
+def wait_until_answering(
+    url: str, process: subprocess.Popen[bytes], log: IO[bytes], timeout: float
+) -> None:
+    """Until `url`'s /healthz answers 200; RuntimeError with the log's end if it exits."""
     deadline = time.monotonic() + timeout
     with httpx.Client(trust_env=False, timeout=1.0) as http:
         while True:

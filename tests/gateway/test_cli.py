@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -235,25 +237,8 @@ def test_more_than_two_workers_need_redis() -> None:
 def test_workers_share_one_port_cursors_and_metrics(endpoint: str) -> None:
     """Two processes: /metrics of either counts the requests both answered, and a cursor
     one signs the other reads (the secret is shared, not generated per process)."""
-    table = f"cli-{uuid.uuid4().hex[:8]}"
-    env = {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table}
-    assert run("create-table", env=env).returncode == 0
-    port = _closed_port()
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
-    server = subprocess.Popen(
-        [DYNAGATE, "serve", "--workers", "2", "--port", str(port)],
-        env={**clean, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while not _answers(f"{url}/healthz"):
-            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+    env = {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint}
+    with two_workers(env) as url:
 
         def ask(query: str) -> dict[str, Any]:
             # A connection each: the kernel hands them to either process.
@@ -281,32 +266,12 @@ def test_workers_share_one_port_cursors_and_metrics(endpoint: str) -> None:
                 if line.startswith("dynagate_graphql_requests_total{")
             )
             assert counted == sent, metrics
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
-        if server.stderr is not None:
-            server.stderr.close()
 
 
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-def test_workers_share_a_callers_rate_limit_through_redis(
-    endpoint: str, redis_server: RedisServer
-) -> None:
-    """Two processes on one port: a caller over its limit (half a unit a minute, one
-    write spends a whole one) is refused by whichever process answers next."""
-    table = f"cli-{uuid.uuid4().hex[:8]}"
-    env = {
-        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
-        "DYNAGATE_TABLE": table,
-        "DYNAGATE_REDIS_URL": redis_server.url,
-        "DYNAGATE_RATE_LIMIT": "0.5",
-    }
+@contextmanager
+def two_workers(env: dict[str, str]) -> Iterator[str]:
+    """`dynagate serve --workers 2` on a table of its own (made here), until it answers."""
+    env = {**env, "DYNAGATE_TABLE": f"cli-{uuid.uuid4().hex[:8]}"}
     assert run("create-table", env=env).returncode == 0
     port = _closed_port()
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
@@ -321,8 +286,33 @@ def test_workers_share_a_callers_rate_limit_through_redis(
     try:
         deadline = time.monotonic() + 60
         while not _answers(f"{url}/healthz"):
-            assert server.poll() is None and time.monotonic() < deadline
+            assert server.poll() is None, "dynagate serve exited"
+            assert time.monotonic() < deadline, "dynagate serve did not answer within 60 s"
             time.sleep(0.2)
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_workers_share_a_callers_rate_limit_through_redis(
+    endpoint: str, redis_server: RedisServer
+) -> None:
+    """Two processes on one port: a caller over its limit (half a unit a minute, one
+    write spends a whole one) is refused by whichever process answers next."""
+    env = {
+        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
+        "DYNAGATE_REDIS_URL": redis_server.url,
+        "DYNAGATE_RATE_LIMIT": "0.5",
+    }
+    with two_workers(env) as url:
         create = 'mutation { createCustomer(input: {id: "c", name: "C", email: "c@x.io"}) { id } }'
         assert httpx.post(f"{url}/graphql", json={"query": create}, timeout=10).status_code == 200
         time.sleep(1.5)  # the write's units reach Redis within a second
@@ -331,6 +321,3 @@ def test_workers_share_a_callers_rate_limit_through_redis(
             httpx.post(f"{url}/graphql", json=read, timeout=10).status_code for _ in range(20)
         ]
         assert statuses == [429] * 20, statuses
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)

@@ -10,7 +10,7 @@ import os
 import subprocess
 import time
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import httpx
@@ -74,6 +74,19 @@ async def replicas(
         yield running
 
 
+@asynccontextmanager
+async def subscribed(
+    replicas: list[Served],
+) -> AsyncIterator[tuple[list[LiveClient], list[str]]]:
+    """A socket to each replica, subscribed to the repository's issues, in place."""
+    async with AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(connected(r)) for r in replicas]
+        idents = [await s.subscribe(ISSUES) for s in sockets]
+        for replica in replicas:
+            await until(lambda r=replica: r.runtime.feed.active == 1)
+        yield sockets, idents
+
+
 async def events(client: LiveClient, ident: str, within: float) -> list[dict[str, Any]]:
     """Every event of `ident` until none comes for `within` seconds."""
     heard = []
@@ -102,11 +115,7 @@ async def leases(client: Any, table: str) -> list[dict[str, Any]]:
 async def test_every_replica_hears_each_change_once(
     replicas: list[Served], client: Any, table: str
 ) -> None:
-    async with AsyncExitStack() as stack:
-        sockets = [await stack.enter_async_context(connected(r)) for r in replicas]
-        idents = [await s.subscribe(ISSUES) for s in sockets]
-        for replica in replicas:
-            await until(lambda r=replica: r.runtime.feed.active == 1)
+    async with subscribed(replicas) as (sockets, idents):
         numbers = [await write(replicas[n % 2], f"t{n}") for n in range(4)]
         for sock, ident in zip(sockets, idents, strict=True):
             heard = await events(sock, ident, within=2.5)
@@ -142,11 +151,7 @@ async def updates(replica: Served) -> float:
 async def test_a_dead_holders_shard_is_taken_over_within_15_s(
     replicas: list[Served], client: Any, table: str
 ) -> None:
-    async with AsyncExitStack() as stack:
-        sockets = [await stack.enter_async_context(connected(r)) for r in replicas]
-        idents = [await s.subscribe(ISSUES) for s in sockets]
-        for replica in replicas:
-            await until(lambda r=replica: r.runtime.feed.active == 1)
+    async with subscribed(replicas) as (sockets, idents):
         first = await write(replicas[0], "before")
         await until(lambda: any(r.runtime.reader and r.runtime.reader._held for r in replicas))
         holder = next(r for r in replicas if r.runtime.reader and r.runtime.reader._held)
@@ -171,11 +176,7 @@ async def test_a_dead_holders_shard_is_taken_over_within_15_s(
 async def test_redis_stopped_and_restarted_loses_no_change(
     replicas: list[Served], redis_server: RedisServer
 ) -> None:
-    async with AsyncExitStack() as stack:
-        sockets = [await stack.enter_async_context(connected(r)) for r in replicas]
-        idents = [await s.subscribe(ISSUES) for s in sockets]
-        for replica in replicas:
-            await until(lambda r=replica: r.runtime.feed.active == 1)
+    async with subscribed(replicas) as (sockets, idents):
         before = await write(replicas[0], "before")
         redis_server.stop()
         during = await write(replicas[1], "during")
