@@ -214,7 +214,7 @@ class StreamReader:
         given back, or its holder's counter stood still for a lease's time by this
         process's clock (looked at every few seconds); reading placed where it goes on."""
         assert self._leases is not None
-        now = time.monotonic()
+        now = self._clock()  # this process's own: only its own readings are compared
         lease = self._held.get(shard.id)
         if lease is not None:
             if now - self._renewed.get(shard.id, 0.0) < RENEW_SECONDS:
