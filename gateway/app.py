@@ -60,7 +60,7 @@ from gateway.persisted import (
 from gateway.playground import FIX, Playground, asset_path
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.readiness import not_ready, warn_unless_ready
-from gateway.runtime import Runtime
+from gateway.runtime import STOP_SECONDS, Runtime
 from gateway.schema import build_schema
 from gateway.settings import Settings
 from gateway.shared_limits import REDIS_SECONDS, SharedRateLimiter
@@ -436,7 +436,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     flushing.cancel()
                     await limiter.flush()
                 if runtime.redis is not None:
-                    await runtime.redis.aclose()
+                    try:
+                        async with asyncio.timeout(STOP_SECONDS):
+                            await runtime.redis.aclose()
+                    except TimeoutError:
+                        logger.warning("the Redis client did not close within %g s", STOP_SECONDS)
                 if metrics is not None:
                     metrics.close()
                 for stop in (unwatch, unwatch_stream):

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 # Without Redis each worker reads the table's stream, which DynamoDB allows two readers of.
 STREAM_READERS = 2
 MAX_WORKERS = 64
+SHUTDOWN_SECONDS = 10
 
 ENVIRONMENT = """\
 environment:
@@ -301,6 +302,8 @@ def _serve(args: argparse.Namespace) -> int:
         "access_log": False,
         # A WebSocket message is held to the size of a request body.
         "ws_max_size": settings.max_body_bytes,
+        # On SIGTERM, requests under way get this long, then the process stops anyway.
+        "timeout_graceful_shutdown": SHUTDOWN_SECONDS,
     }
     if workers == 1:
         uvicorn.run(create_app(settings), **options)

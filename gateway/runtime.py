@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from contextlib import suppress
+import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from store.client import DynamoDBClient
+
+
+logger = logging.getLogger("dynagate")
+# The most each step of stopping may take.
+STOP_SECONDS = 5.0
 
 
 @dataclass
@@ -55,15 +60,22 @@ class Runtime:
             if self.fanout is not None:
                 await self.fanout.ready.wait()
 
-    async def stop_following(self) -> None:
+    async def stop_following(self, seconds: float = STOP_SECONDS) -> None:
+        """Stop reading and hearing, and give the leases back: each step given `seconds`
+        at most, so that a process always stops (a step left undone is logged)."""
         for task in (self.reading, self.hearing):
             if task is not None:
                 task.cancel()
-                with suppress(asyncio.CancelledError):
-                    await task
+                done, _ = await asyncio.wait({task}, timeout=seconds)
+                if not done:
+                    logger.warning("%s did not stop within %g s", task.get_name(), seconds)
         self.reading = self.hearing = None
         if self.reader is not None:
-            await self.reader.release()  # others take its shards at once
+            try:
+                async with asyncio.timeout(seconds):
+                    await self.reader.release()  # others take its shards at once
+            except TimeoutError:
+                logger.warning("the stream's leases were not given back within %g s", seconds)
 
     metrics: Metrics | None = None
     # Where processes and replicas share state (DYNAGATE_REDIS_URL), if anywhere.

@@ -98,11 +98,11 @@ async def events(client: LiveClient, ident: str, within: float) -> list[dict[str
         heard.append(message["payload"]["data"]["issueChanges"])
 
 
-async def write(replica: Served, title: str) -> int:
+async def write(replica: Served | str, title: str) -> int:
+    """Opens an issue through `replica` (or the gateway at a URL); its number."""
+    url = replica if isinstance(replica, str) else replica.url
     async with httpx.AsyncClient() as http:
-        body = (
-            await http.post(f"{replica.url}/graphql", json={"query": OPEN_ISSUE % title})
-        ).json()
+        body = (await http.post(f"{url}/graphql", json={"query": OPEN_ISSUE % title})).json()
     number: int = body["data"]["openIssue"]["number"]
     return number
 
@@ -235,13 +235,7 @@ async def test_killing_the_holders_process_hands_the_stream_over(
         async with connected(ws[0]) as first, connected(ws[1]) as second:
             idents = [await first.subscribe(ISSUES), await second.subscribe(ISSUES)]
             await asyncio.sleep(1.0)  # both subscriptions in place
-            async with httpx.AsyncClient() as http:
-                body = (
-                    await http.post(
-                        f"{processes[0][1]}/graphql", json={"query": OPEN_ISSUE % "before"}
-                    )
-                ).json()
-            before = body["data"]["openIssue"]["number"]
+            before = await write(processes[0][1], "before")
             for sock, ident in ((first, idents[0]), (second, idents[1])):
                 assert [e["number"] for e in await events(sock, ident, within=2.5)] == [before]
             (lease,) = await leases(client, table)
@@ -250,13 +244,7 @@ async def test_killing_the_holders_process_hands_the_stream_over(
             survivor = 1 - holder
             processes[holder][0].kill()
             died = time.monotonic()
-            async with httpx.AsyncClient() as http:
-                body = (
-                    await http.post(
-                        f"{processes[survivor][1]}/graphql", json={"query": OPEN_ISSUE % "after"}
-                    )
-                ).json()
-            after = body["data"]["openIssue"]["number"]
+            after = await write(processes[survivor][1], "after")
             sock = (first, second)[survivor]
             message = await sock.next_for(idents[survivor], within=20)
             assert message["payload"]["data"]["issueChanges"]["number"] == after
