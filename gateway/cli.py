@@ -8,13 +8,11 @@ import asyncio
 import logging.config
 import os
 import sys
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from functools import partial
 from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gateway.dynamodb_local import DynamoDBLocalError
 from gateway.identity import TOKEN_TTL, issue_token
@@ -27,10 +25,6 @@ from store.errors import NO_CREDENTIALS, UNREACHABLE, DynamoDBFailure, admin_fai
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
-# Without Redis each worker reads the table's stream, which DynamoDB allows two readers of.
-STREAM_READERS = 2
-MAX_WORKERS = 64
-SHUTDOWN_SECONDS = 10
 
 ENVIRONMENT = """\
 environment:
@@ -280,52 +274,9 @@ def _token(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from gateway.serving import serve
 
-    from gateway.app import create_app
-
-    settings = Settings.from_env()
-    workers = args.workers
-    if not 1 <= workers <= MAX_WORKERS:
-        raise SettingsError(f"--workers {workers}: use 1 to {MAX_WORKERS}")
-    if workers > STREAM_READERS and settings.redis_url is None:
-        raise SettingsError(
-            f"--workers {workers} needs DYNAGATE_REDIS_URL: without it each process reads "
-            f"the table's stream itself, and DynamoDB allows {STREAM_READERS} readers per shard"
-        )
-    # `main` has configured logging, uvicorn's loggers included: no log_config, so uvicorn
-    # keeps it, and no access log, so the request log is the one line per request.
-    options: dict[str, Any] = {
-        "host": args.host,
-        "port": args.port,
-        "log_config": None,
-        "access_log": False,
-        # A WebSocket message is held to the size of a request body.
-        "ws_max_size": settings.max_body_bytes,
-        # On SIGTERM, requests under way get this long, then the process stops anyway.
-        "timeout_graceful_shutdown": SHUTDOWN_SECONDS,
-    }
-    if workers == 1:
-        uvicorn.run(create_app(settings), **options)
-        return 0
-    with _worker_environment(settings):
-        # Each worker is a fresh process: it configures logging as `main` did here.
-        options["log_config"] = logging_config()
-        uvicorn.run("gateway.app:create_app", factory=True, workers=workers, **options)
-    return 0
-
-
-@contextmanager
-def _worker_environment(settings: Settings) -> Iterator[None]:
-    """What every worker process must share, in the environment they start with: the
-    cursor secret (a cursor one worker signs, another reads), and the directory where
-    each writes its metrics for /metrics to sum."""
-    from gateway.metrics import MULTIPROCESS_DIR
-
-    with tempfile.TemporaryDirectory(prefix="dynagate-metrics-") as directory:
-        os.environ["DYNAGATE_CURSOR_SECRET"] = settings.cursor_secret.decode()
-        os.environ[MULTIPROCESS_DIR] = directory
-        yield
+    return serve(args.host, args.port, args.workers)
 
 
 def _create_table(args: argparse.Namespace) -> int:

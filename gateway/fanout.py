@@ -25,7 +25,8 @@ import orjson
 from redis.asyncio import Redis
 
 from gateway.shared_limits import FAILURES
-from store.stream import DeliveryFailed, StreamRecord, decoded, encoded
+from store.stream import DeliveryFailed
+from store.stream_records import StreamRecord, decoded, encoded
 
 logger = logging.getLogger("dynagate")
 CHANGES = "dynagate:changes"

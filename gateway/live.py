@@ -102,7 +102,7 @@ class Sockets:
 
 
 class LiveView(Protocol):
-    """What the handler needs of the GraphQL view (`gateway.app.GraphQLApp`)."""
+    """What the handler needs of the GraphQL view (`gateway.view.GraphQLApp`)."""
 
     sockets: Sockets
     persisted: PersistedDocuments

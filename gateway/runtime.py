@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
+import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from redis.asyncio import Redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from data.feed import ChangeFeed
 from gateway.fanout import ChangeFanout
 from gateway.metrics import Metrics
 from gateway.ratelimit import RateLimiter
 from gateway.settings import Settings
-from gateway.shared_limits import SharedRateLimiter
+from gateway.shared_limits import REDIS_SECONDS, SharedRateLimiter
+from store.client import Store
 from store.cursors import CursorCodec
+from store.leases import ShardLeases
 from store.stream import StreamReader
 
 if TYPE_CHECKING:
-    from redis.asyncio import Redis
-
     from store.client import DynamoDBClient
 
 
@@ -92,7 +99,36 @@ class Runtime:
         counted = None if metrics is None else metrics.redis_failures.labels("rate_limit").inc
         return SharedRateLimiter(limit, self.redis, on_failure=counted)
 
+    def stream_reader(self, client: DynamoDBClient, streams: Any) -> StreamReader:
+        """The process's reader of the table's stream: of every shard, feeding this
+        process's subscriptions; with Redis, of the shards whose lease it holds, feeding
+        every replica's (`gateway/fanout.py`)."""
+        table, metrics = self.settings.table, self.metrics
+        if self.redis is None:
+            return StreamReader(client, streams, table, self.feed.publish, observer=metrics)
+        counted = None if metrics is None else metrics.redis_failures.labels("changes").inc
+        self.fanout = ChangeFanout(self.redis, self.feed.publish, on_failure=counted)
+        owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        leases = ShardLeases(Store(client, table), owner)
+        return StreamReader(
+            client, streams, table, self.fanout.publish, leases=leases, observer=metrics
+        )
+
     def require_client(self) -> DynamoDBClient:
         if self.client is None:
             raise RuntimeError("the DynamoDB client is opened by the application lifespan")
         return self.client
+
+
+def redis_client(settings: Settings) -> Redis | None:
+    """The client of DYNAGATE_REDIS_URL: connected on first use, and quick to give up (a
+    request then goes on with the process's own state)."""
+    if settings.redis_url is None:
+        return None
+    return Redis.from_url(
+        settings.redis_url,
+        socket_timeout=REDIS_SECONDS,
+        socket_connect_timeout=REDIS_SECONDS,
+        # Never tried again within a call: the caller goes on without Redis meanwhile.
+        retry=Retry(NoBackoff(), 0),
+    )

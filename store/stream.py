@@ -15,14 +15,11 @@ batch is handed over (a `DeliveryFailed` is tried again from there).
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -30,8 +27,8 @@ from keys.leases import LABEL as LEASES
 from keys.table import TABLE
 from store.errors import UNREACHABLE, error_code
 from store.leases import RENEW_SECONDS, Lease, ShardLeases
-from store.requests import from_attributes, to_attributes
 from store.shards import Lineage, Shard
+from store.stream_records import StreamRecord, from_raw
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -48,20 +45,6 @@ _LIMIT = 1000
 _EXPIRED = "ExpiredIteratorException"
 _TRIMMED = "TrimmedDataAccessException"
 _GONE = "ResourceNotFoundException"
-
-
-@dataclass(frozen=True)
-class StreamRecord:
-    """One change of one item, its images decoded to plain values."""
-
-    event: Literal["INSERT", "MODIFY", "REMOVE"]
-    keys: dict[str, Any]
-    old: dict[str, Any] | None
-    new: dict[str, Any] | None
-    sequence: str
-    shard: str
-    # ApproximateCreationDateTime, epoch seconds.
-    created: float
 
 
 class StreamObserver(Protocol):
@@ -356,7 +339,7 @@ class StreamReader:
         except _Refused as exc:
             await self._refused(shard, exc.code)
             return 0
-        records = [_record(raw, shard.id) for raw in response.get("Records", [])]
+        records = [from_raw(raw, shard.id) for raw in response.get("Records", [])]
         following = response.get("NextShardIterator")
         fresh: list[StreamRecord] = []
         if records:
@@ -456,81 +439,3 @@ class StreamReader:
 
 def _is_lease(record: StreamRecord) -> bool:
     return str(record.keys.get(TABLE.partition_key, "")).startswith(LEASES)
-
-
-def _record(raw: Mapping[str, Any], shard: str) -> StreamRecord:
-    change = raw["dynamodb"]
-    old, new = change.get("OldImage"), change.get("NewImage")
-    created = change.get("ApproximateCreationDateTime")
-    return StreamRecord(
-        event=raw["eventName"],
-        keys=from_attributes(change.get("Keys", {})),
-        old=None if old is None else from_attributes(old),
-        new=None if new is None else from_attributes(new),
-        sequence=change["SequenceNumber"],
-        shard=shard,
-        created=created.timestamp() if isinstance(created, datetime) else float(created or 0),
-    )
-
-
-def encoded(record: StreamRecord) -> dict[str, Any]:
-    """`record` as JSON can carry it (images in DynamoDB's typed form, binaries in
-    base64), for the replicas that hear of it through Redis."""
-    return {
-        "event": record.event,
-        "keys": _typed(record.keys),
-        "old": None if record.old is None else _typed(record.old),
-        "new": None if record.new is None else _typed(record.new),
-        "sequence": record.sequence,
-        "shard": record.shard,
-        "created": record.created,
-    }
-
-
-def decoded(data: Mapping[str, Any]) -> StreamRecord:
-    """The record `encoded` made."""
-    old, new = data["old"], data["new"]
-    return StreamRecord(
-        event=data["event"],
-        keys=_plain_of(data["keys"]),
-        old=None if old is None else _plain_of(old),
-        new=None if new is None else _plain_of(new),
-        sequence=str(data["sequence"]),
-        shard=str(data["shard"]),
-        created=float(data["created"]),
-    )
-
-
-def _typed(item: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: _text_only(value) for name, value in to_attributes(item).items()}
-
-
-def _plain_of(typed: Mapping[str, Any]) -> dict[str, Any]:
-    return from_attributes({name: _bytes_back(value) for name, value in typed.items()})
-
-
-def _text_only(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A typed attribute with its binaries in base64 (JSON has no bytes)."""
-    kind, inner = next(iter(value.items()))
-    if kind == "B":
-        return {"B": base64.b64encode(bytes(inner)).decode()}
-    if kind == "BS":
-        return {"BS": [base64.b64encode(bytes(b)).decode() for b in inner]}
-    if kind == "M":
-        return {"M": {k: _text_only(v) for k, v in inner.items()}}
-    if kind == "L":
-        return {"L": [_text_only(v) for v in inner]}
-    return dict(value)
-
-
-def _bytes_back(value: Mapping[str, Any]) -> dict[str, Any]:
-    kind, inner = next(iter(value.items()))
-    if kind == "B":
-        return {"B": base64.b64decode(inner)}
-    if kind == "BS":
-        return {"BS": [base64.b64decode(b) for b in inner]}
-    if kind == "M":
-        return {"M": {k: _bytes_back(v) for k, v in inner.items()}}
-    if kind == "L":
-        return {"L": [_bytes_back(v) for v in inner]}
-    return dict(value)

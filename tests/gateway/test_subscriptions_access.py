@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from gateway import app as app_module
 from gateway import live
+from gateway import view as view_module
 from tests.client import settings_for
 from tests.identity import token
 from tests.live import Served, connected, served
@@ -116,7 +116,7 @@ def test_a_huge_document_is_read_no_further_than_the_token_limit() -> None:
 async def test_a_socket_that_never_signs_in_is_closed(
     endpoint: str, table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "CONNECTION_INIT_SECONDS", 0.3)
+    monkeypatch.setattr(view_module, "CONNECTION_INIT_SECONDS", 0.3)
     async with (
         served(settings_for(endpoint, table)) as gateway,
         connected(gateway, init=False) as client,
