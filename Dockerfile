@@ -20,7 +20,9 @@ RUN pip wheel --no-cache-dir --constraint constraints.txt --wheel-dir /wheels .
 
 # Runtime stage: only the installed package, run as an unprivileged user.
 FROM ${PYTHON_IMAGE}
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+# Production wherever the image runs, whatever its endpoint's name (a cursor secret and an
+# identity required, GraphiQL off, a rate limit); compose says development for its own.
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DYNAGATE_ENV=production
 RUN useradd --create-home --uid 10001 dynagate
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels

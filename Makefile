@@ -17,7 +17,7 @@ PORT ?= 8000
 IMAGE_TOOL ?= docker
 IMAGE ?= dynagate:local
 
-.PHONY: install dynamodb-local browser redis conformance wrk run test test-offline lint typecheck pytest schema bench image clean
+.PHONY: install dynamodb-local browser redis conformance clients wrk run test test-offline lint typecheck pytest schema bench image clean
 
 $(INSTALLED): pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,7 @@ install: $(INSTALLED)
 
 # Fetches the pinned DynamoDB Local into ~/.cache/dynagate and checks its checksum.
 dynamodb-local: install
-	$(BIN)/python -c "from gateway.dynamodb_local import ensure_installed; print(ensure_installed())"
+	@$(BIN)/python -c "from gateway.dynamodb_local import describe, ensure_installed; print(describe(ensure_installed()))"
 
 run: dynamodb-local
 	@mkdir -p $(DATA)
@@ -56,7 +56,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: dynamodb-local browser redis conformance
+pytest: dynamodb-local browser redis conformance clients
 	$(BIN)/python -m pytest
 
 # A Debian package, as root or through `sudo -n`; the package lists are updated only when
@@ -113,6 +113,15 @@ $(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package.json $(CONFORMANC
 	npm ci --silent --no-audit --no-fund --prefix $(CONFORMANCE)
 	touch $@
 
+# Apollo Client, urql and graphql-ws (pinned by the lock file), which a test runs with Node
+# against the gateway, set up as apps set them up.
+CLIENTS := tests/clients
+clients: $(CLIENTS)/node_modules/.installed
+$(CLIENTS)/node_modules/.installed: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
+	@command -v npm >/dev/null || { echo "make test needs Node.js and npm (the tests of real clients): install them (macOS: brew install node)" >&2; exit 1; }
+	npm ci --silent --no-audit --no-fund --prefix $(CLIENTS)
+	touch $@
+
 # The tests that need no DynamoDB Local (keys, request builders, cursors, settings): seconds.
 test-offline: install
 	$(BIN)/python -m pytest -m "not dynamodb"
@@ -130,8 +139,9 @@ wrk:
 	  $(call APT_INSTALL,wrk); }
 
 # The six access patterns against two hand-written floors (aioboto3 as users write it, and
-# one on the store's own data path), then the scale curve, then what demand control costs
-# (bench/results/; `python -m bench --help` for one at a time).
+# one on the store's own data path), then the scale curve, what demand control costs,
+# subscriptions and more than one process (bench/results/; `python -m bench --help` for one
+# at a time).
 bench: dynamodb-local wrk redis
 	$(BIN)/python -m bench all
 
@@ -140,5 +150,5 @@ bench: dynamodb-local wrk redis
 clean:
 	rm -rf $(VENV) $(DATA) gateway/graphiql build dist *.egg-info dynamodb-local-metadata.json \
 	  .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache \
-	  tests/conformance/node_modules
+	  tests/conformance/node_modules tests/clients/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

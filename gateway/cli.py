@@ -18,45 +18,13 @@ from gateway.dynamodb_local import DynamoDBLocalError
 from gateway.identity import TOKEN_TTL, issue_token
 from gateway.logs import logging_config
 from gateway.seed import SeedError
+from gateway.setting_table import environment_help
 from gateway.settings import Settings, SettingsError
 from keys.errors import Unavailable
 from store.errors import NO_CREDENTIALS, UNREACHABLE, DynamoDBFailure, admin_failures
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
-
-
-ENVIRONMENT = """\
-environment:
-  DYNAGATE_DYNAMODB_ENDPOINT  DynamoDB endpoint URL, e.g. http://127.0.0.1:8001 for
-                              `dynagate dynamodb-local`; unset: AWS itself
-  DYNAGATE_TABLE              table name (default dynagate)
-  AWS_REGION                  AWS region (default us-east-1)
-  DYNAGATE_CURSOR_SECRET      key that signs cursors; `serve` needs it when the endpoint
-                              is AWS
-  DYNAGATE_AUTH_SECRET        HS256 secret (32 bytes or more) whose tokens sign callers in
-  DYNAGATE_AUTH_JWKS_URL      an OpenID Connect provider's key set URL
-  DYNAGATE_AUTH_ISSUER        that provider's issuer
-  DYNAGATE_AUTH_AUDIENCE      that provider's audience
-  DYNAGATE_AUTH_ADMIN_GROUP   the group whose members are admins (default admin)
-  DYNAGATE_AUTH               off: open mode even when the endpoint is AWS
-  DYNAGATE_GRAPHIQL           true or false: the GraphiQL playground (default: on locally)
-  DYNAGATE_INTROSPECTION      true or false: schema introspection (default: on locally)
-  DYNAGATE_COST_REPORT        false: no extensions.cost in responses
-  DYNAGATE_MAX_REQUESTS       most DynamoDB calls an operation may make (default 50)
-  DYNAGATE_MAX_ITEMS          most items an operation may read (default 150000)
-  DYNAGATE_MAX_FIELDS         most fields a response may hold (default 20000)
-  DYNAGATE_RATE_LIMIT         capacity units per caller per minute, or off (default: off
-                              locally, 6000 on AWS)
-  DYNAGATE_REQUEST_TIMEOUT    seconds within which a request is answered (default 10)
-  DYNAGATE_METRICS            true or false: GET /metrics (Prometheus)
-  DYNAGATE_DOCUMENTS          trusted: only registered documents run, but for admins
-                              (`dynagate documents add`); default open
-  DYNAGATE_LOG_FORMAT         json: log lines as JSON
-  DYNAGATE_REDIS_URL          redis:// or rediss:// URL of the Redis (or Valkey) that
-                              processes and replicas share rate limits and the
-                              table's stream through
-"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -131,7 +99,7 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="dynagate", description=__doc__, epilog=ENVIRONMENT, formatter_class=_Formatter
+        prog="dynagate", description=__doc__, epilog=environment_help(), formatter_class=_Formatter
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('dynagate')}")
     commands = parser.add_subparsers(metavar="COMMAND")
@@ -240,17 +208,19 @@ def _parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser(
         "verify",
-        help="check every comment's copies against the comment (offline: scans the table)",
+        help="check every comment's copies against the comment, and the heatmap's counts of "
+        "short cells against their children's (offline: scans the table)",
         description="Scan the table and report comment copies that are missing, stale, extra "
-        "or orphaned. Exit status: 0 when nothing differs (or --repair fixed all of it), "
+        "or orphaned, and heatmap counts of cells of lengths 2 and 1 that are not their "
+        "children's sum. Exit status: 0 when nothing differs (or --repair fixed all of it), "
         "1 when differences remain.",
         formatter_class=_Formatter,
     )
     verify.add_argument(
         "--repair",
         action="store_true",
-        help="put missing and stale copies, delete extra and orphan ones; a comment changed "
-        "since the scan is skipped",
+        help="put missing and stale copies, delete extra and orphan ones (a comment changed "
+        "since the scan is skipped), and rebuild the short cells' counts",
     )
     verify.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
     verify.set_defaults(run=_verify)
@@ -339,7 +309,11 @@ def _documents_add(args: argparse.Namespace) -> int:
         return 2
     schema = build_schema(introspection=settings.introspection)._schema
     checked = documents.check(
-        schema, manifest, settings.limits, introspection=settings.introspection
+        schema,
+        manifest,
+        settings.limits,
+        introspection=settings.introspection,
+        max_bytes=settings.max_document_bytes,
     )
     refused = documents.refusals(checked)
     if refused:
@@ -366,7 +340,8 @@ def _documents_list(args: argparse.Namespace) -> int:
     async def run() -> int:
         async with settings.open_client() as client:
             await _reach(client, settings.table)
-            return await documents.show(Store(client, settings.table), schema, print)
+            store = Store(client, settings.table)
+            return await documents.show(store, schema, print, settings.limits)
 
     return asyncio.run(run())
 

@@ -1,11 +1,10 @@
-"""Settings read from an injectable mapping (the process environment by default)."""
+"""Settings read from an injectable mapping (the process environment by default), through
+the one table of `gateway/setting_table.py`."""
 
 from __future__ import annotations
 
 import logging
-import math
 import os
-import re
 import secrets
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
@@ -14,15 +13,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gateway.demand import Limits
+from gateway.setting_table import SETTINGS
+from gateway.setting_values import on_this_machine
 from store.client import DynamoDBClient, open_client
 
 logger = logging.getLogger("dynagate")
 
-_TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-# Capacity units per caller per minute when the endpoint is AWS and nothing is set.
+# Capacity units per caller per minute in production when nothing is set.
 DEFAULT_RATE_LIMIT = 6_000.0
+# HS256 keys shorter than the hash (RFC 7518 section 3.2) are refused; cursor secrets too,
+# in production.
+MIN_SECRET_BYTES = 32
 
 
 class SettingsError(ValueError):
@@ -35,34 +36,42 @@ class Settings:
     endpoint: str | None = None
     region: str = "us-east-1"
     cursor_secret: bytes = b""
+    # `DYNAGATE_ENV` (docs/identity.md#production-unless-said-otherwise).
+    development: bool = True
     graphiql: bool = True
     cost_report: bool = True
     max_body_bytes: int = 1024 * 1024
-    # Demand control (API.md section 6): the bound an operation may reach before it runs,
-    # capacity units per caller per minute (None: no rate limit), and seconds per request.
+    # Demand control (docs/demand-control.md): the bound an operation may reach before it
+    # runs, capacity units per caller per minute (None: no rate limit), seconds per request.
     max_requests: int = 50
     max_items: int = 150_000
     max_fields: int = 20_000
     rate_limit: float | None = None
     request_timeout: float = 10.0
-    # Identity (API.md section 7): HS256 tokens signed with `auth_secret`, and/or RS256 and
+    # Identity (docs/identity.md): HS256 tokens signed with `auth_secret`, and/or RS256 and
     # ES256 tokens of the provider whose keys `auth_jwks_url` serves. Neither: open mode.
     auth_secret: bytes | None = None
     auth_jwks_url: str | None = None
     auth_issuer: str | None = None
     auth_audience: str | None = None
     auth_admin_group: str = "admin"
+    # The claim whose value is the caller's username (Cognito: `username`).
+    auth_username_claim: str = "sub"
     introspection: bool = True
-    # `GET /metrics` (API.md section 8).
+    # `GET /metrics` (docs/http.md#metrics).
     metrics: bool = True
-    # Subscriptions (API.md section 9): at once per connection, sockets at once per caller,
-    # and the events one subscriber may leave unread.
+    # Subscriptions (docs/subscriptions.md): at once per connection, sockets at once per
+    # caller, and the events one subscriber may leave unread.
     max_subscriptions: int = 25
     max_connections: int = 20
     subscription_buffer: int = 100
-    # Trusted documents (API.md section 10): only registered documents run, but for admins.
+    # docs/http.md: only registered documents run, but for admins; the largest document;
+    # requests one POST may batch (0: none); the browser origins allowed (`*`: any).
     trusted_documents: bool = False
-    # More than one process (API.md section 11): the Redis (or Valkey) they share state in.
+    max_document_bytes: int = 65_536
+    max_batch: int = 0
+    cors_origins: tuple[str, ...] = ()
+    # Several processes (docs/containers.md): the Redis (or Valkey) they share state in.
     redis_url: str | None = None
 
     @property
@@ -71,8 +80,9 @@ class Settings:
         return self.auth_secret is None and self.auth_jwks_url is None
 
     @property
-    def is_local(self) -> bool:
-        """An endpoint other than AWS's own, such as DynamoDB Local."""
+    def custom_endpoint(self) -> bool:
+        """An endpoint other than AWS's own (DynamoDB Local, a proxy, a container's service
+        name): dummy credentials stand in when none are configured."""
         if self.endpoint is None:
             return False
         host = urlsplit(self.endpoint).hostname or ""
@@ -87,144 +97,126 @@ class Settings:
 
     def open_client(self) -> AbstractAsyncContextManager[DynamoDBClient]:
         """The DynamoDB client these settings name, for the lifetime of the app or command."""
-        return open_client(self.endpoint, self.region, local=self.is_local)
+        return open_client(self.endpoint, self.region, local=self.custom_endpoint)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, serving: bool = True) -> Settings:
-        """Settings from `env`; `serving=False` for admin commands, which sign no cursors."""
-        env = os.environ if env is None else env
-        endpoint = env.get("DYNAGATE_DYNAMODB_ENDPOINT") or None
-        secret = env.get("DYNAGATE_CURSOR_SECRET", "")
-        if not secret and not serving:
-            secret = secrets.token_hex(32)
-        elif not secret:
-            if not cls(endpoint=endpoint).is_local:
-                raise SettingsError(
-                    "DYNAGATE_CURSOR_SECRET is required when the endpoint is AWS "
-                    "(DYNAGATE_DYNAMODB_ENDPOINT is not set): set it to a long random string "
-                    "shared by every instance, or, to work locally, start `dynagate "
-                    "dynamodb-local` and set DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:8001"
-                )
-            secret = secrets.token_hex(32)
-            logger.warning(
-                "DYNAGATE_CURSOR_SECRET is not set; generated one for this process, "
-                "so cursors will not survive a restart"
-            )
-        table = env.get("DYNAGATE_TABLE") or "dynagate"
-        if not _TABLE_NAME.fullmatch(table):
-            raise SettingsError(
-                f"DYNAGATE_TABLE={table!r}: use 3 to 255 letters, digits, '_', '-' or '.'"
-            )
-        local = cls(endpoint=endpoint).is_local
-        identity = _identity(env, local=local, serving=serving)
+        """Settings from `env`; `serving=False` for admin commands, which sign no cursors and
+        serve no one. Each bad value is one SettingsError naming the setting."""
+        source = os.environ if env is None else env
+        given = _parsed(source)
+        endpoint: str | None = given.get("DYNAGATE_DYNAMODB_ENDPOINT")
+        mode = given.get("DYNAGATE_ENV")
+        development = (
+            mode == "development"
+            if mode is not None
+            else (endpoint is not None and on_this_machine(endpoint))
+        )
+        region = given.get("AWS_REGION") or source.get("AWS_DEFAULT_REGION")
+        rate_limit = given.get("DYNAGATE_RATE_LIMIT", "default")
         return cls(
-            table=table,
+            table=given.get("DYNAGATE_TABLE", "dynagate"),
             endpoint=endpoint,
-            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
-            cursor_secret=secret.encode(),
-            # With an AWS endpoint the playground and introspection are off unless asked for.
-            graphiql=_flag(env, "DYNAGATE_GRAPHIQL", default=local),
-            introspection=_flag(env, "DYNAGATE_INTROSPECTION", default=local),
-            cost_report=_flag(env, "DYNAGATE_COST_REPORT", default=True),
-            metrics=_flag(env, "DYNAGATE_METRICS", default=True),
-            max_requests=int(_number(env, "DYNAGATE_MAX_REQUESTS", 50, whole=True)),
-            max_items=int(_number(env, "DYNAGATE_MAX_ITEMS", 150_000, whole=True)),
-            max_fields=int(_number(env, "DYNAGATE_MAX_FIELDS", 20_000, whole=True)),
-            rate_limit=_rate_limit(env, local=local),
-            request_timeout=_number(env, "DYNAGATE_REQUEST_TIMEOUT", 10.0, high=3_600),
-            max_subscriptions=int(_number(env, "DYNAGATE_MAX_SUBSCRIPTIONS", 25, whole=True)),
-            max_connections=int(_number(env, "DYNAGATE_MAX_CONNECTIONS", 20, whole=True)),
-            subscription_buffer=int(
-                _number(env, "DYNAGATE_SUBSCRIPTION_BUFFER", 100, whole=True, high=100_000)
+            region=region or "us-east-1",
+            cursor_secret=_cursor_secret(given, development=development, serving=serving),
+            development=development,
+            graphiql=given.get("DYNAGATE_GRAPHIQL", development),
+            introspection=given.get("DYNAGATE_INTROSPECTION", development),
+            cost_report=given.get("DYNAGATE_COST_REPORT", True),
+            metrics=given.get("DYNAGATE_METRICS", True),
+            max_requests=given.get("DYNAGATE_MAX_REQUESTS", 50),
+            max_items=given.get("DYNAGATE_MAX_ITEMS", 150_000),
+            max_fields=given.get("DYNAGATE_MAX_FIELDS", 20_000),
+            rate_limit=(
+                (None if development else DEFAULT_RATE_LIMIT)
+                if rate_limit == "default"
+                else rate_limit
             ),
-            trusted_documents=_documents(env),
-            redis_url=_redis_url(env),
-            **identity,
+            request_timeout=given.get("DYNAGATE_REQUEST_TIMEOUT", 10.0),
+            max_subscriptions=given.get("DYNAGATE_MAX_SUBSCRIPTIONS", 25),
+            max_connections=given.get("DYNAGATE_MAX_CONNECTIONS", 20),
+            subscription_buffer=given.get("DYNAGATE_SUBSCRIPTION_BUFFER", 100),
+            trusted_documents=given.get("DYNAGATE_DOCUMENTS", "open") == "trusted",
+            max_document_bytes=given.get("DYNAGATE_MAX_DOCUMENT_BYTES", 65_536),
+            max_batch=given.get("DYNAGATE_MAX_BATCH", 0),
+            cors_origins=given.get("DYNAGATE_CORS_ORIGINS", ()),
+            redis_url=given.get("DYNAGATE_REDIS_URL"),
+            **_identity(given, development=development, serving=serving),
         )
 
 
-def _redis_url(env: Mapping[str, str]) -> str | None:
-    """`DYNAGATE_REDIS_URL`: a redis:// or rediss:// URL, or unset."""
-    url = env.get("DYNAGATE_REDIS_URL", "").strip() or None
-    if url is not None and urlsplit(url).scheme not in ("redis", "rediss"):
-        shown = urlsplit(url)._replace(netloc=urlsplit(url).hostname or "").geturl()
+def _parsed(env: Mapping[str, str]) -> dict[str, Any]:
+    """Each setting `env` gives, read by the table's parser: an empty value is an error (a
+    variable set by mistake must not quietly mean its default)."""
+    given: dict[str, Any] = {}
+    for setting in SETTINGS:
+        raw = env.get(setting.name)
+        if raw is None or setting.foreign:
+            continue
+        value = raw.strip()
+        if not value:
+            raise SettingsError(
+                f"{setting.name} is set but empty: use {setting.accepts}, or unset it "
+                f"(default: {setting.default})"
+            )
+        try:
+            given[setting.name] = setting.parse(value)
+        except ValueError:
+            shown = setting.shown(raw)
+            raise SettingsError(f"{setting.name}={shown}: use {setting.accepts}") from None
+    return given
+
+
+def _cursor_secret(given: Mapping[str, Any], *, development: bool, serving: bool) -> bytes:
+    """The cursor secret: given, or generated in development and for admin commands."""
+    secret: str | None = given.get("DYNAGATE_CURSOR_SECRET")
+    if secret is not None:
+        if not development and serving and len(secret.encode()) < MIN_SECRET_BYTES:
+            raise SettingsError(
+                f"DYNAGATE_CURSOR_SECRET is {len(secret.encode())} bytes: use at least "
+                f"{MIN_SECRET_BYTES} random bytes in production (for instance `openssl rand "
+                "-hex 32`), or DYNAGATE_ENV=development"
+            )
+        return secret.encode()
+    if serving and not development:
         raise SettingsError(
-            f"DYNAGATE_REDIS_URL={shown!r}: use redis://host:6379/0 or rediss://… (TLS)"
+            "DYNAGATE_CURSOR_SECRET is required in production: set it to at least "
+            f"{MIN_SECRET_BYTES} random bytes shared by every instance (`openssl rand -hex "
+            "32`); to work locally, start `dynagate dynamodb-local` and set "
+            "DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:8001, or set DYNAGATE_ENV=development"
         )
-    return url
-
-
-def _documents(env: Mapping[str, str]) -> bool:
-    """`DYNAGATE_DOCUMENTS`: whether only trusted documents run."""
-    mode = env.get("DYNAGATE_DOCUMENTS", "").strip().lower() or "open"
-    if mode not in ("open", "trusted"):
-        raise SettingsError(f"DYNAGATE_DOCUMENTS={mode!r}: use trusted, or open (the default)")
-    return mode == "trusted"
-
-
-def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
-    value = env.get(name)
-    if value is None or value == "":
-        return default
-    if value.lower() in _TRUE:
-        return True
-    if value.lower() in _FALSE:
-        return False
-    raise SettingsError(f"{name}={value!r}: use true or false")
-
-
-def _number(
-    env: Mapping[str, str], name: str, default: float, *, whole: bool = False, high: float = 1e9
-) -> float:
-    """A positive number (a whole one with `whole`) up to `high`, or `default` when unset."""
-    value = env.get(name)
-    if value is None or value == "":
-        return default
-    try:
-        number = int(value) if whole else float(value)
-    except ValueError:
-        number = math.nan
-    if not 0 < number <= high:  # also refuses NaN
-        kind = "a whole number" if whole else "a number"
-        raise SettingsError(f"{name}={value!r}: use {kind} above 0 and at most {high:g}")
-    return number
-
-
-def _rate_limit(env: Mapping[str, str], *, local: bool) -> float | None:
-    """Capacity units per caller per minute: `off`, or unset with a local endpoint, is none."""
-    value = env.get("DYNAGATE_RATE_LIMIT", "")
-    if value.lower() == "off" or (value == "" and local):
-        return None
-    return _number(env, "DYNAGATE_RATE_LIMIT", DEFAULT_RATE_LIMIT)
+    if serving:
+        logger.warning(
+            "DYNAGATE_CURSOR_SECRET is not set; generated one for this process, "
+            "so cursors will not survive a restart"
+        )
+    return secrets.token_hex(32).encode()
 
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}
-# HS256 keys shorter than the hash (RFC 7518 section 3.2) are refused.
-MIN_SECRET_BYTES = 32
 
 
-def _identity(env: Mapping[str, str], *, local: bool, serving: bool) -> dict[str, Any]:
-    """The identity settings; open mode only locally or when `DYNAGATE_AUTH=off` says so
-    (admin commands serve no one, so they are not asked)."""
-    mode = env.get("DYNAGATE_AUTH", "")
-    if mode not in ("", "off"):
-        raise SettingsError(f"DYNAGATE_AUTH={mode!r}: use off, or leave it unset")
-    secret = env.get("DYNAGATE_AUTH_SECRET") or None
-    jwks_url = env.get("DYNAGATE_AUTH_JWKS_URL") or None
-    issuer = env.get("DYNAGATE_AUTH_ISSUER") or None
-    audience = env.get("DYNAGATE_AUTH_AUDIENCE") or None
+def _identity(given: Mapping[str, Any], *, development: bool, serving: bool) -> dict[str, Any]:
+    """The identity settings; open mode only in development or when `DYNAGATE_AUTH=off`
+    says so (admin commands serve no one, so they are not asked)."""
+    switched_off = given.get("DYNAGATE_AUTH") == "off"
+    secret: str | None = given.get("DYNAGATE_AUTH_SECRET")
+    jwks_url: str | None = given.get("DYNAGATE_AUTH_JWKS_URL")
+    issuer = given.get("DYNAGATE_AUTH_ISSUER")
+    audience = given.get("DYNAGATE_AUTH_AUDIENCE")
     configured = secret is not None or jwks_url is not None
-    if mode == "off" and configured:
+    if switched_off and configured:
         raise SettingsError(
             "DYNAGATE_AUTH=off with DYNAGATE_AUTH_SECRET or DYNAGATE_AUTH_JWKS_URL set: "
             "unset one or the other"
         )
     if not configured and serving:
-        if not local and mode != "off":
+        if not development and not switched_off:
             raise SettingsError(
-                "no identity is configured and the endpoint is AWS: set DYNAGATE_AUTH_SECRET "
-                "or DYNAGATE_AUTH_JWKS_URL, or DYNAGATE_AUTH=off to let anyone do everything "
-                "(to work locally, set DYNAGATE_DYNAMODB_ENDPOINT to `dynagate dynamodb-local`)"
+                "no identity is configured in production: set DYNAGATE_AUTH_SECRET or "
+                "DYNAGATE_AUTH_JWKS_URL, or DYNAGATE_AUTH=off to let anyone do everything "
+                "(to work locally, point DYNAGATE_DYNAMODB_ENDPOINT at `dynagate "
+                "dynamodb-local` on this machine, or set DYNAGATE_ENV=development)"
             )
         logger.warning(
             "open mode: no identity is configured, so every request may do everything; "
@@ -251,5 +243,6 @@ def _identity(env: Mapping[str, str], *, local: bool, serving: bool) -> dict[str
         "auth_jwks_url": jwks_url,
         "auth_issuer": issuer,
         "auth_audience": audience,
-        "auth_admin_group": env.get("DYNAGATE_AUTH_ADMIN_GROUP") or "admin",
+        "auth_admin_group": given.get("DYNAGATE_AUTH_ADMIN_GROUP", "admin"),
+        "auth_username_claim": given.get("DYNAGATE_AUTH_USERNAME_CLAIM", "sub"),
     }

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from gateway.settings import Settings, SettingsError
+
 ROOT = Path(__file__).resolve().parents[2]
 # Ignored by git, yet no build output: benchmark measurements, kept until `make bench`
 # measures again.
@@ -126,3 +128,47 @@ def test_compose_runs_two_replicas_behind_one_port_sharing_redis() -> None:
     assert "proxy_set_header Upgrade $http_upgrade;" in nginx
     # Each client by the address nginx saw, never by a header the client sent.
     assert "proxy_set_header X-Forwarded-For $remote_addr;" in nginx
+
+
+def _compose_gateway_env(compose: str, shell: dict[str, str]) -> dict[str, str]:
+    """The gateway's environment as compose makes it from `shell`: `${NAME:-default}`
+    resolved, a name without a value passed on only when the shell sets it."""
+    block = compose.split("x-gateway-env: &gateway-env\n", 1)[1].split("\n\n", 1)[0]
+    env: dict[str, str] = {}
+    for line in block.splitlines():
+        match = re.fullmatch(r"  ([A-Z_]+):(?: (.*))?", line)
+        if match is None:
+            continue
+        name, value = match.groups()
+        if value is None:
+            if name in shell:
+                env[name] = shell[name]
+            continue
+        value = value.strip('"')
+        env[name] = re.sub(
+            r"\$\{(\w+):-([^}]*)\}", lambda m: shell.get(m.group(1)) or m.group(2), value
+        )
+    return env
+
+
+def test_compose_says_development_and_its_settings_start() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    env = _compose_gateway_env(compose, shell={})
+    # No setting is passed empty: an empty value is an error, not the default.
+    assert all(value for value in env.values()), env
+    settings = Settings.from_env(env)
+    assert settings.development and settings.open_mode
+    assert settings.redis_url == "redis://redis:6379/0"
+    secret = "x" * 40
+    signed = _compose_gateway_env(compose, shell={"DYNAGATE_AUTH_SECRET": secret})
+    assert Settings.from_env(signed).auth_secret == secret.encode()
+
+
+def test_the_image_says_production() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    env = dict(re.findall(r"\b(DYNAGATE_[A-Z_]+)=(\S+)", dockerfile))
+    assert env == {"DYNAGATE_ENV": "production"}
+    # So a container pointed at any endpoint, a compose service name included, refuses to
+    # start without a cursor secret and an identity.
+    with pytest.raises(SettingsError, match="required in production"):
+        Settings.from_env({**env, "DYNAGATE_DYNAMODB_ENDPOINT": "http://dynamodb:8000"})

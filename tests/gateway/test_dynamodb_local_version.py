@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -31,3 +32,18 @@ def test_a_fresh_install_names_both_versions(
     printed = capsys.readouterr().err
     assert "DynamoDB Local 2.9.30" not in printed
     assert BUNDLED in printed
+
+
+def test_make_dynamodb_local_prints_the_version_line() -> None:
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".venv" / ".installed").exists():
+        pytest.skip("the set-up of `make install` is not in this checkout")
+    result = subprocess.run(
+        ["make", "--no-print-directory", "-s", "dynamodb-local"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == BUNDLED

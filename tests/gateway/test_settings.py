@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
+from gateway.setting_table import SETTINGS, Setting, settings_markdown
 from gateway.settings import Settings, SettingsError
 
 LOCAL = {"DYNAGATE_DYNAMODB_ENDPOINT": "http://127.0.0.1:8000"}
 AUTH_SECRET = "a-secret-of-at-least-32-bytes-xyz"
-AWS = {"DYNAGATE_CURSOR_SECRET": "s3cret", "DYNAGATE_AUTH_SECRET": AUTH_SECRET}
+CURSOR_SECRET = "a-cursor-secret-of-32-bytes-or-more"
+AWS = {"DYNAGATE_CURSOR_SECRET": CURSOR_SECRET, "DYNAGATE_AUTH_SECRET": AUTH_SECRET}
 
 
 def test_defaults_with_a_secret_and_no_endpoint() -> None:
@@ -19,7 +22,8 @@ def test_defaults_with_a_secret_and_no_endpoint() -> None:
         table="dynagate",
         endpoint=None,
         region="us-east-1",
-        cursor_secret=b"s3cret",
+        cursor_secret=CURSOR_SECRET.encode(),
+        development=False,
         graphiql=False,
         introspection=False,
         cost_report=True,
@@ -27,7 +31,7 @@ def test_defaults_with_a_secret_and_no_endpoint() -> None:
         rate_limit=6_000.0,
         auth_secret=AUTH_SECRET.encode(),
     )
-    assert not settings.is_local
+    assert not settings.custom_endpoint
 
 
 def test_table_region_and_endpoint_come_from_the_environment() -> None:
@@ -42,7 +46,8 @@ def test_table_region_and_endpoint_come_from_the_environment() -> None:
     assert settings.table == "shop"
     assert settings.region == "eu-west-1"
     assert settings.endpoint == "http://127.0.0.1:8000"
-    assert settings.is_local
+    assert settings.custom_endpoint
+    assert settings.development
     assert settings.cursor_secret == b"k"
 
 
@@ -52,26 +57,131 @@ def test_region_falls_back_to_aws_default_region() -> None:
     assert Settings.from_env(both).region == "eu-north-1"
 
 
-def test_empty_values_mean_unset() -> None:
-    settings = Settings.from_env(
-        {**AWS, "DYNAGATE_TABLE": "", "AWS_REGION": "", "DYNAGATE_DYNAMODB_ENDPOINT": ""}
-    )
-    assert settings.table == "dynagate"
-    assert settings.region == "us-east-1"
-    assert settings.endpoint is None
+@pytest.mark.parametrize("setting", [s for s in SETTINGS if not s.foreign])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_value_is_an_error_not_the_default(setting: Setting, value: str) -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({**AWS, setting.name: value})
+    message = str(raised.value)
+    assert message.startswith(f"{setting.name} is set but empty: use {setting.accepts}")
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize(
     "env",
     [
         {},
-        {"DYNAGATE_CURSOR_SECRET": ""},
-        {"DYNAGATE_DYNAMODB_ENDPOINT": ""},
+        {"DYNAGATE_DYNAMODB_ENDPOINT": "http://dynamodb:8000"},
+        {"DYNAGATE_DYNAMODB_ENDPOINT": "http://127.0.0.1:8000", "DYNAGATE_ENV": "production"},
     ],
 )
-def test_the_cursor_secret_is_required_against_aws(env: dict[str, str]) -> None:
-    with pytest.raises(SettingsError, match="DYNAGATE_CURSOR_SECRET"):
-        Settings.from_env(env)
+def test_the_cursor_secret_is_required_in_production(env: dict[str, str]) -> None:
+    with pytest.raises(SettingsError, match="DYNAGATE_CURSOR_SECRET is required in production"):
+        Settings.from_env({"DYNAGATE_AUTH_SECRET": AUTH_SECRET, **env})
+
+
+def test_a_short_cursor_secret_is_refused_in_production_without_echoing_it() -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({**AWS, "DYNAGATE_CURSOR_SECRET": "abc"})
+    assert "DYNAGATE_CURSOR_SECRET is 3 bytes: use at least 32" in str(raised.value)
+    assert "'abc'" not in str(raised.value)
+    # In development a short one is the developer's business.
+    local = Settings.from_env({**LOCAL, "DYNAGATE_CURSOR_SECRET": "abc"})
+    assert local.cursor_secret == b"abc"
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "development"),
+    [
+        ("http://127.0.0.1:8001", True),
+        ("http://127.0.0.2:8001", True),
+        ("http://localhost:8001", True),
+        ("http://LOCALHOST.:8001", True),
+        ("http://[::1]:8001", True),
+        # Anything else is production, however local it looks: a proxy, a VPC endpoint,
+        # a container's service name, a private address.
+        ("http://dynamodb:8000", False),
+        ("http://dynamodb-local.internal:8000", False),
+        ("http://10.0.0.5:8000", False),
+        ("http://localhost.example.com:8000", False),
+        ("https://dynamodb.eu-west-1.amazonaws.com", False),
+        ("https://vpce-1a2b.dynamodb.us-east-1.vpce.amazonaws.com", False),
+    ],
+)
+def test_development_only_on_this_machine_unless_said(endpoint: str, development: bool) -> None:
+    settings = Settings.from_env({**AWS, "DYNAGATE_DYNAMODB_ENDPOINT": endpoint})
+    assert settings.development is development
+    assert (settings.graphiql, settings.introspection) == (development, development)
+    assert settings.rate_limit == (None if development else 6_000.0)
+
+
+def test_dynagate_env_says_which_whatever_the_endpoint() -> None:
+    service = {"DYNAGATE_DYNAMODB_ENDPOINT": "http://dynamodb:8000"}
+    development = Settings.from_env({**service, "DYNAGATE_ENV": "development"})
+    assert development.development and development.open_mode and development.graphiql
+    assert development.rate_limit is None
+    laptop = {**LOCAL, "DYNAGATE_ENV": "Production"}
+    with pytest.raises(SettingsError, match="no identity is configured in production"):
+        Settings.from_env({**laptop, "DYNAGATE_CURSOR_SECRET": CURSOR_SECRET})
+    production = Settings.from_env({**laptop, **AWS})
+    assert not production.development and not production.graphiql
+    with pytest.raises(SettingsError, match="DYNAGATE_ENV='staging': use development or"):
+        Settings.from_env({**AWS, "DYNAGATE_ENV": "staging"})
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "accepts"),
+    [
+        ("DYNAGATE_DYNAMODB_ENDPOINT", "notaurl", "an http:// or https:// URL"),
+        ("DYNAGATE_DYNAMODB_ENDPOINT", "http://:8000", "an http:// or https:// URL"),
+        ("DYNAGATE_DYNAMODB_ENDPOINT", "http://127.0.0.1:99999", "an http:// or https:// URL"),
+        ("AWS_REGION", "Mars", "an AWS region"),
+        ("DYNAGATE_CORS_ORIGINS", "example.com", "* or comma-separated origins"),
+        ("DYNAGATE_CORS_ORIGINS", "https://a.example,*", "* or comma-separated origins"),
+        ("DYNAGATE_MAX_BATCH", "-1", "a whole number from 0 to 100"),
+        ("DYNAGATE_MAX_BATCH", "101", "a whole number from 0 to 100"),
+        ("DYNAGATE_MAX_DOCUMENT_BYTES", "0", "a whole number from 1 to 1048576"),
+        ("DYNAGATE_AUTH_USERNAME_CLAIM", "a b", "a claim name"),
+        ("DYNAGATE_LOG_FORMAT", "xml", "text or json"),
+        ("DYNAGATE_REDIS_URL", "http://redis:6379", "redis://host:6379/0"),
+    ],
+)
+def test_each_bad_value_is_one_line_naming_the_setting(name: str, value: str, accepts: str) -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({**AWS, name: value})
+    message = str(raised.value)
+    assert message.startswith(f"{name}=")
+    assert accepts in message
+    assert "\n" not in message
+
+
+def test_secrets_are_never_echoed_in_errors() -> None:
+    url = "http://user:hunter2@redis:6379"
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({**AWS, "DYNAGATE_REDIS_URL": url})
+    assert "hunter2" not in str(raised.value)
+
+
+def test_browsers_batches_and_documents_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {
+            **AWS,
+            "DYNAGATE_CORS_ORIGINS": "https://app.example.com, http://localhost:5173/",
+            "DYNAGATE_MAX_BATCH": "10",
+            "DYNAGATE_MAX_DOCUMENT_BYTES": "4096",
+            "DYNAGATE_AUTH_USERNAME_CLAIM": "username",
+        }
+    )
+    assert settings.cors_origins == ("https://app.example.com", "http://localhost:5173")
+    assert (settings.max_batch, settings.max_document_bytes) == (10, 4096)
+    assert settings.auth_username_claim == "username"
+    assert Settings.from_env({**AWS, "DYNAGATE_CORS_ORIGINS": "*"}).cors_origins == ("*",)
+    defaults = Settings.from_env(AWS)
+    assert (defaults.cors_origins, defaults.max_batch, defaults.max_document_bytes) == (
+        (),
+        0,
+        65_536,
+    )
 
 
 def test_a_local_endpoint_generates_a_secret_with_a_warning(
@@ -110,7 +220,6 @@ def test_a_given_secret_is_used_locally_without_a_warning(
         ("FALSE", False),
         ("no", False),
         ("Off", False),
-        ("", True),
     ],
 )
 @pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT", "DYNAGATE_METRICS"])
@@ -126,7 +235,7 @@ def test_boolean_flags(name: str, value: str, expected: bool) -> None:
     assert all(flag is True for other, flag in flags.items() if other != name)
 
 
-@pytest.mark.parametrize("value", ["maybe", "2", "tru", " true", "enabled"])
+@pytest.mark.parametrize("value", ["maybe", "2", "tru", "true!", "enabled"])
 @pytest.mark.parametrize("name", ["DYNAGATE_GRAPHIQL", "DYNAGATE_COST_REPORT", "DYNAGATE_METRICS"])
 def test_a_bad_flag_is_refused_and_named(name: str, value: str) -> None:
     with pytest.raises(SettingsError) as raised:
@@ -136,7 +245,7 @@ def test_a_bad_flag_is_refused_and_named(name: str, value: str) -> None:
 
 
 def test_settings_are_read_when_asked_not_at_import(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DYNAGATE_CURSOR_SECRET", "from-process")
+    monkeypatch.setenv("DYNAGATE_CURSOR_SECRET", CURSOR_SECRET)
     monkeypatch.setenv("DYNAGATE_TABLE", "process-table")
     monkeypatch.setenv("DYNAGATE_AUTH", "off")
     monkeypatch.delenv("DYNAGATE_AUTH_SECRET", raising=False)
@@ -144,13 +253,13 @@ def test_settings_are_read_when_asked_not_at_import(monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("DYNAGATE_DYNAMODB_ENDPOINT", raising=False)
     settings = Settings.from_env()
     assert settings.table == "process-table"
-    assert settings.cursor_secret == b"from-process"
+    assert settings.cursor_secret == CURSOR_SECRET.encode()
 
 
 @pytest.mark.parametrize("name", ["ab", "bad name", "a/b", "x" * 256])
 def test_table_names_dynamodb_would_refuse_are_refused(name: str) -> None:
     with pytest.raises(SettingsError, match="DYNAGATE_TABLE"):
-        Settings.from_env({"DYNAGATE_TABLE": name, "DYNAGATE_CURSOR_SECRET": "s"})
+        Settings.from_env({**AWS, "DYNAGATE_TABLE": name})
 
 
 # ---- demand control ----------------------------------------------------------------------
@@ -203,8 +312,8 @@ def test_bad_demand_control_values_are_refused_by_name(name: str, value: str) ->
 # ---- identity ------------------------------------------------------------------------------
 
 
-def test_open_mode_against_aws_is_refused_unless_switched_off_explicitly() -> None:
-    cursor = {"DYNAGATE_CURSOR_SECRET": "s3cret"}
+def test_open_mode_in_production_is_refused_unless_switched_off_explicitly() -> None:
+    cursor = {"DYNAGATE_CURSOR_SECRET": CURSOR_SECRET}
     with pytest.raises(SettingsError, match="DYNAGATE_AUTH=off"):
         Settings.from_env(cursor)
     assert Settings.from_env({**cursor, "DYNAGATE_AUTH": "off"}).open_mode
@@ -264,4 +373,12 @@ def test_playground_and_introspection_are_off_against_aws_unless_switched_on() -
 
 
 def test_dual_stack_aws_endpoints_are_aws() -> None:
-    assert not Settings(endpoint="https://dynamodb.eu-west-1.api.aws").is_local
+    assert not Settings(endpoint="https://dynamodb.eu-west-1.api.aws").custom_endpoint
+
+
+def test_the_docs_list_every_setting_as_the_code_reads_it() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "commands.md").read_text()
+    assert settings_markdown() in docs, (
+        "docs/commands.md's settings table differs from gateway/setting_table.py; put in:\n"
+        + settings_markdown()
+    )

@@ -1,0 +1,121 @@
+"""How the text of a setting becomes its value: each parser raises ValueError for text it
+cannot read, and `Settings.from_env` words the error from the setting's table entry."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+# An origin as a browser's `Origin` header names it: scheme, host (a name or an IPv6 address
+# in brackets) and port.
+_ORIGIN = re.compile(r"https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?")
+_LOOPBACK_NAMES = {"localhost"}
+
+
+def flag(value: str) -> bool:
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise ValueError(value)
+
+
+def whole(low: int, high: int) -> Callable[[str], int]:
+    def parse(value: str) -> int:
+        number = int(value)
+        if not low <= number <= high:
+            raise ValueError(value)
+        return number
+
+    return parse
+
+
+def positive(high: float) -> Callable[[str], float]:
+    def parse(value: str) -> float:
+        number = float(value)
+        if not 0 < number <= high:  # also refuses NaN
+            raise ValueError(value)
+        return number
+
+    return parse
+
+
+def choice(*names: str) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if value.lower() not in names:
+            raise ValueError(value)
+        return value.lower()
+
+    return parse
+
+
+def matching(pattern: re.Pattern[str]) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if not pattern.fullmatch(value):
+            raise ValueError(value)
+        return value
+
+    return parse
+
+
+# What DynamoDB allows a table's name; an AWS region; a token's claim name.
+table_name = matching(re.compile(r"[A-Za-z0-9_.-]{3,255}"))
+region = matching(re.compile(r"[a-z]{2}(-[a-z]+)+-\d{1,2}"))
+claim = matching(re.compile(r"[A-Za-z0-9_:.-]{1,64}"))
+
+
+def url(*schemes: str) -> Callable[[str], str]:
+    """A URL of one of `schemes` that names a host (and, if any, a valid port)."""
+
+    def parse(value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in schemes or not parts.hostname:
+            raise ValueError(value)
+        _ = parts.port  # ValueError for a port out of range or not a number
+        return value
+
+    return parse
+
+
+def rate(value: str) -> float | None:
+    """Capacity units per caller per minute, or `off`."""
+    return None if value.lower() == "off" else positive(1e9)(value)
+
+
+def origins(value: str) -> tuple[str, ...]:
+    """`*`, or origins (scheme, host and port as a browser's `Origin` header names them)."""
+    listed = tuple(part.strip().rstrip("/") for part in value.split(","))
+    if listed == ("*",):
+        return listed
+    if not all(_ORIGIN.fullmatch(origin) for origin in listed):
+        raise ValueError(value)
+    return listed
+
+
+def on_this_machine(endpoint: str) -> bool:
+    """Whether `endpoint`'s host is `localhost` or a loopback address."""
+    host = (urlsplit(endpoint).hostname or "").rstrip(".").lower()
+    if host in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def hidden(value: str) -> str:
+    return "(the value given)"
+
+
+def without_credentials(value: str) -> str:
+    """A URL as an error may show it: no user name or password."""
+    parts = urlsplit(value)
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return repr(parts._replace(netloc=(parts.hostname or "") + port).geturl())
