@@ -1,16 +1,14 @@
-"""Bearer tokens (API.md section 7), verified by PyJWT: HS256 with the shared secret, or
-RS256/ES256 with the keys an OpenID Connect provider publishes.
+"""Bearer tokens (docs/identity.md, "Signing in"), verified by PyJWT: HS256 with the shared
+secret, or RS256/ES256 with the keys an OpenID Connect provider publishes.
 
 Which algorithms are accepted is fixed here, never read from the token: a token saying
 `alg: none`, or HS256 signed with a provider's public key, is refused. The provider's keys
-are cached; a token naming an unknown key fetches them again, at most once every
-`JWKS_COOLDOWN` seconds, so a flood of made-up key ids cannot hammer the provider.
+are cached by `gateway.provider_keys`: a token of a key already fetched never waits on the
+provider, and a flood of made-up key ids fetches at most once every `JWKS_COOLDOWN` seconds.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import re
 import time
 from collections.abc import Sequence
@@ -20,14 +18,13 @@ import jwt
 
 from data import validation
 from data.callers import ANONYMOUS, Caller
+from gateway.provider_keys import KeySetUnavailable, ProviderKeys, UnknownKey
 from gateway.settings import Settings, SettingsError
 from keys.codecs import IDENTIFIER_PATTERN
 from keys.errors import BadUserInput, Unauthenticated, Unavailable
 
 if TYPE_CHECKING:
     from jwt.types import Options
-
-logger = logging.getLogger("dynagate.identity")
 
 SECRET_ALGORITHMS: tuple[str, ...] = ("HS256",)
 PROVIDER_ALGORITHMS: tuple[str, ...] = ("RS256", "ES256")
@@ -60,24 +57,29 @@ class TokenVerifier:
         issuer: str | None = None,
         audience: str | None = None,
         admin_group: str = "admin",
+        username_claim: str = "sub",
         jwks_cooldown: float = JWKS_COOLDOWN,
+        jwks_lifespan: float = JWKS_LIFESPAN,
+        jwks_timeout: float = JWKS_TIMEOUT,
     ) -> None:
         self.secret = secret
         self.issuer = issuer
         self.audience = audience
         self.admin_group = admin_group
-        # What every token must carry; the same for every token this verifier checks.
-        required = ["exp", "sub"] + ["iss"] * bool(issuer) + ["aud"] * bool(audience)
-        self._options: Options = {"require": required}
+        self.username_claim = username_claim
+        # What every token must carry; the same for every token this verifier checks. The
+        # audience is checked by `_check_audience`, which knows Cognito's access tokens.
+        required = ["exp", username_claim] + ["iss"] * bool(issuer)
+        self._options: Options = {"require": required, "verify_aud": False}
         self.keys = (
             None
             if jwks_url is None
-            else _ProviderKeys(
+            else ProviderKeys(
                 jwks_url,
-                lifespan=JWKS_LIFESPAN,
-                timeout=JWKS_TIMEOUT,
-                cooldown_duration=jwks_cooldown,
-                headers={"User-Agent": "dynagate"},
+                algorithms=PROVIDER_ALGORITHMS,
+                lifespan=jwks_lifespan,
+                cooldown=jwks_cooldown,
+                timeout=jwks_timeout,
             )
         )
 
@@ -92,6 +94,7 @@ class TokenVerifier:
             issuer=settings.auth_issuer,
             audience=settings.auth_audience,
             admin_group=settings.auth_admin_group,
+            username_claim=settings.auth_username_claim,
         )
 
     async def caller(self, authorization: Sequence[str]) -> Caller:
@@ -126,36 +129,61 @@ class TokenVerifier:
             token,
             key,
             algorithms=list(algorithms),
-            audience=self.audience,
             issuer=self.issuer,
             leeway=LEEWAY_SECONDS,
             options=self._options,
         )
+        self._check_audience(claims)
         return claims
+
+    def _check_audience(self, claims: dict[str, Any]) -> None:
+        """The token is for this API: its `aud` holds `audience`, or, for an Amazon Cognito
+        access token (`token_use: access`), which carries no `aud`, its `client_id` is it.
+        Saying `token_use: access` dodges nothing: the `client_id` must match, and an `aud`
+        the token carries as well is checked too."""
+        if claims.get("token_use") == "access":
+            client_id = claims.get("client_id")
+            if not isinstance(client_id, str) or not client_id:
+                raise jwt.MissingRequiredClaimError("client_id")
+            if self.audience is not None and client_id != self.audience:
+                raise jwt.InvalidAudienceError("the client is another")
+            if "aud" not in claims:
+                return
+        elif "aud" not in claims:
+            if self.audience is not None:
+                raise jwt.MissingRequiredClaimError("aud")
+            return
+        audiences = claims["aud"]
+        if isinstance(audiences, str):
+            audiences = [audiences]
+        # As PyJWT has it: with no audience configured, a token naming one is refused.
+        well_formed = isinstance(audiences, list) and all(isinstance(a, str) for a in audiences)
+        if not well_formed or self.audience not in audiences:
+            raise jwt.InvalidAudienceError("the audience is another")
 
     async def _provider_key(self, kid: object) -> jwt.PyJWK:
         assert self.keys is not None
         if not isinstance(kid, str) or not kid:
             raise Unauthenticated("the token names no key (`kid`)")
         try:
-            # PyJWKClient fetches with urllib, which blocks: off the event loop.
-            return await asyncio.to_thread(self.keys.get_signing_key, kid)
-        except jwt.PyJWKClientError:
-            # With the key set's own failures set apart, the one left: no key has this id.
+            return await self.keys.key(kid)
+        except UnknownKey:
             raise Unauthenticated(
                 f"the token names key {kid[:64]!r}, which the provider does not publish"
             ) from None
-        except Exception as exc:
-            # Anything else the fetch raises (an HTML error page, a body cut short, a key
-            # set with no usable key) is the provider's failure, not the caller's.
-            raise _provider_failed(exc) from exc
+        except KeySetUnavailable:
+            # Logged once per fetch by `ProviderKeys`, not once per request.
+            raise Unavailable(
+                "the identity provider's keys could not be fetched; try again shortly"
+            ) from None
 
     def _caller(self, claims: dict[str, Any]) -> Caller:
-        subject = claims["sub"]
-        if not isinstance(subject, str) or not IDENTIFIER_PATTERN.fullmatch(subject):
+        claim = self.username_claim
+        username = claims[claim]
+        if not isinstance(username, str) or not IDENTIFIER_PATTERN.fullmatch(username):
             raise Unauthenticated(
-                "the token's subject is not a username: use 1 to 64 letters, digits, "
-                "'.', '_' or '-', starting with a letter or digit"
+                f"the token's `{claim}` claim is not a username: use 1 to 64 letters, "
+                "digits, '.', '_' or '-', starting with a letter or digit"
             )
         groups: set[str] = set()
         for claim in ("groups", "cognito:groups"):
@@ -164,22 +192,9 @@ class TokenVerifier:
                 groups.add(value)
             elif isinstance(value, list):
                 groups.update(g for g in value if isinstance(g, str))
-        return Caller(subject, admin=self.admin_group in groups, display_name=_display_name(claims))
-
-
-class _KeySetFailed(Exception):
-    """The provider's key set could not be fetched or used (not a PyJWKClientError)."""
-
-
-class _ProviderKeys(jwt.PyJWKClient):
-    """PyJWKClient whose failures to fetch or read the key set are `_KeySetFailed`, so the
-    only `PyJWKClientError` left to `get_signing_key` is a key id none of the keys has."""
-
-    def get_signing_keys(self, refresh: bool = False) -> list[jwt.PyJWK]:
-        try:
-            return super().get_signing_keys(refresh)
-        except Exception as exc:
-            raise _KeySetFailed(str(exc)) from exc
+        return Caller(
+            username, admin=self.admin_group in groups, display_name=_display_name(claims)
+        )
 
 
 # `dynagate token --ttl`: a day by default, a year at most.
@@ -203,6 +218,8 @@ def issue_token(
         raise SettingsError(f"--ttl {ttl}: use 1 to {MAX_TOKEN_TTL:,} seconds")
     issued = int(time.time())
     claims: dict[str, Any] = {"sub": subject, "iat": issued, "exp": issued + ttl}
+    # The username goes where the gateway reads it (`DYNAGATE_AUTH_USERNAME_CLAIM`).
+    claims[settings.auth_username_claim] = subject
     if admin:
         claims["groups"] = [settings.auth_admin_group]
     if settings.auth_issuer is not None:
@@ -210,11 +227,6 @@ def issue_token(
     if settings.auth_audience is not None:
         claims["aud"] = settings.auth_audience
     return jwt.encode(claims, settings.auth_secret, algorithm="HS256")
-
-
-def _provider_failed(exc: Exception) -> Unavailable:
-    logger.warning("the identity provider's keys could not be used: %s", exc)
-    return Unavailable("the identity provider's keys could not be fetched; try again shortly")
 
 
 def _bearer(header: str) -> str:

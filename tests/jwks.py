@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -38,23 +40,33 @@ class SigningKey:
         return {**jwk, "kid": self.kid, "use": "sig", "alg": self.algorithm}
 
     def sign(self, subject: str, *, ttl: int = 600, **claims: Any) -> str:
-        """A token of the provider for `subject`; `claims` add or replace claims."""
+        """A token of the provider for `subject`; `claims` add or replace claims, and those
+        given as None are left out."""
         now = int(time.time())
         body = {"sub": subject, "iss": ISSUER, "aud": AUDIENCE, "iat": now, "exp": now + ttl}
+        payload = {name: value for name, value in {**body, **claims}.items() if value is not None}
         return jwt.encode(
-            {**body, **claims}, self.private, algorithm=self.algorithm, headers={"kid": self.kid}
+            payload, self.private, algorithm=self.algorithm, headers={"kid": self.kid}
         )
 
 
 @dataclass
 class JwksServer:
-    """Serves `keys` at `url`; `fetches` counts the requests, `down` answers 503."""
+    """Serves `keys` at `url`; `fetches` counts the requests, `down` answers 503, and while
+    `hanging()` runs, requests are accepted and never answered."""
 
     keys: list[SigningKey] = field(default_factory=list)
     fetches: int = 0
     down: bool = False
     # Served instead of the key set when set (a provider answering garbage).
     garbage: bytes | None = None
+    # Seconds between the bytes of the body when set (a provider dripping its answer).
+    drip: float | None = None
+    # Set while requests hang; a hanging request waits for it to be released, then drops the
+    # connection without a word.
+    _hang: threading.Event | None = None
+    # Requests run on threads of their own: a count that loses none.
+    _counting: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
 
     @property
@@ -66,12 +78,28 @@ class JwksServer:
     def publish(self, *keys: SigningKey) -> None:
         self.keys = list(keys)
 
+    @contextmanager
+    def hanging(self) -> Iterator[None]:
+        """While the block runs, the provider accepts each request and never answers it."""
+        release = self._hang = threading.Event()
+        try:
+            yield
+        finally:
+            self._hang = None
+            release.set()
+
     def __enter__(self) -> Self:
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                provider.fetches += 1
+                with provider._counting:
+                    provider.fetches += 1
+                hang = provider._hang
+                if hang is not None:
+                    hang.wait()
+                    self.close_connection = True
+                    return
                 if provider.down:
                     self.send_error(503)
                     return
@@ -81,13 +109,24 @@ class JwksServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if provider.drip is None:
+                    self.wfile.write(body)
+                    return
+                for at in range(len(body)):
+                    try:
+                        self.wfile.write(body[at : at + 1])
+                        self.wfile.flush()
+                    except OSError:
+                        return  # the client gave up
+                    time.sleep(provider.drip)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # A short poll: tests with a provider of their own stop it without waiting long.
+        serve = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        serve.start()
         return self
 
     def __exit__(
@@ -97,5 +136,7 @@ class JwksServer:
         traceback: TracebackType | None,
     ) -> None:
         assert self._server is not None
+        if self._hang is not None:
+            self._hang.set()
         self._server.shutdown()
         self._server.server_close()

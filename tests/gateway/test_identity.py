@@ -274,6 +274,12 @@ async def test_issued_tokens_verify_and_expire() -> None:
     assert decoded["exp"] - decoded["iat"] == 60
 
 
+async def test_issued_tokens_carry_the_username_in_the_claim_the_gateway_reads() -> None:
+    settings = Settings(auth_secret=SECRET, auth_username_claim="username")
+    check = verifier(username_claim="username")
+    assert await sign_in(check, issue_token(settings, "alice")) == Caller("alice")
+
+
 @pytest.mark.parametrize(
     ("subject", "ttl", "named"),
     [("a#b", 60, "--sub"), ("alice", 0, "--ttl"), ("alice", 10**9, "--ttl")],
