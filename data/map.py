@@ -1,7 +1,8 @@
 """Map markers and the cell counts kept with them (seed 002): writes, reads and records.
 
-A marker is written with its id item and the six cell counts (lengths 3 to 8) it adds to,
-in one TransactWriteItems, so counts are exact even after a failed write. Both marker items
+A marker is written with its id item and the eight cell counts (lengths 1 to 8) it adds to,
+in one TransactWriteItems (10 actions of the 100 allowed), so counts are exact even after a
+failed write. Both marker items
 record its creator; the delete of the id item holds a caller to the rule that only the
 creator (or an admin) removes it.
 """

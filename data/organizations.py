@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -12,21 +12,33 @@ from data.callers import OPEN, Caller
 from data.clock import new_token, now
 from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
+from data.members import (
+    WITNESS_READ,
+    admin_check,
+    demote,
+    forbidden,
+    member_as_set,
+    member_item,
+    missing,
+    not_a_member,
+    not_admin,
+    role_update,
+)
+from data.members import Member as Member
 from keys import organizations as org_keys
 from keys.codecs import format_timestamp, parse_timestamp
-from keys.errors import Conflict, DynagateError, Forbidden, NotFound
+from keys.errors import Conflict, DynagateError
 from keys.organizations import Role as Role
 from keys.table import GSI3, TABLE
 from store.client import TRANSACT_CALLS, Store
 from store.cost import worst_case
 from store.cursors import Binding
 from store.errors import ConditionFailed, TransactionCanceled
-from store.loaders import ItemLoader, item_key
+from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
 from store.requests import (
     Item,
     condition_check,
-    expecting,
     transaction_put,
     transaction_update,
     update_request,
@@ -44,23 +56,6 @@ class Organization:
     @classmethod
     def from_item(cls, item: Item) -> Organization:
         return cls(item["name"], parse_timestamp(item["createdAt"]))
-
-
-@dataclass(frozen=True)
-class Member:
-    username: str
-    name: str
-    role: Role
-    joined_at: datetime
-
-    @classmethod
-    def from_item(cls, item: Item) -> Member:
-        return cls(
-            username=item["username"],
-            name=item["name"],
-            role=Role(item["role"]),
-            joined_at=parse_timestamp(item["joinedAt"]),
-        )
 
 
 @dataclass(frozen=True)
@@ -95,7 +90,7 @@ async def create_organization(store: Store, name: str, *, caller: Caller = OPEN)
     if caller.username is None:
         await put_new(store, item, conflict)
         return Organization.from_item(item)
-    creator = _member_item(
+    creator = member_item(
         name, caller.username, caller.display_name or caller.username, Role.ADMIN, created
     )
     # A new organization has no members, so only its own item needs a condition.
@@ -111,48 +106,12 @@ async def create_organization(store: Store, name: str, *, caller: Caller = OPEN)
     return Organization.from_item(item)
 
 
-def _member_item(organization: str, username: str, name: str, role: Role, joined: str) -> Item:
-    return {
-        **org_keys.member_key(organization, username),
-        **(org_keys.admin_attributes(organization, username) if role == Role.ADMIN else {}),
-        "type": "MEMBER",
-        "username": username,
-        "name": name,
-        "role": role,
-        "joinedAt": joined,
-    }
-
-
-# ---- the rule: ADMIN members of the organization (API.md section 7) ---------------------
+# ---- the rule: ADMIN members of the organization (docs/identity.md) ----------------------
 
 
 def _restricted(caller: Caller) -> str | None:
     """The username that must be an ADMIN member; None when no rule applies."""
     return caller.restriction("sign in to change an organization")
-
-
-def _admin_check(table: str, organization: str, username: str) -> dict[str, Any]:
-    """That `username` is an ADMIN member, as an action of the write's own transaction, so
-    a demotion committed first always wins. The member item comes back with a refusal."""
-    check = condition_check(table, org_keys.member_key(organization, username), exists=True)
-    return expecting(check, {"role": Role.ADMIN}, old_on_failure=True)
-
-
-def _forbidden(organization: str) -> Forbidden:
-    return Forbidden(f"only ADMIN members of {organization!r} may change its members and teams")
-
-
-def _missing(organization: str) -> NotFound:
-    return NotFound(f"organization {organization!r} does not exist")
-
-
-async def _not_admin(store: Store, organization: str, member: Item | None) -> DynagateError:
-    """Why the caller's ADMIN check failed, given their member item as it was found. With
-    none, the organization may be missing (NOT_FOUND comes first): read once refused."""
-    if member is not None:
-        return _forbidden(organization)
-    found = await store.get(org_keys.organization_key(organization), consistent=True)
-    return _missing(organization) if found is None else _forbidden(organization)
 
 
 # ---- members ---------------------------------------------------------------------------
@@ -170,7 +129,7 @@ async def add_member(
 ) -> Member:
     organization = _organization(organization)
     validation.ident(username, "username")
-    member = _member_item(
+    member = member_item(
         organization, username, validation.text(name, "name"), role, format_timestamp(now())
     )
     admin = _restricted(caller)
@@ -182,12 +141,12 @@ async def add_member(
         transaction_put(store.table, member, must_be_new=True),
     ]
     if admin is not None:
-        actions.append(_admin_check(store.table, organization, admin))
+        actions.append(admin_check(store.table, organization, admin))
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
         # In the order of precedence: the organization, the caller's role, the member.
-        refusals = {0: _missing(organization), 2: _forbidden(organization), 1: conflict}
+        refusals = {0: missing(organization), 2: forbidden(organization), 1: conflict}
         raise exc.explained(refusals, "the member could not be added; try again") from exc
     return Member.from_item(member)
 
@@ -200,10 +159,11 @@ async def _self_added(
     member = await store.get(org_keys.member_key(organization, username), consistent=True)
     if member is not None and member["role"] == Role.ADMIN:
         return conflict
-    return await _not_admin(store, organization, member)
+    return await not_admin(store, organization, member)
 
 
-@worst_case(requests=TRANSACT_CALLS + 2, items=2)
+# A demotion's read of the admins index, its transaction and its reads of the member.
+@worst_case(requests=1 + TRANSACT_CALLS + 2, items=WITNESS_READ + 2)
 async def set_member_role(
     store: Store,
     items: ItemLoader,
@@ -215,59 +175,44 @@ async def set_member_role(
 ) -> Member:
     """Change a role; the same write moves the member into or out of the admins index.
 
-    With no rule to apply it is one UpdateItem. A caller changing their own role holds the
-    rule in that UpdateItem's condition (a transaction may not touch one item twice);
-    changing another's is a transaction with the caller's ADMIN check, and a read of the
-    member after it, since a transaction returns nothing."""
+    Changing another's role, an ADMIN member's transaction holds the caller's ADMIN check,
+    which also keeps the organization an ADMIN member; a read of the member follows, since
+    a transaction returns nothing. A demotion by anyone else needs another ADMIN member
+    (`members.demote`: a read of the admins index, a transaction and a read). Making a
+    member ADMIN with no rule to apply is one UpdateItem; so is a caller's own ADMIN role,
+    held in that UpdateItem's condition (a transaction may not touch one item twice)."""
     organization = _organization(organization)
     validation.ident(username, "username")
     key = org_keys.member_key(organization, username)
     admin = _restricted(caller)
-    if admin is None:
-        member = await _update_role(store, organization, username, role)
-    elif caller.is_user(username):
-        member = await _update_own_role(store, organization, username, role)
-    else:
+    own = admin is not None and caller.is_user(username)
+    if admin is not None and not own:
         return await _update_role_as_admin(store, items, organization, username, role, admin)
+    if role == Role.MEMBER:
+        return await demote(store, items, organization, username, own=own)
+    if own:
+        member = await _update_own_role(store, organization, username)
+    else:
+        member = await _update_role(store, organization, username, role)
     items.refresh(key, member)
     return Member.from_item(member)
-
-
-def _role_update(
-    table: str, organization: str, username: str, role: Role, **guard: Any
-) -> dict[str, Any]:
-    admin = role == Role.ADMIN
-    return update_request(
-        table,
-        org_keys.member_key(organization, username),
-        set_values={
-            "role": role,
-            **(org_keys.admin_attributes(organization, username) if admin else {}),
-        },
-        remove=() if admin else org_keys.ADMIN_ATTRIBUTES,
-        **guard,
-    )
-
-
-def _not_a_member(organization: str, username: str) -> NotFound:
-    return NotFound(f"{username!r} is not a member of {organization!r}")
 
 
 async def _update_role(store: Store, organization: str, username: str, role: Role) -> Item:
     try:
         # The token lets a move whose every answer was lost be found done (`store.witness`).
-        request = _role_update(store.table, organization, username, role, token=new_token())
+        request = role_update(store.table, organization, username, role, token=new_token())
         return await store.update(request)
     except ConditionFailed as exc:
-        raise _not_a_member(organization, username) from exc
+        raise not_a_member(organization, username) from exc
 
 
-async def _update_own_role(store: Store, organization: str, username: str, role: Role) -> Item:
-    """While the caller is ADMIN. The token tells a resend of a self-demotion that was
-    applied (which no longer finds the caller ADMIN) from a refusal."""
+async def _update_own_role(store: Store, organization: str, username: str) -> Item:
+    """ADMIN, while the caller is ADMIN: nothing changes, but the write's condition decides
+    the rule. The token lets a write whose every answer was lost be found done."""
     token = new_token()
-    request = _role_update(
-        store.table, organization, username, role, expect={"role": Role.ADMIN}, token=token
+    request = role_update(
+        store.table, organization, username, Role.ADMIN, expect={"role": Role.ADMIN}, token=token
     )
     try:
         return await store.update(request)
@@ -276,33 +221,26 @@ async def _update_own_role(store: Store, organization: str, username: str, role:
         if applied is not None:
             return applied
         if exc.item is None:  # the member to change is missing: NOT_FOUND comes first
-            raise _not_a_member(organization, username) from exc
-        raise _forbidden(organization) from exc
+            raise not_a_member(organization, username) from exc
+        raise forbidden(organization) from exc
 
 
 async def _update_role_as_admin(
     store: Store, items: ItemLoader, organization: str, username: str, role: Role, admin: str
 ) -> Member:
-    update = _role_update(store.table, organization, username, role)
-    actions = [_admin_check(store.table, organization, admin), transaction_update(update)]
+    update = role_update(store.table, organization, username, role)
+    actions = [admin_check(store.table, organization, admin), transaction_update(update)]
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
         # A missing member (or organization) to change is NOT_FOUND, before FORBIDDEN.
         if exc.failed(1):
-            raise _not_a_member(organization, username) from exc
+            raise not_a_member(organization, username) from exc
         if exc.failed(0):
-            raise await _not_admin(store, organization, exc.items[0]) from exc
-        refusals = {1: _not_a_member(organization, username)}
+            raise await not_admin(store, organization, exc.items[0]) from exc
+        refusals = {1: not_a_member(organization, username)}
         raise exc.explained(refusals, "the role could not be changed; try again") from exc
-    key = org_keys.member_key(organization, username)
-    # Username, name and joinedAt never change, so an eventually consistent read serves
-    # (a consistent one only for a member added an instant ago); the role is the one set.
-    stored = await store.get(key) or await store.get(key, consistent=True)
-    if stored is None:
-        raise _not_a_member(organization, username)
-    items.clear(item_key(key))
-    return replace(Member.from_item(stored), role=role)
+    return await member_as_set(store, items, organization, username, role)
 
 
 # ---- teams -----------------------------------------------------------------------------
@@ -334,15 +272,15 @@ async def create_team(store: Store, organization: str, name: str, *, caller: Cal
     ]
     admin = _restricted(caller)
     if admin is not None:
-        actions.append(_admin_check(store.table, organization, admin))
+        actions.append(admin_check(store.table, organization, admin))
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
         if exc.failed(0) and exc.items[0] is None:
-            raise _missing(organization) from exc
+            raise missing(organization) from exc
         # In the order of precedence: the caller's role, then the team, then the count.
         refusals = {
-            2: _forbidden(organization),
+            2: forbidden(organization),
             1: Conflict(f"team {name!r} already exists in {organization!r}"),
             0: Conflict(
                 f"organization {organization!r} has {org_keys.MAX_TEAMS} teams, "

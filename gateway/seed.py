@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 from tqdm import tqdm
 
 from data.callers import Caller
+from data.map_counts import rebuild_short_counts
 from gateway.schema import build_schema
 from keys.errors import Code
 from resolvers.context import Context
+from store.client import Store
 from store.cursors import CursorCodec
 
 if TYPE_CHECKING:
@@ -197,6 +199,8 @@ class Seeder:
                     self.skipped["places with markers"] += 1
                 progress.update()
         self.created["markers"] += added
+        # Markers kept from before cells of lengths 1 and 2 were counted are counted there.
+        await rebuild_short_counts(Store(self.client, self.table))
         return added
 
     async def run_collections(

@@ -3,11 +3,13 @@
     marker    PK = MARKER#<ksuid>               SK = MARKER#<ksuid>    where a marker is
               PK = DgMa#<geohash[0:3]>          SK = <geohash[3:12]>#<ksuid>
     cell      PK = DgCe#<geohash[0:L-3]>        SK = <geohash[L-3:L]>  count, for L = 3..8
+              PK = DgCe<L>#                     SK = <geohash[0:L]>    count, for L = 1, 2
 
 `Dg` is the app, `Ma`/`Ce` the purpose (marker data, cell counts). Within a partition every
 sort key has the same length and is lower case, so a BETWEEN over geohash characters never
-mixes lengths (the seed's caution). A marker partition is a 3-character cell (about
-156 km by 156 km), so a viewport of at most 0.5 degrees meets at most 4 of them.
+mixes lengths (the seed's caution): cells of lengths 3, 2 and 1 each cover the world in one
+partition, the shorter two named by their length. A marker partition is a 3-character cell
+(about 156 km by 156 km), so a viewport of at most 0.5 degrees meets at most 4 of them.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from keys.template import DELIMITER, KeyTemplate, Segment
 
 MARKER_PARTITION_LENGTH = 3
 MARKER_GEOHASH_LENGTH = 12
-CELL_LENGTHS = range(3, 9)
+CELL_LENGTHS = range(1, 9)
 SORT_KEY_LENGTH = 3
 MAX_MARKER_SPAN = 0.5
 DEFAULT_PARTITIONS = 4
@@ -117,16 +119,21 @@ def marker_place(geohash: str, marker_id: str) -> dict[str, str]:
 
 
 def cell_keys(geohash: str) -> list[dict[str, str]]:
-    """The count items a marker at `geohash` adds to: one per length 3 to 8."""
+    """The count items a marker at `geohash` adds to: one per length 1 to 8."""
     return [cell_key(geohash[:length]) for length in CELL_LENGTHS]
 
 
 def cell_key(cell: str) -> dict[str, str]:
-    split = len(cell) - SORT_KEY_LENGTH
-    return {
-        TABLE.partition_key: _partition("Ce", cell[:split]),
-        TABLE.sort_key: cell[split:],
-    }
+    split = max(0, len(cell) - SORT_KEY_LENGTH)
+    return {TABLE.partition_key: cell_partition(cell), TABLE.sort_key: cell[split:]}
+
+
+def cell_partition(cell: str) -> str:
+    """The partition of a cell's count: its first L-3 characters, or for a cell shorter
+    than a sort key, the world's partition of its length (never length 3's)."""
+    if len(cell) < SORT_KEY_LENGTH:
+        return _partition(f"Ce{len(cell)}", "")
+    return _partition("Ce", cell[: len(cell) - SORT_KEY_LENGTH])
 
 
 def cell_of(key: dict[str, str]) -> str:
@@ -142,7 +149,8 @@ def _partition(purpose: str, prefix: str) -> str:
 
 
 def default_precision(viewport: Viewport) -> int:
-    """The largest length 3 to 8 whose partitions (3 shorter) cover the view in at most 4."""
+    """The largest length 1 to 8 whose partitions (3 shorter) cover the view in at most 4:
+    3 at least, since lengths 1 to 3 each have one partition, the world."""
     for length in reversed(CELL_LENGTHS):
         if partitions_needed(viewport, length) <= DEFAULT_PARTITIONS:
             return length
@@ -151,7 +159,7 @@ def default_precision(viewport: Viewport) -> int:
 
 def precision_choices(viewport: Viewport, precision: int | None) -> list[int]:
     """Lengths to fall back on when a bound is over the limits, largest first: from the
-    seed rule's down to 3 (`precision` left out), or the valid ones below `precision`."""
+    seed rule's down to 1 (`precision` left out), or the valid ones below `precision`."""
     top = default_precision(viewport) if precision is None else precision - 1
     return [
         length
@@ -161,9 +169,10 @@ def precision_choices(viewport: Viewport, precision: int | None) -> list[int]:
 
 
 def partitions_needed(viewport: Viewport, length: int) -> int:
-    """Cells of `length - 3` that meet the view; one both halves of a view across the
-    antimeridian meet (a view nearly round the world) counts once."""
-    spans = [grid_span(box, length - SORT_KEY_LENGTH) for box in viewport.boxes()]
+    """Cells of `length - 3` that meet the view (the world's one cell up to length 3); one
+    both halves of a view across the antimeridian meet (a view nearly round the world)
+    counts once."""
+    spans = [grid_span(box, _partition_length(length)) for box in viewport.boxes()]
     rows = spans[0][0]  # both halves have the view's latitudes
     columns = set().union(*(cols for _, cols in spans))
     return len(rows) * len(columns)
@@ -173,7 +182,8 @@ def checked_precision(viewport: Viewport, precision: int | None) -> int:
     if precision is None:
         return default_precision(viewport)
     if precision not in CELL_LENGTHS:
-        raise BadUserInput(f"{precision} is outside 3 to 8", field="precision")
+        first, last = CELL_LENGTHS[0], CELL_LENGTHS[-1]
+        raise BadUserInput(f"{precision} is outside {first} to {last}", field="precision")
     needed = partitions_needed(viewport, precision)
     if needed > MAX_PARTITIONS:
         raise BadUserInput(
@@ -222,7 +232,7 @@ def heatmap_queries(viewport: Viewport, precision: int) -> list[CellQuery]:
     """
     parts: dict[str, list[Box]] = {}
     for box in viewport.boxes():
-        for partition in cells_meeting(box, precision - SORT_KEY_LENGTH):
+        for partition in cells_meeting(box, _partition_length(precision)):
             parts.setdefault(partition, []).append(_clip(cell_box(partition), box))
     queries = []
     for partition, boxes in sorted(parts.items()):
@@ -231,10 +241,15 @@ def heatmap_queries(viewport: Viewport, precision: int) -> list[CellQuery]:
         last = max(c[1] for c in corners)
         low, high = cell_key(first), cell_key(last)
         condition = KeyCondition(
-            TABLE, _partition("Ce", partition), low[TABLE.sort_key], high[TABLE.sort_key]
+            TABLE, low[TABLE.partition_key], low[TABLE.sort_key], high[TABLE.sort_key]
         )
         queries.append(CellQuery(condition, tuple(boxes), precision))
     return queries
+
+
+def _partition_length(length: int) -> int:
+    """How many characters of a cell of `length` name its count's partition."""
+    return max(0, length - SORT_KEY_LENGTH)
 
 
 def _corner_cells(box: Box, partition: str, length: int) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""Who may use each Query and Mutation field (API.md section 7), declared next to it.
+"""Who may use each Query and Mutation field (docs/identity.md), declared next to it.
 
 Every root field names one `Rule`; a test fails when one does not. Fields below the root
 are reached only through it, so they need none. A rule that depends only on the token is
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from strawberry import UNSET
 from strawberry.permission import BasePermission
 
 from data.callers import Caller
@@ -66,8 +67,9 @@ class Admins(SignedIn):
 
 class Themselves(SignedIn):
     """The caller acting as themselves: the argument at `path` (attribute names, dotted,
-    as the resolver receives them) must be their username. Ids compare exactly; usernames
-    and owners ignore case (`fold_case`)."""
+    as the resolver receives them) must be their username (the claim
+    `DYNAGATE_AUTH_USERNAME_CLAIM` names). Ids compare exactly; usernames and owners
+    ignore case (`fold_case`)."""
 
     def __init__(self, description: str, path: str, name: str, *, fold_case: bool) -> None:
         super().__init__(description)
@@ -79,9 +81,7 @@ class Themselves(SignedIn):
         super().check(caller, args, field)
         if caller.admin:
             return
-        value: Any = args[self.path[0]]
-        for attribute in self.path[1:]:
-            value = getattr(value, attribute)
+        value = _argument(args, self.path)
         same = caller.is_user(value) if self.fold_case else value == caller.username
         if not same:
             raise Forbidden(f"`{field}`: {self.name} must be your own username, {caller.username}")
@@ -89,6 +89,35 @@ class Themselves(SignedIn):
 
 class Stored(SignedIn):
     """A rule on stored data: the access pattern decides it in its write (or its read)."""
+
+
+class AdminsGive(SignedIn):
+    """`rule`, and the argument at `path` (as `Themselves` reads it; `name` as the schema
+    spells it) is for admins only: anyone else giving it a value is refused, whatever the
+    rest of the call. Set times of creation are for imports of older data."""
+
+    def __init__(self, rule: SignedIn, path: str, name: str) -> None:
+        super().__init__(f"{rule.description}; `{name}` for admins only")
+        self.rule = rule
+        self.path = path.split(".")
+        self.name = name
+
+    def check(self, caller: Caller, args: Mapping[str, Any], field: str) -> None:
+        self.rule.check(caller, args, field)
+        value = _argument(args, self.path)
+        if not caller.admin and value is not None and value is not UNSET:
+            raise Forbidden(
+                f"`{field}`: only admins may give `{self.name}`, which is for imports of older"
+                " data; leave it out"
+            )
+
+
+def _argument(args: Mapping[str, Any], path: list[str]) -> Any:
+    """The value at `path` (attribute names below the first) of a resolver's arguments."""
+    value: Any = args[path[0]]
+    for attribute in path[1:]:
+        value = getattr(value, attribute)
+    return value
 
 
 ANYONE = Anyone("anyone, signed in or not")

@@ -12,7 +12,7 @@ import strawberry
 
 from data import comments as data
 from data import products as products_data
-from resolvers.access import ANYONE, AUTHOR, Stored
+from resolvers.access import ANYONE, AUTHOR, AdminsGive, Stored
 from resolvers.context import Context
 from resolvers.cost import (
     entity,
@@ -76,7 +76,7 @@ class Product(FromRecord):
         return Connection.from_page(found, Comment.from_record)
 
 
-@strawberry.input(description="`createdAt` is optional, for imports of older data.")
+@strawberry.input(description="`createdAt` is optional, for imports of older data: admins only.")
 class PostCommentInput:
     product_id: strawberry.ID
     language: str
@@ -103,7 +103,9 @@ class CommentsQuery:
 
 @strawberry.type
 class CommentsMutation:
-    @mutation_with_cost(writes(data.post_comment), AUTHOR)
+    @mutation_with_cost(
+        writes(data.post_comment), AdminsGive(AUTHOR, "input.created_at", "createdAt")
+    )
     async def post_comment(self, info: Info, input: PostCommentInput) -> Comment:
         comment = await data.post_comment(
             info.context.store,

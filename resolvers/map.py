@@ -157,7 +157,8 @@ class MapQuery:
     async def heatmap(
         self, info: Info, viewport: ViewportInput, precision: int | None = NOT_GIVEN
     ) -> Heatmap:
-        """Exact marker counts of the geohash cells of one length that meet the viewport."""
+        """Exact marker counts of the geohash cells of one length that meet the viewport:
+        `precision`, 1 to 8, or left out the largest the view and the limits allow."""
         chosen = info.context.chosen.get(str(info.path.key))
         picked = given(precision)
         result = await data.heatmap(

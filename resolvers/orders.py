@@ -9,7 +9,7 @@ import strawberry
 from data import orders as data
 from data.orders import OrderStatus
 from keys.errors import Forbidden
-from resolvers.access import ADMINS, Stored, Themselves
+from resolvers.access import ADMINS, AdminsGive, Stored, Themselves
 from resolvers.context import Context
 from resolvers.cost import (
     FieldCost,
@@ -124,7 +124,7 @@ class OrderItemInput:
     unit_price_cents: int
 
 
-@strawberry.input(description="`placedAt` is optional, for imports of older data.")
+@strawberry.input(description="`placedAt` is optional, for imports of older data: admins only.")
 class PlaceOrderInput:
     customer_id: strawberry.ID
     items: list[OrderItemInput]
@@ -135,7 +135,7 @@ class PlaceOrderInput:
 class OrdersQuery:
     @field_with_cost(
         item_read(entity("Customer", "id")),
-        Themselves("that customer (`sub` = `id`)", "id", "id", fold_case=False),
+        Themselves("that customer (`id` = their username)", "id", "id", fold_case=False),
     )
     async def customer(self, info: Info, id: strawberry.ID) -> Customer | None:
         customer = await data.load_customer(info.context.items, id)
@@ -162,7 +162,7 @@ class OrdersQuery:
 class OrdersMutation:
     @mutation_with_cost(
         writes(data.create_customer),
-        Themselves("the caller, for `id` = their own `sub`", "input.id", "id", fold_case=False),
+        Themselves("the caller, for `id` = their own username", "input.id", "id", fold_case=False),
     )
     async def create_customer(self, info: Info, input: CreateCustomerInput) -> Customer:
         customer = await data.create_customer(info.context.store, input.id, input.name, input.email)
@@ -170,8 +170,12 @@ class OrdersMutation:
 
     @mutation_with_cost(
         writes(data.place_order),
-        Themselves(
-            "the customer of `customerId`", "input.customer_id", "customerId", fold_case=False
+        AdminsGive(
+            Themselves(
+                "the customer of `customerId`", "input.customer_id", "customerId", fold_case=False
+            ),
+            "input.placed_at",
+            "placedAt",
         ),
     )
     async def place_order(self, info: Info, input: PlaceOrderInput) -> Order:

@@ -161,8 +161,9 @@ class OrganizationsMutation:
         )
         return Member.from_record(member)
 
-    # One UpdateItem, or for an ADMIN member changing another's role a transaction and
-    # up to two reads of the member (one read of the organization when refused instead).
+    # One UpdateItem; for an ADMIN member changing another's role, a transaction and up to
+    # two reads of the member (one read of the organization when refused instead); for any
+    # other demotion, a read of the admins index, a transaction and up to two reads.
     @mutation_with_cost(writes(data.set_member_role), ORGANIZATION_ADMINS)
     async def set_member_role(
         self, info: Info, organization: str, username: str, role: Role

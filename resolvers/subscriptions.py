@@ -1,4 +1,4 @@
-"""Subscriptions: live answers from the table's stream (API.md section 9).
+"""Subscriptions: live answers from the table's stream (docs/subscriptions.md).
 
 Each field follows one topic of the process's change feed (`data.feed`) with the filter of
 its query counterpart, and yields one event per entity change that concerns it. The node of
@@ -44,7 +44,7 @@ strawberry.enum(ChangeKind)
 # Reads nothing itself: what an event costs is what its selection reads.
 FOLLOW = FieldCost()
 THE_CUSTOMER = Themselves(
-    "that customer (`sub` = `customerId`)", "customer_id", "customerId", fold_case=False
+    "that customer (`customerId` = their username)", "customer_id", "customerId", fold_case=False
 )
 
 

@@ -1,4 +1,5 @@
-"""`dynagate verify [--repair]`: every comment's 32 copies checked against the comment.
+"""`dynagate verify [--repair]`: every comment's 32 copies checked against the comment, and
+the heatmap's counts of cells of lengths 2 and 1 against their children's.
 
 The check and the repair are the access patterns' (`data/comments_verify.py`, which says
 what each kind of difference means and how it is repaired); this is the command: progress
@@ -25,6 +26,7 @@ from data.comments_verify import (
     repair_one,
     scan_comments,
 )
+from data.map_counts import rebuild_short_counts, short_count_differences
 from store.client import Store
 
 if TYPE_CHECKING:
@@ -41,11 +43,15 @@ class Report:
     differences: list[Difference]
     repair: bool = False
     outcomes: dict[str, Outcome] = field(default_factory=dict)  # partition -> outcome
+    # Heatmap cells whose count differs from their children's; rebuilt by a repair.
+    counts: list[str] = field(default_factory=list)
+    counts_rebuilt: int | None = None
 
     @property
     def exit_code(self) -> int:
         """0 when nothing differs or every difference was repaired, else 1."""
-        return int(any(self.outcomes.get(d.partition) != "repaired" for d in self.differences))
+        copies = any(self.outcomes.get(d.partition) != "repaired" for d in self.differences)
+        return int(copies or (bool(self.counts) and self.counts_rebuilt is None))
 
 
 def render(report: Report, limit: int = 50) -> list[str]:
@@ -65,7 +71,17 @@ def render(report: Report, limit: int = 50) -> list[str]:
         lines.append("repair: " + ", ".join(f"{done.count(o)} {o}" for o in get_args(Outcome)))
     repaired = f", {done.count('repaired')} repaired" if report.repair else ""
     verdict = "clean" if report.exit_code == 0 else "differences remain"
-    return [*lines, f"{len(differences)} damaged comment partitions{repaired}; {verdict}"]
+    counts = [f"heatmap counts of lengths 1 and 2: {len(report.counts)} differ"] * bool(
+        report.counts
+    )
+    counts += [f"  {cell}" for cell in report.counts[:limit]]
+    if report.counts_rebuilt is not None:
+        counts.append(f"  rebuilt {report.counts_rebuilt} cells from their children")
+    return [
+        *lines,
+        *counts,
+        f"{len(differences)} damaged comment partitions{repaired}; {verdict}",
+    ]
 
 
 def _line(difference: Difference, outcome: Outcome | None, shown: int = 5) -> str:
@@ -112,4 +128,7 @@ async def verify(
                 bar.update()
 
             await asyncio.gather(*(fix(d) for d in report.differences))
+    report.counts = await short_count_differences(store)
+    if repair and report.counts:
+        report.counts_rebuilt = await rebuild_short_counts(store)
     return report

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from store.client import Store
+from store.client import QueryResult, Store
 from store.loaders import ItemLoader
 from store.requests import Item, Key
 
@@ -31,3 +31,22 @@ def interleave(monkeypatch: pytest.MonkeyPatch, client: Any, table: str, other: 
         return item
 
     monkeypatch.setattr(Store, "get", read_then_lose_the_race)
+
+
+def interleave_query(
+    monkeypatch: pytest.MonkeyPatch, client: Any, table: str, other: Other, *, nth: int = 1
+) -> None:
+    """Run `other` once, right after the `nth` Query from now (a read whose result a write
+    then holds to its condition)."""
+    query = Store.query
+    seen: list[bool] = []
+
+    async def query_then_lose_the_race(self: Store, *args: Any, **kwargs: Any) -> QueryResult:
+        found = await query(self, *args, **kwargs)
+        seen.append(True)
+        if len(seen) == nth:
+            store = Store(client, table)
+            await other(store, ItemLoader(store))
+        return found
+
+    monkeypatch.setattr(Store, "query", query_then_lose_the_race)

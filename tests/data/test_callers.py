@@ -1,4 +1,4 @@
-"""Who is asking (`data/callers.py`): the restriction each rule of access (API.md section 7)
+"""Who is asking (`data/callers.py`): the restriction each rule of access (docs/identity.md)
 holds a caller to, with usernames compared without regard to case."""
 
 from __future__ import annotations

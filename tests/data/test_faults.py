@@ -191,7 +191,7 @@ async def test_add_marker(proxy: FaultProxy, faulty: Store, direct: Store) -> No
     items = await scan_all(direct.client, direct.table)
     assert [i["id"] for i in items if "id" in i] == [marker.id, marker.id]  # id and place items
     counts = [i["count"] for i in items if "count" in i]
-    assert counts == [1] * 6  # one per cell length, 3 to 8
+    assert counts == [1] * 8  # one per cell length, 1 to 8
 
 
 async def test_star_repo(proxy: FaultProxy, faulty: Store, direct: Store) -> None:
@@ -319,7 +319,7 @@ async def test_remove_marker(proxy: FaultProxy, faulty: Store, direct: Store) ->
     await lost_once(proxy, "TransactWriteItems", markers.remove_marker(faulty, marker.id))
     items = await scan_all(direct.client, direct.table)
     assert [i for i in items if "id" in i] == []
-    assert [i["count"] for i in items] == [0] * 6
+    assert [i["count"] for i in items] == [0] * 8
 
 
 async def test_unstar_repo(proxy: FaultProxy, faulty: Store, direct: Store) -> None:

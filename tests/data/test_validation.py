@@ -1,5 +1,5 @@
-"""The checks on client input that are not about keys (API.md section 3, "Identifiers" and
-"Text"), against oracles of their own: Unicode categories for text, the identifier
+"""The checks on client input that are not about keys (docs/design.md,
+"Validation"), against oracles of their own: Unicode categories for text, the identifier
 regex as the contract spells it."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""`heatmap` without `precision` fits the limits in force (API.md section 3): the bound picks
-the seed rule's largest length whose figures fit, so no view is refused for its size while
-a length 3 answer fits; a given `precision` over a limit is refused naming the largest one.
-No DynamoDB: these are the bound's own figures (the served answers are in
+"""`heatmap` without `precision` fits the limits in force (docs/design.md): the bound picks
+the seed rule's largest length whose figures fit, down to length 1, so no view, the whole
+world included, is refused for its size; a given `precision` over a limit is refused naming
+the largest one. No DynamoDB: these are the bound's own figures (the served answers are in
 `tests/resolvers/test_map_defaults.py`)."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from tests.resolvers.map_helpers import View
 SCHEMA = build_schema()._schema
 SELECTION = "precision cells { geohash count }"
 LOWERED = Limits(requests=6, items=4_000, fields=900)
+WORLD = View(north=90, south=-90, east=180, west=-180)
 
 
 def heatmap_bound(view: View, limits: Limits, precision: int | None = None) -> Bound:
@@ -66,14 +67,29 @@ def test_the_default_precision_is_the_largest_that_fits(view: View, lowered: boo
     limits = LOWERED if lowered else Limits()
     found = heatmap_bound(view, limits)
     want = expected(view, limits)
-    if want is None:  # even length 3 holds more cells than the fields allow
-        assert found.chosen == {"heatmap": CELL_LENGTHS[0]}
-        assert limits.exceeded(found)
-        assert "even precision 3 is over a limit" in found.notes[0]
-        return
+    assert want is not None  # length 1 always fits: at most 32 cells, in one read
     assert found.chosen == {"heatmap": want}
     assert not limits.exceeded(found), found
     assert found.notes == ()
+
+
+def test_the_whole_world_is_answered_at_precision_2() -> None:
+    """Length 3 is 32,768 cells (65,539 fields, over the 20,000 allowed); length 2 is 1,024
+    cells in one Query; length 1, 32."""
+    assert heatmap_bound(WORLD, Limits()).chosen == {"heatmap": 2}
+    for precision, cells in ((1, 32), (2, 1_024)):
+        given_one = heatmap_bound(WORLD, Limits(), precision=precision)
+        assert not Limits().exceeded(given_one) and given_one.notes == ()
+        assert data.heatmap_bound(viewport(WORLD), precision) == (1, cells, cells)
+    assert Limits().exceeded(heatmap_bound(WORLD, Limits(), precision=3))
+
+
+def test_limits_below_even_precision_1_say_so() -> None:
+    """Limits too low for the 32 cells of length 1: the smallest is picked, and refused."""
+    tiny = Limits(fields=60)
+    found = heatmap_bound(WORLD, tiny)
+    assert found.chosen == {"heatmap": CELL_LENGTHS[0]} and tiny.exceeded(found)
+    assert "even precision 1 is over a limit" in found.notes[0]
 
 
 def test_views_the_seed_rule_overran_now_fit() -> None:

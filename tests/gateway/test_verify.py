@@ -79,7 +79,8 @@ async def test_verify_reports_exactly_the_damage_and_repair_fixes_it(
     env = {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table}
     checked = run("verify", env=env)
     assert checked.returncode == 1, checked.stderr
-    listed = [line.split(":")[0].strip() for line in checked.stdout.splitlines()[2:-1]]
+    lines = checked.stdout.splitlines()
+    listed = [line.split(":")[0].strip() for line in lines[2:-1]]
     assert sorted(listed) == sorted(expected)
     assert (
         "copies: 3 missing, 2 stale, 1 extra, 3 orphan; invalid comment items: 0" in checked.stdout

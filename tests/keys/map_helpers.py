@@ -59,8 +59,9 @@ def meeting_count(view: Viewport, length: int, cap: int) -> int:
 
 
 def rule_precision(view: Viewport) -> int:
-    """API.md §3: the largest length 3..8 with at most 4 cells three characters shorter."""
-    return max(p for p in range(3, 9) if meeting_count(view, p - 3, 4) <= 4)
+    """docs/design.md: the largest length 1..8 with at most 4 cells three characters shorter
+    (up to length 3, the one cell of length 0: the world)."""
+    return max(p for p in range(1, 9) if meeting_count(view, max(0, p - 3), 4) <= 4)
 
 
 def exact_cells(view: Viewport, length: int) -> set[str]:

@@ -1,4 +1,4 @@
-"""The error vocabulary: the codes of API.md section 4, spelled once, and the exception
+"""The error vocabulary: the codes of docs/http.md#errors, spelled once, and the exception
 tree that carries them."""
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 table, the API's rules and oracles.
 
 - Keys: a marker lives in `DgMa#<3 chars>` under the rest of its 12-character geohash; a
-  cell count of length 3..8 in `DgCe#<all but 3>` under the last 3 (the seed's table).
-- Heatmap: the default precision is the largest length 3..8 whose cells three characters
-  shorter that meet the view number at most 4 (API.md §3), counted here by descending
+  cell count of length 3..8 in `DgCe#<all but 3>` under the last 3 (the seed's table), of
+  length 1 or 2 in `DgCe1#` or `DgCe2#` under the whole cell.
+- Heatmap: the default precision is the largest length 1..8 whose cells three characters
+  shorter that meet the view number at most 4 (docs/design.md), counted here by descending
   through cell boxes, independently of the grid arithmetic of `keys.geohash`.
 
 The heatmap and marker queries, and the seed's example, are in `test_keys_geo_queries.py`;
@@ -121,6 +122,8 @@ def test_viewport_geometry(view: Viewport, lat: float, lon: float) -> None:
 def test_cell_keys_are_the_seed_table() -> None:
     keys = cell_keys("gcpjfy6d0000")
     assert [(k[PK], k[SK]) for k in keys] == [
+        ("DgCe1#", "g"),
+        ("DgCe2#", "gc"),
         ("DgCe#", "gcp"),
         ("DgCe#g", "cpj"),
         ("DgCe#gc", "pjf"),
@@ -128,7 +131,7 @@ def test_cell_keys_are_the_seed_table() -> None:
         ("DgCe#gcpj", "fy6"),
         ("DgCe#gcpjf", "y6d"),
     ]
-    assert [cell_of(k) for k in keys] == ["gcp", "gcpj", "gcpjf", "gcpjfy", "gcpjfy6", "gcpjfy6d"]
+    assert [cell_of(k) for k in keys] == ["gcpjfy6d"[:n] for n in range(1, 9)]
 
 
 def test_marker_keys() -> None:
@@ -161,10 +164,10 @@ def test_sort_keys_have_one_length_per_partition(hashes: list[str], marker_id: s
     lengths: dict[str, set[int]] = {}
     for geohash in hashes:
         keys = cell_keys(geohash)
-        assert len(keys) == 6
-        for length, key in zip(range(3, 9), keys, strict=True):
-            assert key[PK].startswith("DgCe#")
-            assert key[SK] == geohash[length - 3 : length]
+        assert len(keys) == 8
+        for length, key in zip(range(1, 9), keys, strict=True):
+            assert key[PK] == ("DgCe#" + geohash[: length - 3] if length >= 3 else f"DgCe{length}#")
+            assert key[SK] == geohash[max(0, length - 3) : length]
             assert key[SK] == key[SK].lower()
             assert cell_of(key) == geohash[:length]
             assert cell_key(geohash[:length]) == key
@@ -175,7 +178,7 @@ def test_sort_keys_have_one_length_per_partition(hashes: list[str], marker_id: s
         assert suffix == suffix.lower() == geohash[3:]
         assert rest == marker_id
         lengths.setdefault(place[PK], set()).add(len(place[SK]))
-    assert all(found in ({3}, {9 + 1 + KSUID_LENGTH}) for found in lengths.values())
+    assert all(found in ({1}, {2}, {3}, {9 + 1 + KSUID_LENGTH}) for found in lengths.values())
 
 
 # ---- heatmap precision ----------------------------------------------------------------------
@@ -198,9 +201,9 @@ def test_default_precision_of_small_views(view: Viewport) -> None:
 
 
 @FEWER
-@given(view=viewports(0.0, 360.0), precision=st.integers(3, 8))
+@given(view=viewports(0.0, 360.0), precision=st.integers(1, 8))
 def test_client_precision_needs_at_most_64_partitions(view: Viewport, precision: int) -> None:
-    needed = meeting_count(view, precision - 3, 64)
+    needed = meeting_count(view, max(0, precision - 3), 64)
     if needed > 64:
         with pytest.raises(BadUserInput) as raised:
             checked_precision(view, precision)
@@ -211,12 +214,19 @@ def test_client_precision_needs_at_most_64_partitions(view: Viewport, precision:
         assert partitions_needed(view, precision) == needed
 
 
-@pytest.mark.parametrize("precision", [-1, 0, 1, 2, 9, 12])
-def test_client_precision_outside_3_to_8(precision: int) -> None:
+@pytest.mark.parametrize("precision", [-1, 0, 9, 12])
+def test_client_precision_outside_1_to_8(precision: int) -> None:
     view = Viewport(north=1.0, south=0.0, east=1.0, west=0.0)
-    with pytest.raises(BadUserInput) as raised:
+    with pytest.raises(BadUserInput, match=f"{precision} is outside 1 to 8") as raised:
         checked_precision(view, precision)
     assert raised.value.field == "precision"
+
+
+@pytest.mark.parametrize("precision", [1, 2, 3])
+def test_up_to_precision_3_the_world_is_one_partition(precision: int) -> None:
+    world = Viewport(north=90.0, south=-90.0, east=180.0, west=-180.0)
+    assert partitions_needed(world, precision) == 1
+    assert checked_precision(world, precision) == precision
 
 
 def test_precision_counts_a_cell_both_halves_meet_once() -> None:

@@ -1,6 +1,6 @@
 """Shared helpers of the map tests (seed 002): calls, a brute-force model, bulk writes.
 
-The model here is written from the contract (API.md section 3 "Map"), not with the code
+The model here is written from the contract (docs/design.md, the map), not with the code
 under test: a viewport is one closed box, or two when `west > east`; a cell meets it when
 their closed boxes intersect; the cells meeting a box are found by descending the geohash
 tree from the root (no grid arithmetic). Only `keys.geohash.encode`/`cell_box` are used,
@@ -25,7 +25,9 @@ from tests.client import Api
 from tests.documents import ADD_MARKER, HEATMAP, HEATMAP_DEFAULT, MARKERS
 from tests.table import bulk_client, bulk_write, scan_all
 
-CELL_LENGTHS = range(3, 9)
+CELL_LENGTHS = range(1, 9)
+# A cell count's partition is its cell without the last 3 characters: the world up to here.
+SORT_KEY_LENGTH = 3
 MAX_DEFAULT_PARTITIONS = 4
 MAX_PARTITIONS = 64
 CONCURRENCY = 16
@@ -92,17 +94,21 @@ def cells_meeting(view: View, length: int) -> set[str]:
 
 
 def default_precision(view: View) -> int:
-    """The seed 002 rule: the largest length whose cells 3 shorter cover the view in <= 4.
+    """The seed 002 rule: the largest length whose cells 3 shorter cover the view in <= 4
+    (up to length 3 that is the world, one cell).
 
-    Cells only multiply as they get shorter, so the descent stops at the first length
+    Cells only multiply as they get longer, so the descent stops at the first length
     that needs more than 4 (and never lists the thousands of cells of a large view).
     """
     partitions = {""}
+    chosen = CELL_LENGTHS[0]
     for length in CELL_LENGTHS:
+        if length > SORT_KEY_LENGTH:
+            partitions = {c + char for c in partitions for char in ALPHABET if view.meets(c + char)}
         if len(partitions) > MAX_DEFAULT_PARTITIONS:
-            return max(length - 1, CELL_LENGTHS[0])
-        partitions = {c + char for c in partitions for char in ALPHABET if view.meets(c + char)}
-    return CELL_LENGTHS[-1]
+            break
+        chosen = length
+    return chosen
 
 
 def expected_ids(pool: Iterable[Placed], view: View) -> set[str]:
@@ -156,7 +162,7 @@ async def stored_counts(client: Any, table: str) -> dict[str, int]:
     return {
         map_keys.cell_of(i): i["count"]
         for i in await scan_all(client, table)
-        if i["PK"].startswith("DgCe#")
+        if i["PK"].startswith("DgCe")
     }
 
 
@@ -180,7 +186,7 @@ def place_item(marker_id: str, lat: float, lon: float) -> Item:
 
 
 def cell_items(geohashes: Iterable[str]) -> list[Item]:
-    """The count items of the markers at `geohashes`, one per cell of length 3 to 8."""
+    """The count items of the markers at `geohashes`, one per cell of length 1 to 8."""
     counts = Counter(gh[:length] for gh in geohashes for length in CELL_LENGTHS)
     return [{**map_keys.cell_key(cell), "count": n} for cell, n in sorted(counts.items())]
 

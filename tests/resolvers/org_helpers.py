@@ -1,6 +1,6 @@
 """Shared helpers of the organization and ticket queue tests: calls, models, table reads.
 
-Expected orders come from models kept here (API.md section 3), never from the code under
+Expected orders come from models kept here (docs/design.md), never from the code under
 test: members and teams A→Z ignoring case, tickets most recently updated first.
 """
 

@@ -1,6 +1,6 @@
 """Shared helpers of the repository tests: calls, a model of the lists, and the table.
 
-The model is written from the contract (API.md sections 2 and 3) and the key layout in
+The model is written from the contract (docs/design.md) and the key layout in
 keys/repos.py's docstring, not with the code under test: issues are listed highest number
 first, stars by username A→Z ignoring case, and a repository's `issueCount` and `starCount`
 agree with the issue and star items stored under it.

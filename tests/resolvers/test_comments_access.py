@@ -1,4 +1,4 @@
-"""Who may post, edit and delete comments (API.md section 7), with real tokens.
+"""Who may post, edit and delete comments (docs/identity.md), with real tokens.
 
 Anyone reads; any signed-in caller posts, recorded as the author on the comment and its 32
 copies; only the author (case-insensitively) or an admin edits or deletes, a rule the

@@ -1,4 +1,4 @@
-"""What a client hears when DynamoDB fails or its answers are lost (API.md section 3,
+"""What a client hears when DynamoDB fails or its answers are lost (docs/demand-control.md,
 "Faults"), through the fault proxy of `tests/faults.py`.
 
 Prerequisites are written through `api`, straight to DynamoDB Local; the calls under test

@@ -1,4 +1,4 @@
-"""Who may add and remove map markers (API.md section 7), with real tokens.
+"""Who may add and remove map markers (docs/identity.md), with real tokens.
 
 Anyone reads markers and the heatmap; any signed-in caller adds a marker, recorded as its
 creator on both marker items; only the creator (case-insensitively) or an admin removes

@@ -187,9 +187,9 @@ async def test_heatmap_at_the_default_precision(pool: Api, view: View) -> None:
 
 
 @settings(max_examples=examples(20))
-@given(view=st.one_of(viewports(), viewports(max_side=2.5)), precision=st.integers(3, 8))
+@given(view=st.one_of(viewports(), viewports(max_side=2.5)), precision=st.integers(1, 8))
 async def test_heatmap_at_a_given_precision(pool: Api, view: View, precision: int) -> None:
-    partitions = len(cells_meeting(view, precision - 3))
+    partitions = len(cells_meeting(view, max(0, precision - 3)))
     if partitions > MAX_PARTITIONS:
         result = await pool(HEATMAP, viewport=view.variables(), precision=precision)
         assert result.codes == ["BAD_USER_INPUT"], (view, precision)

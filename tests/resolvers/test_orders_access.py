@@ -1,4 +1,4 @@
-"""Who may read and change customers, orders and products (API.md section 7): rules that
+"""Who may read and change customers, orders and products (docs/identity.md): rules that
 depend only on the token, decided before any DynamoDB call."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Who may read and change repositories, issues and stars (API.md section 7), with real
+"""Who may read and change repositories, issues and stars (docs/identity.md), with real
 tokens against DynamoDB Local. Rules on the token are decided before any DynamoDB call;
 closing an issue as its author is decided by the UpdateItem's own condition."""
 

@@ -1,4 +1,4 @@
-"""Text is valid Unicode and a DateTime is one ISO-8601 value (API.md section 3).
+"""Text is valid Unicode and a DateTime is one ISO-8601 value (docs/design.md#validation).
 
 A lone surrogate or a control character (newline and tab aside, in `body` and
 `description`) is `BAD_USER_INPUT` in every free-text field, and nothing is written. The

@@ -1,4 +1,4 @@
-"""Who may read and change ticket queues (API.md section 7), with real tokens against
+"""Who may read and change ticket queues (docs/identity.md), with real tokens against
 DynamoDB Local: queues and tickets are for signed-in callers, queues are created by admins,
 and a ticket is changed by its opener only, decided by the UpdateItem's own condition."""
 
