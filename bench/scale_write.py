@@ -126,9 +126,9 @@ async def load(
 async def shape_check(client: DynamoDBClient, table: str) -> None:
     """Do the items built here equal what the gateway writes? Real calls in a scratch table.
 
-    One `add_marker` (its id item, place item and six cell counts) and one order moved
-    PLACED -> SHIPPED -> DELIVERED by `set_order_status`; AssertionError on any difference
-    but the write token's random value.
+    One `add_marker` (its id item, place item and eight cell counts, lengths 1 to 8) and
+    one order moved PLACED -> SHIPPED -> DELIVERED by `set_order_status`; AssertionError on
+    any difference but the write token's random value.
     """
     await create_table(client, table)
     store = Store(client, table)

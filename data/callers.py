@@ -1,4 +1,4 @@
-"""Who is asking: the caller every rule of access (API.md section 7) is decided for."""
+"""Who is asking: the caller every rule of access (docs/identity.md) is decided for."""
 
 from __future__ import annotations
 

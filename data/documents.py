@@ -1,4 +1,4 @@
-"""Persisted and trusted documents (API.md section 10): read by hash, registered once,
+"""Persisted and trusted documents (docs/http.md): read by hash, registered once,
 listed for `dynagate documents list`."""
 
 from __future__ import annotations
@@ -8,9 +8,11 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
+from data.changes import Record
 from data.clock import now
 from keys import documents as keys
 from keys.codecs import format_timestamp
+from keys.table import TABLE
 from store.client import Store
 from store.errors import ConditionFailed
 from store.requests import put_request
@@ -64,6 +66,18 @@ async def list_documents(store: Store) -> AsyncIterator[Document]:
         if page.last_key is None:
             return
         start = page.last_key
+
+
+def registered_by(record: Record) -> Document | None:
+    """The document a change of the table's stream registers (or makes trusted); None for
+    any other change, and for an item that is not a whole document."""
+    item = record.new
+    if item is None or item.get(TABLE.partition_key) != keys.DOCUMENTS:
+        return None
+    try:
+        return _document(item)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _document(item: Mapping[str, Any]) -> Document:

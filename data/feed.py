@@ -74,6 +74,8 @@ class ChangeFeed:
         self.topics: dict[Topic, set[Subscriber]] = {}
         # Told of events "delivered" and "dropped" (past a full buffer), with how many.
         self.observers: list[Callable[[str, int], None]] = []
+        # Told of every record, entity or not (the persisted documents hear theirs).
+        self.listeners: list[Callable[[Record], None]] = []
 
     @property
     def active(self) -> int:
@@ -81,6 +83,8 @@ class ChangeFeed:
 
     def publish(self, records: Iterable[Record]) -> None:
         for record in records:
+            for listener in self.listeners:
+                listener(record)
             try:
                 changes = entity_changes(record)
             except (KeyError, TypeError, ValueError):

@@ -1,4 +1,4 @@
-"""Safe retries (API.md section 10): the record of an Idempotency-Key, written in the same
+"""Safe retries (docs/http.md#safe-retries): the record of an Idempotency-Key, written in the same
 transaction as the mutation's first write (`store.witness.Intent`), then given the answer.
 
 A retry finds the record: with the same fingerprint and an answer, it gets that answer and
@@ -28,6 +28,15 @@ from store.witness import Intent, Witness
 # An answer DynamoDB can hold with the rest of the record (items hold 400 KB).
 MAX_ANSWER_BYTES = 300_000
 KEEP_ATTEMPTS = 3
+
+
+@dataclass
+class MalformedKey:
+    """An Idempotency-Key header that is not one: queries ignore it; a mutation sent with
+    it is refused (`refused` once it was), and nothing runs."""
+
+    reason: str
+    refused: bool = False
 
 
 @dataclass(frozen=True)

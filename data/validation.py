@@ -75,7 +75,7 @@ def number(value: int, field: str, low: int, high: int) -> int:
 
 
 def ident(value: str, field: str = "id") -> str:
-    """An identifier of API.md section 3 (no delimiter can reach a key)."""
+    """An identifier of docs/design.md#validation (no delimiter can reach a key)."""
     return identifier(value, field)
 
 

@@ -10,6 +10,7 @@ from cross_web import HTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway.batches import batch_size_refusal
 from gateway.exchange import note_codes
 from keys.errors import Code
 
@@ -64,8 +65,31 @@ class _TooLarge(Exception):
     pass
 
 
+def json_body(data: str | bytes, max_batch: int = 0) -> dict[str, Any] | list[dict[str, Any]]:
+    """A request body as a JSON object, or an array of up to `max_batch` of them (a batch);
+    anything else is a 400 that says what is wrong."""
+    decoded = _decoded(data)
+    if not isinstance(decoded, list):
+        return _object(decoded)
+    refusal = batch_size_refusal(len(decoded), max_batch)
+    if refusal is not None:
+        raise HTTPException(400, f"the request body is an array: {refusal}")
+    return [_object(each, "each request of a batch is") for each in decoded]
+
+
 def json_object(data: str | bytes) -> dict[str, Any]:
     """A request body as a JSON object; anything else is a 400 that says what is wrong."""
+    return _object(_decoded(data))
+
+
+def _object(decoded: object, what: str = "the request body is") -> dict[str, Any]:
+    if not isinstance(decoded, dict):
+        kind = _JSON_KINDS.get(type(decoded), "a number")
+        raise HTTPException(400, f"{what} {kind}, not a JSON object")
+    return decoded
+
+
+def _decoded(data: str | bytes) -> object:
     try:
         # UTF-8 only (json.loads would guess UTF-16 or UTF-32 from bytes).
         text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
@@ -77,9 +101,6 @@ def json_object(data: str | bytes) -> dict[str, Any]:
         raise HTTPException(400, f"the request body is not JSON: {exc}") from exc
     except RecursionError as exc:
         raise HTTPException(400, "the request body is nested too deeply to be read") from exc
-    if not isinstance(decoded, dict):
-        kind = _JSON_KINDS.get(type(decoded), "a number")
-        raise HTTPException(400, f"the request body is {kind}, not a JSON object")
     return decoded
 
 
@@ -88,6 +109,7 @@ _JSON_KINDS: dict[type, str] = {
     bool: "a boolean",
     str: "a string",
     list: "an array",
+    dict: "an object",
 }
 
 

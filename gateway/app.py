@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -20,6 +21,7 @@ from starlette.responses import (
 from starlette.routing import Route, WebSocketRoute
 
 from gateway.answers import BodySizeLimit
+from gateway.http_spec import cors_options
 from gateway.metrics import Metrics
 from gateway.playground import FIX, asset_path
 from gateway.readiness import not_ready, warn_unless_ready
@@ -58,7 +60,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         streams_client = open_streams_client(
-            settings.endpoint, settings.region, local=settings.is_local
+            settings.endpoint, settings.region, local=settings.custom_endpoint
         )
         async with settings.open_client() as client, streams_client as streams:
             runtime.client = client
@@ -136,6 +138,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.runtime = runtime
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
-    # Added last, so outermost: the 413 that BodySizeLimit makes gets an id too.
+    # The 413 that BodySizeLimit makes gets an id too.
     app.add_middleware(RequestTracing, metrics=metrics)
+    if settings.cors_origins:
+        # Outermost, so that every answer (a 413, a 429) reaches the page that asked.
+        app.add_middleware(CORSMiddleware, **cors_options(settings.cors_origins))
     return app

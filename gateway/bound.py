@@ -39,7 +39,7 @@ from resolvers.selections import Fragments, Walk, fragments_of
 from store.pagination import FLAG_ITEMS, FLAG_REQUESTS
 
 # What a field without a model costs: a plain attribute of its parent.
-_FREE = FieldCost()
+FREE = FieldCost()
 _STRAWBERRY = "strawberry-definition"
 
 
@@ -175,11 +175,11 @@ def bound_operation(
         return ZERO  # execution refuses the variables before any read
     # Reads of a query are shared within the request; a mutation's are its own.
     identity = ("Query",) if operation.operation is OperationType.QUERY else None
-    walk = _BoundWalk(schema, fragments_of(document), coerced, fits)
+    walk = BoundWalk(schema, fragments_of(document), coerced, fits)
     return walk.selections(operation.selection_set, Place(root, OUTSIDE, identity))
 
 
-class _BoundWalk(Walk[Place, Bound]):
+class BoundWalk(Walk[Place, Bound]):
     """The bound of each selection set, once per place it is selected in (so a fragment
     spread under lists of one size is costed once)."""
 
@@ -195,6 +195,9 @@ class _BoundWalk(Walk[Place, Bound]):
         super().__init__(fragments, variables)
         self.schema = schema
         self.fits = fits
+        # What arguments are read with; the selections kept are `variables`' (a worst
+        # case over every value keeps them all: `gateway/worst_case.py`).
+        self.values = variables
 
     def add(self, total: Bound, more: Bound) -> Bound:
         return total + more
@@ -216,9 +219,9 @@ class _BoundWalk(Walk[Place, Bound]):
         if not isinstance(parent, GraphQLObjectType) or name not in parent.fields:
             return ZERO  # validation refuses it before execution
         definition = parent.fields[name]
-        model = model_of(definition) or _FREE
+        model = model_of(definition) or FREE
         try:
-            args = get_argument_values(definition, node, self.variables)
+            args = get_argument_values(definition, node, self.values)
         except GraphQLError:
             return Bound(fields=1)  # execution refuses the arguments before any read
         if model.tune is not None and self.fits is not None:

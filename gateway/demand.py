@@ -31,12 +31,12 @@ class Limits:
 
     def exceeded(self, bound: Bound) -> dict[str, int]:
         """The limits `bound` is over, by the name `extensions.cost.estimated` uses."""
-        figures = {
-            "requests": (bound.total_requests, self.requests),
-            "itemsScanned": (bound.total_items, self.items),
-            "fields": (bound.fields, self.fields),
-        }
-        return {name: limit for name, (value, limit) in figures.items() if value > limit}
+        return self.exceeded_by(bound.as_dict())
+
+    def exceeded_by(self, estimated: Mapping[str, int]) -> dict[str, int]:
+        """The limits an estimate (`extensions.cost.estimated`) is over, by name."""
+        limits = {"requests": self.requests, "itemsScanned": self.items, "fields": self.fields}
+        return {name: limit for name, limit in limits.items() if estimated[name] > limit}
 
 
 class BoundCache:
@@ -87,6 +87,10 @@ class DemandControl(SchemaExtension):
             context.chosen = bound.chosen
             # Calls made before the operation (reading a persisted document) are not its own.
             context.store.budget = bound.total_requests + context.cost.requests
+            if context.bounding_only:  # a batch's operations are bounded together first
+                self.execution_context.result = ExecutionResult(data=None, errors=None)
+                yield
+                return
         exceeded = self.limits.exceeded(bound)
         if exceeded:
             refusal = _too_complex(bound, estimated, exceeded)
@@ -115,16 +119,23 @@ class DemandControl(SchemaExtension):
 
 
 def _too_complex(bound: Bound, estimated: dict[str, int], exceeded: dict[str, int]) -> GraphQLError:
+    # A field's own note says what to change; else the lists are what grows a bound.
+    advice = "; ".join(bound.notes) or "ask for fewer or smaller lists"
+    return too_complex("the operation", estimated, exceeded, advice)
+
+
+def too_complex(
+    what: str, estimated: Mapping[str, int], exceeded: Mapping[str, int], advice: str
+) -> GraphQLError:
+    """QUERY_TOO_COMPLEX for `what`, whose bound `estimated` passes the limits `exceeded`."""
     over = ", ".join(
         f"{estimated[name]:,} {name} (limit {limit:,})" for name, limit in exceeded.items()
     )
-    # A field's own note says what to change; else the lists are what grows a bound.
-    advice = "; ".join(bound.notes) or "ask for fewer or smaller lists"
     return GraphQLError(
-        f"the operation could need {over}; {advice}",
+        f"{what} could need {over}; {advice}",
         extensions={
             "code": Code.QUERY_TOO_COMPLEX,
-            "estimated": estimated,
-            "limit": exceeded,
+            "estimated": dict(estimated),
+            "limit": dict(exceeded),
         },
     )

@@ -2,6 +2,9 @@
 QUERY_TOO_COMPLEX where they are made; graphql-core's other refusals are the client's
 mistakes (BAD_USER_INPUT, given by `gateway/extensions.py`).
 
+A document is refused before it is read past its size in UTF-8 bytes (comments count:
+a comment is one token, whatever its length), then past the token limit.
+
 graphql-core words a document past the token limit, nested past its parser's recursion,
 too costly to validate, or with introspection nested too deeply, as it words any other
 syntax or validation error. Each is told apart here by how it arises: the lexer that
@@ -35,6 +38,10 @@ from strawberry.extensions import SchemaExtension
 from keys.errors import Code
 
 CACHE_SIZE = 256
+# DYNAGATE_MAX_DOCUMENT_BYTES's default.
+MAX_DOCUMENT_BYTES = 65_536
+# The most UTF-8 bytes a character takes (a lone surrogate, which JSON can carry, takes 3).
+_MOST_BYTES = 4
 # graphql-core's own limit, which Strawberry's validation keeps: after this many errors it
 # aborts with one more, which is the document's fault, not its cost.
 MAX_VALIDATION_ERRORS = 100
@@ -64,10 +71,25 @@ class _CountingLexer(Lexer):
         return token
 
 
+def oversized(query: str, max_bytes: int) -> bool:
+    """Whether `query` takes more than `max_bytes` bytes in UTF-8 (counted only when its
+    length in characters leaves it in doubt)."""
+    if len(query) > max_bytes:
+        return True
+    if len(query) * _MOST_BYTES <= max_bytes:
+        return False
+    return len(query.encode("utf-8", "surrogatepass")) > max_bytes
+
+
 @lru_cache(maxsize=CACHE_SIZE)
-def parse(query: str, max_tokens: int) -> DocumentNode:
-    """The document `query` holds; QUERY_TOO_COMPLEX past `max_tokens` tokens or nested
-    deeper than the parser recurses, a syntax error (uncoded) for any other mistake."""
+def parse(query: str, max_tokens: int, max_bytes: int = MAX_DOCUMENT_BYTES) -> DocumentNode:
+    """The document `query` holds; QUERY_TOO_COMPLEX past `max_bytes` bytes, past
+    `max_tokens` tokens or nested deeper than the parser recurses, a syntax error (uncoded)
+    for any other mistake."""
+    if oversized(query, max_bytes):
+        message = f"Document is larger than {max_bytes} bytes. Parsing aborted."
+        # The error keeps its source: its first character places it, not the whole text.
+        raise too_complex(GraphQLSyntaxError(Source(query[:1]), 0, message))
     source = Source(query)
     lexer = _CountingLexer(source, max_tokens)
     try:
@@ -109,16 +131,18 @@ def validate(
 
 
 class DocumentParser(SchemaExtension):
-    """Parses with the token limit (Strawberry's MaxTokensLimiter and ParserCache in one)."""
+    """Parses with the size and token limits (Strawberry's MaxTokensLimiter and ParserCache
+    in one), over HTTP and the WebSocket alike."""
 
-    def __init__(self, max_tokens: int) -> None:
+    def __init__(self, max_tokens: int, max_bytes: int = MAX_DOCUMENT_BYTES) -> None:
         super().__init__()
         self.max_tokens = max_tokens
+        self.max_bytes = max_bytes
 
     def on_parse(self) -> Iterator[None]:
         context = self.execution_context
         if context.graphql_document is None and context.query is not None:
-            context.graphql_document = parse(context.query, self.max_tokens)
+            context.graphql_document = parse(context.query, self.max_tokens, self.max_bytes)
         yield
 
 

@@ -1,4 +1,5 @@
-"""Changes of the table's stream heard by every replica through Redis (API.md section 11).
+"""Changes of the table's stream heard by every replica through Redis
+(docs/subscriptions.md#several-replicas).
 
 With DYNAGATE_REDIS_URL, the process holding a shard's lease (`store.leases`) hands each
 batch it reads to `publish`: XADDs to a Redis stream (the last ten minutes kept). Every

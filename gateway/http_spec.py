@@ -1,4 +1,4 @@
-"""What the GraphQL over HTTP specification asks of a response (API.md section 10).
+"""What the GraphQL over HTTP specification asks of a response (docs/http.md).
 
 A client that accepts `application/graphql-response+json` gets that media type, and a
 *request error* (a document that does not parse or validate, variables that do not coerce,
@@ -8,6 +8,8 @@ proxy can tell it from a partial answer by the status alone. A client that asks 
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from graphql import GraphQLError
 
@@ -39,3 +41,17 @@ def is_request_error(data: object, errors: list[GraphQLError] | None) -> bool:
     """An answer that ran nothing: no data, and every error raised before execution (an
     error of execution has the path of the field that raised it)."""
     return data is None and bool(errors) and all(e.path is None for e in errors or [])
+
+
+def cors_options(origins: tuple[str, ...]) -> dict[str, Any]:
+    """Starlette's `CORSMiddleware` for the browser origins allowed (`*`: any): what a page
+    may send and read (docs/http.md#browsers-on-other-origins). Tokens travel in the
+    `Authorization` header, never in cookies, so credentials are not allowed."""
+    return {
+        "allow_origins": list(origins),
+        "allow_methods": ["GET", "POST"],
+        "allow_headers": ["content-type", "authorization", "idempotency-key", "x-request-id"],
+        "expose_headers": ["x-request-id", "retry-after", "idempotent-replayed"],
+        "allow_credentials": False,
+        "max_age": 600,
+    }

@@ -1,4 +1,4 @@
-"""Safe retries over HTTP (API.md section 10): a mutation sent with an `Idempotency-Key`
+"""Safe retries over HTTP (docs/http.md#safe-retries): a mutation sent with an `Idempotency-Key`
 header is done once per caller and key within 24 hours.
 
 Before the mutation runs, the key's record is read (consistently): a record of another
@@ -23,7 +23,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from data.idempotency import Record, find_record, keep_answer, new_intent
+from data.idempotency import MalformedKey, Record, find_record, keep_answer, new_intent
 from keys.errors import BadUserInput, Code, DynagateError
 from keys.idempotency import HEADER, checked_key, fingerprint
 from resolvers.context import Context
@@ -67,9 +67,15 @@ class Idempotency(SchemaExtension):
         ):
             yield
             return
+        key, who = context.idempotency_key, context.who
+        if isinstance(key, MalformedKey):
+            key.refused = True
+            error = _error(key.reason, Code.BAD_USER_INPUT)
+            execution.result = ExecutionResult(data=None, errors=[error])
+            yield
+            return
         if context.store.budget is not None:
             context.store.budget += 1  # the record's read
-        key, who = context.idempotency_key, context.who
         asked = fingerprint(execution.query, execution.operation_name, execution.variables)
         try:
             record = await find_record(context.store, who, key)

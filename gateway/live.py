@@ -1,4 +1,4 @@
-"""WebSocket connections of `graphql-transport-ws` (API.md section 9): sign-in, limits,
+"""WebSocket connections of `graphql-transport-ws` (docs/subscriptions.md): sign-in, limits,
 pings and one log line per subscription.
 
 Strawberry runs the protocol; this handler adds what a public service needs around it:
@@ -246,6 +246,12 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
             await operation.send_operation_message({"id": operation.id, "type": "complete"})
         except _OperationStreamClosed:
             return
+        except GraphQLError as error:
+            # Refused by the parser before anything ran (too large, too many tokens, not
+            # GraphQL): Strawberry's stream lets it out; the client hears why.
+            if "code" not in (error.extensions or {}):
+                error.extensions = {**(error.extensions or {}), "code": Code.BAD_USER_INPUT}
+            await self._refuse(operation, error)
         except Exception as error:  # as Strawberry's own: logged, completed, forgotten
             await self.handle_task_exception(error)
             with suppress(Exception):

@@ -1,11 +1,13 @@
-"""Persisted documents over HTTP (API.md section 10): a request may name its document by
-hash instead of sending it, as GraphQL over HTTP's `documentId: "sha256:<hex>"` or Apollo's
+"""Persisted documents over HTTP (docs/http.md): a request may name its document by hash
+instead of sending it, as GraphQL over HTTP's `documentId: "sha256:<hex>"` or Apollo's
 automatic persisted queries (`extensions.persistedQuery.sha256Hash`).
 
 A request that sends its document with an Apollo hash registers it (the hash checked
-first); one that names an unknown hash is PERSISTED_QUERY_NOT_FOUND, which an Apollo client
-answers by sending the document with its hash. Documents are kept in the table, so every
-replica knows them, and by each process once read.
+first) right after it ran, so that the write is in its cost; one that names an unknown hash
+is PERSISTED_QUERY_NOT_FOUND, which a client answers by sending the document with its hash.
+Documents are kept in the table, so every replica knows them, and by each process once
+read. A process that found a hash missing hears of its registration anywhere through the
+table's stream (`persisted_documents`), so that it runs it at once.
 
 In trusted mode (`DYNAGATE_DOCUMENTS=trusted`) only documents an admin registered (through
 a request, or `dynagate documents add`) run for other callers, and only admins register.
@@ -15,14 +17,21 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections import Counter, OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from strawberry.extensions import SchemaExtension
+from strawberry.http import GraphQLRequestData
+
 from data.callers import Caller
-from data.documents import load_document, register_document
+from data.changes import Record
+from data.documents import load_document, register_document, registered_by
+from gateway.document_checks import oversized
+from gateway.http_spec import is_request_error
+from gateway.runtime import Runtime
 from keys.documents import checked_hash, digest
 from keys.errors import BadUserInput, DynagateError, Forbidden, UnknownDocument
 from resolvers.context import Context
@@ -31,11 +40,14 @@ from store.client import Store
 logger = logging.getLogger("dynagate")
 DOCUMENT_ID = "documentId"
 _SHA256 = "sha256:"
-# Apollo clients know the answer by this message (and the code).
-_NOT_FOUND = "PersistedQueryNotFound: send the document with its hash to register it"
+# The message exactly: Apollo Client knows the answer by its code, urql by this message.
+_NOT_FOUND = "PersistedQueryNotFound"
 # How long a hash found missing (or untrusted) is taken as such before the table is read
-# again: what an admin registers elsewhere is seen within it.
+# again, should the table's stream not tell of its registration sooner.
 RECHECK_SECONDS = 10.0
+# How long the first request that reads the table for a hash waits for this process to
+# start hearing the table's stream (it goes on reading meanwhile).
+FOLLOW_SECONDS = 1.0
 _UNTRUSTED = "only the documents registered with this gateway run here"
 _ADMINS_REGISTER = "only admins register documents here"
 
@@ -65,7 +77,10 @@ class _Known:
 class PersistedDocuments:
     """The documents this process has read or registered, by hash (least recent dropped),
     and, in trusted mode (`trusted_only`), the rule that only trusted ones run for callers
-    other than admins: by hash, or sent in full when its hash is registered as trusted."""
+    other than admins: by hash, or sent in full when its hash is registered as trusted.
+
+    `follow` is awaited before the table is read for a hash: it starts hearing the table's
+    stream, whose records of documents (`heard`) end what was found missing or untrusted."""
 
     def __init__(
         self,
@@ -73,14 +88,18 @@ class PersistedDocuments:
         trusted_only: bool = False,
         size: int = 4096,
         clock: Callable[[], float] = time.monotonic,
+        follow: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.trusted_only = trusted_only
         self.size = size
         self.clock = clock
+        self.follow = follow
         self.known: OrderedDict[str, _Known] = OrderedDict()
         # Hashes the table did not hold when last read, and when: each is read again only
         # after `RECHECK_SECONDS`, so unknown documents sent over and over cost one read.
         self.missing: OrderedDict[str, float] = OrderedDict()
+        # Hashes being read from the table now: a registration heard meanwhile is kept.
+        self.reading: Counter[str] = Counter()
 
     def restricts(self, caller: Caller) -> bool:
         """Whether only trusted documents run for `caller`."""
@@ -137,6 +156,20 @@ class PersistedDocuments:
         self.missing.pop(sha256, None)
         self._keep(sha256, _Known(text, document.trusted and trusted))
 
+    def heard(self, record: Record) -> None:
+        """A change of the table's stream: a document registered, or made trusted, is kept
+        where this process found it missing, kept it untrusted, or is reading it now."""
+        document = registered_by(record)
+        if document is None:
+            return
+        sha256, kept = document.sha256, self.known.get(document.sha256)
+        if kept is not None and (kept.trusted or not document.trusted):
+            return
+        if kept is None and sha256 not in self.missing and sha256 not in self.reading:
+            return  # never asked for here: read when it is
+        self.missing.pop(sha256, None)
+        self._keep(sha256, _Known(document.text, document.trusted, self.clock()))
+
     async def _known(self, store: Store, sha256: str, caller: Caller) -> _Known | None:
         """What is kept of `sha256`, read from the table when this process has not kept it,
         or kept it untrusted where trust decides (an admin may have added it since): at
@@ -150,7 +183,11 @@ class PersistedDocuments:
                 return None
             if stale and known is not None and now - known.read_at < RECHECK_SECONDS:
                 return known
-            found = await load_document(store, sha256)
+            found = await self._read(store, sha256)
+            # A registration heard while reading is newer than what was read.
+            heard = self.known.get(sha256)
+            if heard is not None and heard is not known and (found is None or heard.trusted):
+                return heard
             if found is None:
                 self.missing[sha256] = now
                 self.missing.move_to_end(sha256)
@@ -158,9 +195,23 @@ class PersistedDocuments:
                     self.missing.popitem(last=False)
                 return None
             self.missing.pop(sha256, None)
-            known = _Known(found.text, found.trusted, now)
+            known = found
         self._keep(sha256, known)
         return known
+
+    async def _read(self, store: Store, sha256: str) -> _Known | None:
+        """The document as the table holds it, once this process hears of registrations
+        (`follow`): one made after this read reaches `heard`."""
+        self.reading[sha256] += 1
+        try:
+            if self.follow is not None:
+                await self.follow()
+            found = await load_document(store, sha256)
+        finally:
+            self.reading[sha256] -= 1
+            if self.reading[sha256] <= 0:
+                del self.reading[sha256]
+        return None if found is None else _Known(found.text, found.trusted, self.clock())
 
     def _keep(self, sha256: str, known: _Known) -> None:
         self.known[sha256] = known
@@ -169,13 +220,83 @@ class PersistedDocuments:
             self.known.popitem(last=False)
 
 
+def persisted_documents(runtime: Runtime, *, trusted_only: bool) -> PersistedDocuments:
+    """The process's persisted documents, told of every registration the table's stream
+    carries (with Redis, whichever replica reads it: `gateway/fanout.py`)."""
+
+    async def follow() -> None:
+        try:
+            await runtime.follow(FOLLOW_SECONDS)
+        except (TimeoutError, RuntimeError):
+            # Not heard yet (or no lifespan): a miss is then read again after RECHECK_SECONDS.
+            logger.debug("the table's stream is not heard yet")
+
+    documents = PersistedDocuments(trusted_only=trusted_only, follow=follow)
+    runtime.feed.listeners.append(documents.heard)
+    return documents
+
+
 @dataclass
 class Persisting:
     """The request being answered, for `parse_http_body`, which Strawberry calls without
-    it, and a document sent with its hash, to register once it has run."""
+    it: the documents it sent with their hashes, each registered with `documents` once it
+    ran (a batch may send several)."""
 
     context: Context
-    sent: str | None = None
+    sent: set[str] = field(default_factory=set)
+    documents: PersistedDocuments | None = None
 
 
 PERSISTING: ContextVar[Persisting] = ContextVar("dynagate_persisting")
+
+
+async def resolved(
+    documents: PersistedDocuments,
+    data: GraphQLRequestData,
+    raw: object,
+    persisting: Persisting,
+    max_bytes: int,
+) -> GraphQLRequestData:
+    """One request (of a batch, maybe) with the document it names by hash in place, once
+    admitted where only trusted documents run; `raw`: the request as sent (its JSON object,
+    or a GET's parameters), where a `documentId` is read."""
+    if data.query is not None and oversized(data.query, max_bytes):
+        return data  # refused by the parser (QUERY_TOO_COMPLEX): neither read nor kept
+    document_id = raw.get(DOCUMENT_ID) if isinstance(raw, Mapping) and data.query is None else None
+    sha256 = requested_hash(document_id, data.extensions)
+    store, caller = persisting.context.store, persisting.context.caller
+    if sha256 is None:
+        if data.query is not None:  # in trusted mode, run only if registered
+            await documents.admit(store, data.query, caller)
+        return data
+    text = await documents.document(store, sha256, data.query, caller)
+    if data.query is not None:  # registered once it ran (`DocumentRegistration`)
+        persisting.sent.add(text)
+        persisting.documents = documents
+    return replace(data, query=text)
+
+
+class DocumentRegistration(SchemaExtension):
+    """Registers a document its request sent with its hash, right after it ran and before
+    its cost is reported: the write is in `extensions.cost` and drawn from the caller's
+    rate limit. An operation refused before it ran (nothing executed) registers nothing."""
+
+    async def on_execute(self) -> AsyncIterator[None]:
+        yield
+        persisting = PERSISTING.get(None)
+        query = self.execution_context.query
+        if persisting is None or persisting.documents is None or query not in persisting.sent:
+            return
+        result = self.execution_context.result
+        context = self.execution_context.context  # the operation's own, in a batch
+        if result is None or is_request_error(result.data, result.errors):
+            return
+        if not isinstance(context, Context) or context.bounding_only:
+            return  # a batch's operations are bounded first, then run (`gateway/batches.py`)
+        persisting.sent.discard(query)  # once, should a batch send it twice
+        # A write of its own, past the operation's bound, in the operation's cost.
+        store = context.store
+        registering = Store(store.client, store.table, cost=store.cost)
+        await persisting.documents.register(
+            registering, query, context.estimated, trusted=context.caller.admin
+        )

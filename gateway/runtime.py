@@ -42,7 +42,8 @@ class Runtime:
     cursors: CursorCodec
     client: DynamoDBClient | None = field(default=None)
     # Every subscription of the process, fed by the stream reader the lifespan makes and
-    # the first socket starts (a process no one subscribes to reads no stream).
+    # the first socket, or the first look-up of a persisted document, starts (a process
+    # that has neither reads no stream).
     feed: ChangeFeed = field(default_factory=ChangeFeed)
     reader: StreamReader | None = None
     reading: asyncio.Task[None] | None = None

@@ -15,11 +15,12 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
 from gateway.demand import BoundCache, DemandControl, Limits
-from gateway.document_checks import DocumentParser, DocumentValidation
+from gateway.document_checks import MAX_DOCUMENT_BYTES, DocumentParser, DocumentValidation
 from gateway.document_limits import limits_rule
 from gateway.execution import PlainFieldsExecutionContext
 from gateway.extensions import CodedMaskErrors, CostReport, OperationChoice
 from gateway.idempotency import KEEP_SECONDS, Idempotency
+from gateway.persisted import DocumentRegistration
 from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
@@ -77,17 +78,21 @@ def build_schema(
     limits: Limits | None = None,
     introspection: bool = True,
     request_timeout: float = 10.0,
+    max_batch: int = 0,
+    max_document_bytes: int = MAX_DOCUMENT_BYTES,
 ) -> Schema:
     # Factories, so each request gets fresh extension instances (the caches are shared).
     rules = validation_rules(introspection)
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         CodedMaskErrors,
-        partial(DocumentParser, MAX_TOKENS),
+        partial(DocumentParser, MAX_TOKENS, max_document_bytes),
         partial(DocumentValidation, rules),
         OperationChoice,  # after DocumentValidation, whose errors it adds to
         partial(DemandControl, limits=limits or Limits(), cache=BoundCache()),
         # After DemandControl: an operation it refuses reads no record.
         partial(Idempotency, answered_within=request_timeout + KEEP_SECONDS),
+        # Right after execution, before the cost is reported: its write is in the cost.
+        DocumentRegistration,
     ]
     if cost_report:
         extensions.append(CostReport)
@@ -96,7 +101,11 @@ def build_schema(
         mutation=Mutation,
         subscription=Subscription,
         extensions=extensions,
-        config=StrawberryConfig(scalar_map={datetime: DATETIME_SCALAR}),
+        config=StrawberryConfig(
+            scalar_map={datetime: DATETIME_SCALAR},
+            # Arrays of requests (`gateway/batches.py`), when turned on.
+            batching_config={"max_operations": max_batch} if max_batch else None,
+        ),
         execution_context_class=PlainFieldsExecutionContext,
     )
 

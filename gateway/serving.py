@@ -1,5 +1,5 @@
 """`dynagate serve`: the application under uvicorn, in one process or several on one port
-(API.md section 11), each told what they must share."""
+(docs/subscriptions.md#several-replicas), each told what they must share."""
 
 from __future__ import annotations
 

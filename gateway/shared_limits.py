@@ -1,4 +1,5 @@
-"""Rate-limit buckets shared by every process and replica through Redis (API.md section 11).
+"""Rate-limit buckets shared by every process and replica through Redis
+(docs/demand-control.md#rate-limit).
 
 One round trip per request: at admission, a script (atomic in Redis) refills the caller's
 bucket by Redis's own clock, takes what this process has drawn for the caller since its

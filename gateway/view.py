@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -28,29 +27,24 @@ from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.base import BaseRequestProtocol
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
-from strawberry.types import ExecutionResult
+from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
 from data.callers import ANONYMOUS, OPEN, Caller
-from gateway.answers import error_response, errors_body, json_object
+from data.idempotency import MalformedKey
+from gateway.answers import errors_body, json_body
+from gateway.batches import Refused, execute_batch
 from gateway.exchange import note_codes, note_cost
 from gateway.http_spec import GRAPHQL_RESPONSE, is_request_error, prefers_graphql_response
 from gateway.idempotency import REPLAYED, kept, requested_key
 from gateway.identity import TokenVerifier
 from gateway.live import LiveHandler, Sockets, TextWebSocketAdapter
-from gateway.persisted import (
-    DOCUMENT_ID,
-    PERSISTING,
-    PersistedDocuments,
-    Persisting,
-    requested_hash,
-)
+from gateway.persisted import PERSISTING, Persisting, persisted_documents, resolved
 from gateway.playground import Playground
 from gateway.ratelimit import RateLimiter, bucket, capacity_units
 from gateway.runtime import Runtime
 from gateway.schema import build_schema
 from keys.errors import BadUserInput, Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
-from store.client import Store
 from store.cost import Cost
 
 CONNECTION_INIT_SECONDS = 5
@@ -71,6 +65,8 @@ class GraphQLApp(GraphQL[Context, None]):
                 limits=settings.limits,
                 introspection=settings.introspection,
                 request_timeout=settings.request_timeout,
+                max_batch=settings.max_batch,
+                max_document_bytes=settings.max_document_bytes,
             ),
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=True,
@@ -83,9 +79,10 @@ class GraphQLApp(GraphQL[Context, None]):
         self.limiter = runtime.rate_limiter()
         self.verifier = TokenVerifier.from_settings(settings)
         self.sockets = Sockets(settings.max_connections)
-        self.persisted = PersistedDocuments(trusted_only=settings.trusted_documents)
+        self.persisted = persisted_documents(runtime, trusted_only=settings.trusted_documents)
         self.max_subscriptions = settings.max_subscriptions
         self.request_timeout = settings.request_timeout
+        self.max_batch = settings.max_batch
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -103,9 +100,10 @@ class GraphQLApp(GraphQL[Context, None]):
         return HTMLResponse(page, status_code=status, headers=framing)
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
-        """Also for the `?query=…` URLs GraphiQL writes: a browser asking for a page gets
-        the playground, which reads the query from the URL; other GETs run the query."""
-        return _wants_page(request) or super().should_render_graphql_ide(request)
+        """Only for a browser asking for a page (`Accept` naming text/html), also with the
+        `?query=…` URLs GraphiQL writes; every other GET is a GraphQL request, `Accept: */*`
+        included (Apollo Client's and curl's), so a hash-only GET is answered in JSON."""
+        return _wants_page(request)
 
     async def _respond(self, request: Request) -> Response:
         """The answer, in the media type the client prefers (`gateway/http_spec.py`)."""
@@ -114,17 +112,22 @@ class GraphQLApp(GraphQL[Context, None]):
         response = await self._answer(request)
         if graphql_response and response.media_type == "application/json":
             response.headers["content-type"] = f"{GRAPHQL_RESPONSE}; charset=utf-8"
-            if getattr(request.state, "request_error", False):
+            # A batch's answers are each their own: none is the whole request's error.
+            batch = getattr(request.state, "batch", False)
+            if getattr(request.state, "request_error", False) and not batch:
                 response.status_code = 400
         return response
 
     async def _answer(self, request: Request) -> Response:
         # POST runs every operation, GET queries only; a browser's GET for a page is GraphiQL.
         running = request.method == "POST" or (request.method == "GET" and not _wants_page(request))
+        idempotency_key: str | MalformedKey | None
         try:
             idempotency_key = requested_key(request.headers) if running else None
         except BadUserInput as exc:
-            return error_response(str(exc), 400)
+            # Queries ignore the header, whatever it holds; a mutation is refused (400) by
+            # `Idempotency` once the operation's type is known.
+            idempotency_key = MalformedKey(str(exc))
         try:
             signed_in = await self._caller(request) if running else self._no_token
         except (Unauthenticated, Unavailable) as exc:
@@ -143,16 +146,10 @@ class GraphQLApp(GraphQL[Context, None]):
         try:
             async with deadline:
                 response = await self.run(request, context=context)
+                if isinstance(idempotency_key, MalformedKey) and idempotency_key.refused:
+                    return self._request_refused(idempotency_key.reason, 400, context)
                 if context.replayed is not None:
                     return self._replay(context)
-                sent = PERSISTING.get().sent
-                if sent is not None and not getattr(request.state, "request_error", False):
-                    # A write of its own, past the operation's bound, in the request's cost.
-                    store = context.store
-                    registering = Store(store.client, store.table, cost=store.cost)
-                    await self.persisted.register(
-                        registering, sent, context.estimated, trusted=context.caller.admin
-                    )
             # Outside the deadline: a mutation done is worth its answer kept.
             return await kept(context, response, cost_report=self.runtime.settings.cost_report)
         except DynagateError as exc:
@@ -164,11 +161,11 @@ class GraphQLApp(GraphQL[Context, None]):
         except HTTPException as exc:
             if isinstance(exc.__cause__, InvalidOperationTypeError):
                 # A mutation over GET, which a crawler or a prefetch could send.
-                refused = error_response(exc.reason, 405)
+                refused = self._request_refused(exc.reason, 405, context)
                 refused.headers["Allow"] = "POST"
                 return refused
             # Strawberry answers unreadable requests in plain text; clients expect JSON.
-            return error_response(exc.reason, exc.status_code)
+            return self._request_refused(exc.reason, exc.status_code, context)
         except TimeoutError:
             if not deadline.expired():
                 raise
@@ -232,30 +229,31 @@ class GraphQLApp(GraphQL[Context, None]):
     async def parse_http_body(
         self, request: AsyncHTTPRequestAdapter
     ) -> GraphQLRequestData | list[GraphQLRequestData]:
-        """Strawberry's reading of the request, and a document named by its hash
-        (`gateway/persisted.py`) put in its place."""
+        """Strawberry's reading of the request, and in each request (of a batch, maybe) a
+        document named by its hash put in its place, and in trusted mode only registered
+        ones let through (`gateway/persisted.py`)."""
         data = await super().parse_http_body(request)
-        if isinstance(data, list):
-            return data
-        document_id: object = None
-        if data.query is None:
+        requests = data if isinstance(data, list) else [data]
+        raw: object = None
+        if any(each.query is None for each in requests):  # named by hash: `documentId`?
             raw = (
                 request.query_params
                 if request.method == "GET"
                 else self.parse_json(await request.get_body())
             )
-            document_id = raw.get(DOCUMENT_ID) if isinstance(raw, Mapping) else None
-        sha256 = requested_hash(document_id, data.extensions)
+        sent = raw if isinstance(raw, list) else [raw] * len(requests)
+        settings = self.runtime.settings
+        max_bytes = settings.max_document_bytes
         persisting = PERSISTING.get()
-        store, caller = persisting.context.store, persisting.context.caller
-        if sha256 is None:
-            if data.query is not None:  # in trusted mode, run only if registered
-                await self.persisted.admit(store, data.query, caller)
-            return data
-        text = await self.persisted.document(store, sha256, data.query, caller)
-        if data.query is not None:
-            persisting.sent = text  # registered once it has run
-        return replace(data, query=text)
+        found: list[GraphQLRequestData] = []
+        for each, as_sent in zip(requests, sent, strict=True):
+            try:
+                found.append(await resolved(self.persisted, each, as_sent, persisting, max_bytes))
+            except DynagateError as exc:
+                if not isinstance(data, list):
+                    raise
+                found.append(Refused(refusal=exc))  # answered alone; the others run
+        return found if isinstance(data, list) else found[0]
 
     async def process_result(
         self, request: Request, result: ExecutionResult
@@ -280,8 +278,38 @@ class GraphQLApp(GraphQL[Context, None]):
             return json.dumps(data, separators=(",", ":")).encode()
 
     def decode_json(self, data: str | bytes) -> object:
-        """The body as a JSON object; anything else is a 400 that says what is wrong."""
-        return json_object(data)
+        """The body as a JSON object, or an array of them where batches are on; anything
+        else is a 400 that says what is wrong."""
+        return json_body(data, self.max_batch)
+
+    async def execute_operation(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        request_data: GraphQLRequestData | list[GraphQLRequestData],
+        context: Context,
+        root_value: None,
+        sub_response: Response,
+    ) -> ExecutionResult | list[ExecutionResult] | SubscriptionExecutionResult:
+        """Strawberry's, but a batch (`gateway/batches.py`) bounded whole, each of its
+        operations with a context of its own."""
+        if not isinstance(request_data, list):
+            return await super().execute_operation(
+                request, request_adapter, request_data, context, root_value, sub_response
+            )
+        if context.idempotency_key is not None:  # well formed or not: mutations may be in it
+            raise HTTPException(400, "an Idempotency-Key names one request: send no batch with it")
+        request.state.batch = True
+
+        async def execute(data: GraphQLRequestData, own: Context) -> ExecutionResult:
+            return await self.execute_single(
+                request, request_adapter, sub_response, own, root_value, data
+            )
+
+        settings = self.runtime.settings
+        return await execute_batch(
+            execute, request_data, context, settings.limits, cost_report=settings.cost_report
+        )
 
     def _refused(self, exc: Unauthenticated | Unavailable) -> Response:
         """A token that signs no one in is refused for the whole request (401); one whose
@@ -299,6 +327,14 @@ class GraphQLApp(GraphQL[Context, None]):
         cost = {**Cost().as_dict(), "budget": limiter.budget(who, Cost())}
         body = {**errors_body(message, Code.RATE_LIMITED), **self._extensions(cost)}
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
+
+    def _request_refused(self, message: str, status: int, context: Context) -> Response:
+        """A request that could not be read as GraphQL (BAD_USER_INPUT), with its cost."""
+        body = {
+            **errors_body(message, Code.BAD_USER_INPUT),
+            **self._extensions(context.cost_report()),
+        }
+        return JSONResponse(body, status_code=status)
 
     def _replay(self, context: Context) -> Response:
         """The first answer to this Idempotency-Key, with what repeating it cost."""

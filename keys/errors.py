@@ -1,4 +1,4 @@
-"""The product's one error vocabulary: the codes of API.md section 4 and the exceptions
+"""The product's one error vocabulary: the codes of docs/http.md#errors and the exceptions
 that carry them. It sits on the bottom floor so that every floor raises its refusals where
 it decides them, each with its code.
 

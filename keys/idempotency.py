@@ -1,4 +1,4 @@
-"""The record of an Idempotency-Key (API.md section 10): one item per caller and key, each
+"""The record of an Idempotency-Key (docs/http.md#safe-retries): one item per caller and key, each
 in a partition of its own, kept 24 hours (DynamoDB's time to live deletes it after).
 
     record  PK = IDEMPOTENCY#<sha256 of caller and key>  SK = IDEMPOTENCY

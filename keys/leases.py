@@ -1,5 +1,5 @@
-"""The lease of a shard of the table's stream (API.md section 11): with several replicas,
-one process reads each shard, holding this item, and keeps where it got to.
+"""The lease of a shard of the table's stream (docs/subscriptions.md#several-replicas): with
+several replicas, one process reads each shard, holding this item, and keeps where it got to.
 
     lease  PK = STREAMLEASE#<stream label>  SK = SHARD#<shard id>
 

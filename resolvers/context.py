@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from data.callers import OPEN, Caller
 from data.feed import ChangeFeed
+from data.idempotency import MalformedKey
 from store.client import Store
 from store.cost import Cost
 from store.cursors import CursorCodec
@@ -40,9 +41,11 @@ class Context:
     charge: Callable[[Cost], None] | None = None
     # Safe retries: the request's Idempotency-Key, whose it is (the rate limit's bucket),
     # and the answer of the first request with that key when this one repeats it.
-    idempotency_key: str | None = None
+    idempotency_key: str | MalformedKey | None = None
     who: str = ""
     replayed: str | None = None
+    # Bound the operation, run nothing: a batch is bounded whole before any of it runs.
+    bounding_only: bool = False
 
     @property
     def cost(self) -> Cost:

@@ -85,6 +85,15 @@ class Cost:
         self.items_scanned += returned if scanned is None else scanned
         self.items_returned += returned
 
+    def add(self, other: Cost) -> None:
+        """Count `other`'s calls in these (a batch's operations in its request)."""
+        self.requests += other.requests
+        self.read_capacity_units += other.read_capacity_units
+        self.write_capacity_units += other.write_capacity_units
+        self.items_scanned += other.items_scanned
+        self.items_returned += other.items_returned
+        self.past_bound += other.past_bound
+
     def as_dict(self) -> dict[str, int | float]:
         return {
             "requests": self.requests,

@@ -1,5 +1,5 @@
-"""Leases of the stream's shards, held in the table (API.md section 11), as AWS's own
-stream-consumer library holds them: one reader per shard across every replica.
+"""Leases of the stream's shards, held in the table (docs/subscriptions.md#several-replicas),
+as AWS's own stream-consumer library holds them: one reader per shard across every replica.
 
 A lease carries a counter its holder raises at each renewal (every few seconds) and each
 checkpoint (the sequence number of the last record it delivered, where whoever takes the

@@ -45,7 +45,7 @@ FLAG_ITEMS = 1
 
 @dataclass(frozen=True)
 class PageArgs:
-    """Validated Relay arguments (API.md section 3): `size` items after (or, `backward`,
+    """Validated Relay arguments (docs/design.md#validation): `size` items after (or, `backward`,
     before) `cursor`. The one reading of `first`, `after`, `last` and `before`: for the
     connection field itself, for its parent reading the page ahead, and for the bound."""
 

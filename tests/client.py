@@ -41,7 +41,7 @@ class Result:
         return self.data
 
 
-# API.md section 4, as clients read it (spelled here apart from the product's own list).
+# docs/http.md#errors, as clients read it (spelled here apart from the product's own list).
 CONTRACT_CODES = frozenset(
     {
         "BAD_USER_INPUT",

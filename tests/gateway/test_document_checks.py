@@ -7,7 +7,7 @@ import graphql
 import pytest
 from graphql import GraphQLError, build_schema, specified_rules
 
-from gateway.document_checks import MAX_VALIDATION_ERRORS, coded, parse, validate
+from gateway.document_checks import MAX_VALIDATION_ERRORS, coded, oversized, parse, validate
 from keys.errors import Code
 
 SCHEMA = build_schema("type Query { a: String  b: String }")
@@ -90,3 +90,32 @@ def test_introspection_nested_too_deeply_is_too_complex() -> None:
     errors = validate(SCHEMA, document, coded(RULES))
     assert [e.message for e in errors] == ["Maximum introspection depth exceeded"]
     assert codes(errors) == [Code.QUERY_TOO_COMPLEX]
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("{ a }", 5),
+        ("{ a } # é", 10),
+        ("{ a } #" + "\ud800", 10),
+        ("#" + "\U0001d538" * 3 + "\n{ a }", 19),
+    ],
+)
+def test_a_document_is_measured_in_utf_8_bytes(text: str, size: int) -> None:
+    """Characters of 2 and 4 bytes, and a lone surrogate (JSON carries one) as its 3."""
+    assert not oversized(text, size) and oversized(text, size - 1)
+    if "\ud800" not in text:
+        assert parse(text, 100, size).definitions
+    over = refusal_of_size(text, size - 1)
+    assert over is not None and over.extensions == {"code": Code.QUERY_TOO_COMPLEX}
+    assert (
+        over.message == f"Syntax Error: Document is larger than {size - 1} bytes. Parsing aborted."
+    )
+
+
+def refusal_of_size(query: str, max_bytes: int) -> GraphQLError | None:
+    try:
+        parse(query, 100, max_bytes)
+    except GraphQLError as error:
+        return error
+    return None

@@ -1,4 +1,4 @@
-"""GraphQL over HTTP by the specification (API.md section 10): the media type clients ask
+"""GraphQL over HTTP by the specification (docs/http.md): the media type clients ask
 for, request errors as 400 under it, queries over GET and mutations refused there."""
 
 from __future__ import annotations

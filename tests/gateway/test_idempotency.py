@@ -1,4 +1,4 @@
-"""Safe retries (API.md section 10): an Idempotency-Key makes a mutation happen once per
+"""Safe retries (docs/http.md#safe-retries): an Idempotency-Key makes a mutation happen once per
 caller and key; its record is written in the mutation's own transaction."""
 
 from __future__ import annotations
@@ -138,6 +138,20 @@ async def test_queries_run_as_always_with_a_key(api: Api) -> None:
     for _ in range(2):
         _, body, replayed = await send(api, query, {}, "k")
         assert body["data"] == {"customer": None} and replayed is None
+
+
+async def test_queries_ignore_the_header_whatever_it_holds(api: Api) -> None:
+    query = '{ customer(id: "nobody") { id } }'
+    for key in ("", "x" * 129, "no spaces", "a/b"):
+        status, body, replayed = await send(api, query, {}, key)
+        assert status == 200 and body["data"] == {"customer": None}, body
+        assert "errors" not in body and replayed is None
+    response = await api.http.get(
+        "/graphql",
+        params={"query": query},
+        headers={**api.headers, "Idempotency-Key": "not a key"},
+    )
+    assert response.status_code == 200 and response.json()["data"] == {"customer": None}
 
 
 async def test_an_expired_record_is_none(api: Api, client: Any, table: str) -> None:

@@ -1,4 +1,4 @@
-"""Persisted documents (API.md section 10): Apollo's automatic persisted queries and GraphQL
+"""Persisted documents (docs/http.md): Apollo's automatic persisted queries and GraphQL
 over HTTP's `documentId`, kept in the table so another replica knows them."""
 
 from __future__ import annotations

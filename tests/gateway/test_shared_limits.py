@@ -1,6 +1,6 @@
-"""Rate limits shared through Redis (API.md section 11): a caller's limit holds across
-replicas; with Redis down, requests are still served on per-process buckets, logged,
-counted and said by /readyz, and the buckets are shared again once it returns."""
+"""Rate limits shared through Redis (docs/demand-control.md#rate-limit): a caller's limit
+holds across replicas; with Redis down, requests are still served on per-process buckets,
+logged, counted and said by /readyz, and the buckets are shared again once it returns."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The table's stream shared by replicas through Redis (API.md section 11): one reader per
-shard, holding a lease in the table (taken over when its holder dies, from its checkpoint),
-and every change heard by every replica's subscribers exactly once, Redis outage or not."""
+"""The table's stream shared by replicas through Redis (docs/subscriptions.md#several-replicas):
+one reader per shard, holding a lease in the table (taken over when its holder dies, from
+its checkpoint), and every change heard by every replica's subscribers exactly once, Redis
+outage or not."""
 
 from __future__ import annotations
 

@@ -326,3 +326,23 @@ async def test_queries_and_mutations_run_over_the_socket_too(gateway: Served) ->
         )
         assert read["payload"]["data"] == {"repo": {"name": "ws", "starCount": 0}}
         assert read["payload"]["extensions"]["cost"]["requests"] == 1
+
+
+@pytest.mark.parametrize(
+    ("document", "code"),
+    [
+        ("subscription { issueChanges(", "BAD_USER_INPUT"),
+        ("{ __typename }" + "#" * 70_000, "QUERY_TOO_COMPLEX"),
+        ("{ " + "__typename " * 6_000 + "}", "QUERY_TOO_COMPLEX"),
+    ],
+    ids=["syntax", "size", "tokens"],
+)
+async def test_a_document_the_parser_refuses_says_why(
+    gateway: Served, document: str, code: str
+) -> None:
+    async with connected(gateway) as client:
+        refused = await client.next_for(await client.subscribe(document))
+        assert code_of(refused) == code, refused
+        # The socket goes on serving.
+        read = await client.next_for(await client.subscribe("{ __typename }"))
+        assert read["payload"]["data"] == {"__typename": "Query"}

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 
-from graphql import specified_rules
+from graphql import parse, specified_rules
 
 from gateway.admin.documents import refusals
+from gateway.bound import bound_operation
 from gateway.demand import Limits
 from gateway.document_checks import coded
 from gateway.schema import build_schema, validation_rules
-from gateway.trusted import Checked, check_document, describe
+from gateway.trusted import OVER, Checked, check_document, describe
 
 SCHEMA = build_schema()._schema
 RULES = coded(specified_rules) + tuple(validation_rules(introspection=False))
@@ -26,12 +27,17 @@ def check(text: str, id_: str | None = None, limits: Limits | None = None) -> Ch
     return check_document(SCHEMA, id_ or sha(text), text, limits or Limits(), RULES)
 
 
-def test_each_operation_is_bounded_or_left_to_each_request() -> None:
+def test_each_operation_is_bounded_at_its_worst() -> None:
     checked = check(TWO, f"SHA256:{sha(TWO).upper()}")
     assert checked.problems == []
-    assert checked.bounds == {"A": {"requests": 1, "itemsScanned": 1, "fields": 2}, "B": None}
+    largest = bound_operation(SCHEMA, parse(TWO), "B", {"first": 100}).as_dict()
+    assert checked.bounds == {"A": {"requests": 1, "itemsScanned": 1, "fields": 2}, "B": largest}
     assert checked.bound is None  # two operations: the bound is each request's
-    assert describe(checked.bounds["A"]) == "requests=1 itemsScanned=1 fields=2"
+    assert checked.described["A"] == describe({"requests": 1, "itemsScanned": 1, "fields": 2})
+    assert checked.described["A"] == "requests=1 itemsScanned=1 fields=2"
+    # Over the limits for its largest page: said, not refused (such requests are).
+    tight = check(TWO, limits=Limits(requests=50, items=50, fields=20_000))
+    assert tight.problems == [] and tight.described["B"] == describe(largest) + OVER
 
 
 def test_what_the_gateway_would_refuse_is_refused() -> None:

@@ -1,4 +1,4 @@
-"""Trusted documents (API.md section 10): with DYNAGATE_DOCUMENTS=trusted only documents an
+"""Trusted documents (docs/http.md): with DYNAGATE_DOCUMENTS=trusted only documents an
 admin registered run for other callers, by id or sent in full; only admins register."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def test_the_setting_reads_trusted_or_open() -> None:
     assert Settings.from_env({"DYNAGATE_DOCUMENTS": "trusted"}, serving=False).trusted_documents
     assert not Settings.from_env({"DYNAGATE_DOCUMENTS": "open"}, serving=False).trusted_documents
     assert not Settings.from_env({}, serving=False).trusted_documents
-    with pytest.raises(SettingsError, match="DYNAGATE_DOCUMENTS='safelist': use trusted"):
+    with pytest.raises(SettingsError, match="DYNAGATE_DOCUMENTS='safelist': use open or trusted"):
         Settings.from_env({"DYNAGATE_DOCUMENTS": "safelist"}, serving=False)
 
 
@@ -191,7 +191,7 @@ def test_documents_add_checks_all_then_registers_all(
     added = run("documents", "add", str(_manifest(tmp_path / "good.json", good)), env=env)
     assert added.returncode == 0, added.stderr
     assert f"sha256:{sha(orders)}  Open: requests=1 itemsScanned=7 fields=17" in added.stdout
-    assert "Customer: bounded per request (needs variables)" in added.stdout
+    assert "Customer: requests=1 itemsScanned=1 fields=2" in added.stdout
     assert "2 documents registered as trusted" in added.stdout
     listed = run("documents", "list", env=env)
     assert f"sha256:{sha(customer)}  trusted" in listed.stdout
