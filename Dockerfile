@@ -9,6 +9,7 @@ FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
 COPY pyproject.toml setup.py README.md constraints.txt ./
 COPY gateway gateway
+COPY demo demo
 COPY resolvers resolvers
 COPY data data
 COPY store store

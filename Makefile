@@ -29,14 +29,14 @@ install: $(INSTALLED)
 
 # Fetches the pinned DynamoDB Local into ~/.cache/dynagate and checks its checksum.
 dynamodb-local: install
-	@$(BIN)/python -c "from gateway.dynamodb_local import describe, ensure_installed; print(describe(ensure_installed()))"
+	@$(BIN)/python -c "from gateway.cli.dynamodb_local import describe, ensure_installed; print(describe(ensure_installed()))"
 
 run: dynamodb-local
 	@mkdir -p $(DATA)
 	@$(BIN)/dynagate dynamodb-local --port $(LOCAL_PORT) --db-path $(DATA) & local=$$!; \
 	trap 'kill $$local 2>/dev/null; wait $$local 2>/dev/null' EXIT INT TERM; \
 	export DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:$(LOCAL_PORT); \
-	$(BIN)/python -c "from gateway.dynamodb_local import wait_until_ready; wait_until_ready($(LOCAL_PORT))" && \
+	$(BIN)/python -c "from gateway.cli.dynamodb_local import wait_until_ready; wait_until_ready($(LOCAL_PORT))" && \
 	$(BIN)/dynagate create-table && \
 	$(BIN)/dynagate seed && \
 	$(if $(DOCUMENTS),$(BIN)/dynagate documents add '$(DOCUMENTS)' && export DYNAGATE_DOCUMENTS=trusted &&) \

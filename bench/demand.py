@@ -34,9 +34,9 @@ from bench.harness import (
     positive_int,
 )
 from bench.operations import ORDERS_PAGE, seed_orders
-from gateway.bound import bound_operation
-from gateway.demand import BoundCache
-from gateway.schema import build_schema
+from gateway.demand.bound import bound_operation
+from gateway.demand.control import BoundCache
+from gateway.schema.build import build_schema
 
 TABLE = "bench-demand"
 NESTED = (

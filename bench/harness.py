@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 
 from bench import report
-from gateway.app import create_app
-from gateway.dynamodb_local import DynamoDBLocal
+from gateway.cli.dynamodb_local import DynamoDBLocal
+from gateway.http.app import create_app
 from gateway.settings import Settings
 from store.tables import create_table
 

@@ -49,7 +49,7 @@ from bench.harness import (
 )
 from bench.live import NAME, OPEN, OWNER, Subscriber
 from bench.servers import wait_until_answering
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
 
 TABLE = "bench-scaleout"
 DYNAGATE = str(Path(sys.executable).with_name("dynagate"))
@@ -153,7 +153,7 @@ def rate_limit_cost(
 async def _script_round_trip(redis_url: str, calls: int = 1000) -> float:
     from redis.asyncio import Redis
 
-    from gateway.shared_limits import SharedRateLimiter
+    from gateway.replicas.shared_limits import SharedRateLimiter
 
     redis = Redis.from_url(redis_url)
     try:

@@ -15,10 +15,10 @@ from typing import IO
 
 import httpx
 
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-GATEWAY = "gateway.app:create_app"  # the real application factory, settings from env
+GATEWAY = "gateway.http.app:create_app"  # the real application factory, settings from env
 # uvicorn's pure-Python event loop and HTTP parser, instead of uvloop and httptools.
 PLAIN = ("--loop", "asyncio", "--http", "h11")
 

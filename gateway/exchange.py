@@ -12,6 +12,8 @@ import time
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
+from graphql import GraphQLError
+
 from store.cost import Cost
 
 
@@ -70,3 +72,9 @@ def note_cost(cost: Cost) -> None:
     exchange = _current.get()
     if exchange is not None:
         exchange.cost = cost
+
+
+def is_request_error(data: object, errors: list[GraphQLError] | None) -> bool:
+    """An answer that ran nothing: no data, and every error raised before execution (an
+    error of execution has the path of the field that raised it)."""
+    return data is None and bool(errors) and all(e.path is None for e in errors or [])

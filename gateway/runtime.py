@@ -15,11 +15,11 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from data.feed import ChangeFeed
-from gateway.fanout import ChangeFanout
+from gateway.demand.ratelimit import RateLimiter
 from gateway.metrics import Metrics
-from gateway.ratelimit import RateLimiter
+from gateway.replicas.fanout import ChangeFanout
+from gateway.replicas.shared_limits import REDIS_SECONDS, SharedRateLimiter
 from gateway.settings import Settings
-from gateway.shared_limits import REDIS_SECONDS, SharedRateLimiter
 from store.client import Store
 from store.cursors import CursorCodec
 from store.leases import ShardLeases
@@ -48,7 +48,7 @@ class Runtime:
     reader: StreamReader | None = None
     reading: asyncio.Task[None] | None = None
 
-    # With Redis: the changes every replica hears (`gateway/fanout.py`), and its reading.
+    # With Redis: the changes every replica hears (`gateway/replicas/fanout.py`), and its reading.
     fanout: ChangeFanout | None = None
     hearing: asyncio.Task[None] | None = None
 
@@ -103,7 +103,7 @@ class Runtime:
     def stream_reader(self, client: DynamoDBClient, streams: Any) -> StreamReader:
         """The process's reader of the table's stream: of every shard, feeding this
         process's subscriptions; with Redis, of the shards whose lease it holds, feeding
-        every replica's (`gateway/fanout.py`)."""
+        every replica's (`gateway/replicas/fanout.py`)."""
         table, metrics = self.settings.table, self.metrics
         if self.redis is None:
             return StreamReader(client, streams, table, self.feed.publish, observer=metrics)

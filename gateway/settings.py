@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from gateway.demand import Limits
+from gateway.demand.control import Limits
 from gateway.setting_table import SETTINGS
 from gateway.setting_values import on_this_machine
 from store.client import DynamoDBClient, open_client

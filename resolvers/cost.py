@@ -1,6 +1,6 @@
 """The worst case of each field that reads DynamoDB, declared next to its resolver.
 
-Before an operation runs, the gateway bounds it (`gateway/bound.py`) by walking the
+Before an operation runs, the gateway bounds it (`gateway/demand/bound.py`) by walking the
 document with these models: a field costs `requests` DynamoDB calls and `items` items read
 per parent object, and hands `fanout` objects to the fields selected below it. Figures are
 numbers or functions of the field's arguments (by GraphQL name, defaults applied).

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from gateway.app import create_app
+from gateway.http.app import create_app
 from gateway.settings import Settings
 
 

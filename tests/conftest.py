@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
-from gateway.dynamodb_local import DynamoDBLocal
+from gateway.cli.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
 from store.client import Store, open_client
 from store.tables import create_table

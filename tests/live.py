@@ -16,11 +16,11 @@ from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection
 from websockets.typing import Subprotocol
 
-from gateway.app import create_app
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
+from gateway.http.app import create_app
+from gateway.http.view import GraphQLApp
 from gateway.runtime import Runtime
 from gateway.settings import Settings
-from gateway.view import GraphQLApp
 
 PROTOCOL = Subprotocol("graphql-transport-ws")
 

@@ -15,7 +15,7 @@ from typing import Self
 
 import pytest
 
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
 
 SERVERS = ("redis-server", "valkey-server")
 NO_REDIS = (

@@ -11,7 +11,7 @@ import pytest
 
 from data import map as data
 from data.map_counts import rebuild_short_counts
-from gateway.seed import Seeder
+from demo.seed import Seeder
 from keys import map as map_keys
 from store.client import Store
 from store.loaders import ItemLoader

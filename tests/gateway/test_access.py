@@ -12,8 +12,8 @@ import httpx
 import pytest
 from graphql import GraphQLNamedType, GraphQLObjectType, get_named_type
 
-from gateway.app import create_app
-from gateway.schema import build_schema
+from gateway.http.app import create_app
+from gateway.schema.build import build_schema
 from gateway.settings import Settings
 from resolvers.access import RULE, Anyone, Rule, SignedIn
 from tests.client import COST_KEYS, Api

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gateway.demand import Limits
+from gateway.demand.control import Limits
 from tests.client import Api, settings_for
 from tests.documents import CREATE_CUSTOMER
 from tests.identity import SECRET, as_user

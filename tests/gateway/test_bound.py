@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from graphql import get_introspection_query, graphql_sync, parse
 
-from gateway.bound import Bound, bound_operation
-from gateway.demand import BoundCache, Limits
-from gateway.schema import build_schema
+from gateway.demand.bound import Bound, bound_operation
+from gateway.demand.control import BoundCache, Limits
+from gateway.schema.build import build_schema
 
 SCHEMA = build_schema()._schema
 

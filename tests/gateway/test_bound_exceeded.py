@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from gateway import demand
-from gateway.bound import Bound
+from gateway.demand import control as demand
+from gateway.demand.bound import Bound
 from tests.client import Api
 
 

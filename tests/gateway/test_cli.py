@@ -19,7 +19,7 @@ import httpx
 import jwt
 import pytest
 
-from gateway.schema import schema_sdl
+from gateway.schema.build import schema_sdl
 from gateway.setting_table import SETTINGS
 from tests.redis_server import RedisServer
 

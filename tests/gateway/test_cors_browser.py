@@ -20,8 +20,8 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.app import create_app
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
+from gateway.http.app import create_app
 from gateway.settings import Settings
 from tests.client import settings_for
 from tests.gateway.test_playground_browser import NO_INTERNET, chromium

@@ -14,8 +14,8 @@ from graphql import (
     is_object_type,
 )
 
-from gateway.bound import model_of
-from gateway.schema import build_schema
+from gateway.demand.bound import model_of
+from gateway.schema.build import build_schema
 
 SCHEMA = build_schema()._schema
 

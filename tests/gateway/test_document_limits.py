@@ -9,8 +9,8 @@ import pytest
 from graphql import parse, validate
 from strawberry.extensions import max_aliases, query_depth_limiter
 
-from gateway.document_limits import limits_rule
-from gateway.schema import build_schema
+from gateway.documents.limits import limits_rule
+from gateway.schema.build import build_schema
 
 SCHEMA = build_schema()._schema
 DEPTH, ALIASES = 3, 2

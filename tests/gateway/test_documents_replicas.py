@@ -14,7 +14,7 @@ import pytest
 
 from data.callers import OPEN
 from data.documents import register_document
-from gateway.persisted import RECHECK_SECONDS, PersistedDocuments
+from gateway.documents.persisted import RECHECK_SECONDS, PersistedDocuments
 from keys.documents import document_key
 from store.client import Store
 from store.stream_records import StreamRecord

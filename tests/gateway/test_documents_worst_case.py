@@ -1,5 +1,5 @@
 """The worst case of a trusted document over every value of its variables
-(`gateway/worst_case.py`): never below the bound of any request, and what `dynagate
+(`gateway/demand/worst_case.py`): never below the bound of any request, and what `dynagate
 documents add` and `list` print."""
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from graphql import (
     parse,
 )
 
-from gateway.bound import Bound, bound_operation
-from gateway.demand import Limits
-from gateway.schema import build_schema
-from gateway.trusted import OVER
-from gateway.worst_case import UNBOUNDED, _most, worst_case
+from gateway.cli.trusted import OVER
+from gateway.demand.bound import Bound, bound_operation
+from gateway.demand.control import Limits
+from gateway.demand.worst_case import UNBOUNDED, _most, worst_case
+from gateway.schema.build import build_schema
 from tests.gateway.test_cli import run
 
 SCHEMA = build_schema()._schema

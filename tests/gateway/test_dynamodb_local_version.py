@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.dynamodb_local import describe, ensure_installed
+from gateway.cli.dynamodb_local import describe, ensure_installed
 
 BUNDLED = "DynamoDB Local 1.25.1 (npm amplify-dynamodb-simulator 2.9.30)"
 PACKAGE_ONLY = "DynamoDB Local (npm amplify-dynamodb-simulator 2.9.30)"

@@ -19,7 +19,7 @@ from strawberry.permission import BasePermission
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from gateway.execution import OVERRIDDEN, PlainFieldsExecutionContext
+from gateway.schema.execution import OVERRIDDEN, PlainFieldsExecutionContext
 
 
 @strawberry.enum
@@ -284,7 +284,7 @@ def test_graphql_core_still_has_what_the_short_path_relies_on() -> None:
     if "middlewares" not in MiddlewareManager.__slots__:
         changed.append("MiddlewareManager has no `middlewares`")
     assert not changed, (
-        f"graphql-core {graphql.__version__} changed what gateway/execution.py relies on; "
+        f"graphql-core {graphql.__version__} changed what gateway/schema/execution.py relies on; "
         "adapt it (and OVERRIDDEN) or keep graphql-core to the version pinned in "
         "constraints.txt:\n" + "\n".join(changed)
     )

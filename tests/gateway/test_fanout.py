@@ -1,5 +1,5 @@
 """What replicas hear through Redis, without Redis: a record survives the trip, and a batch
-read again after a takeover is delivered once (`gateway/fanout.py`)."""
+read again after a takeover is delivered once (`gateway/replicas/fanout.py`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from gateway.fanout import ChangeFanout
+from gateway.replicas.fanout import ChangeFanout
 from store.stream_records import StreamRecord, decoded, encoded
 
 

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from data import map as data
-from gateway.bound import Bound, bound_operation
-from gateway.demand import Limits
-from gateway.schema import build_schema
+from gateway.demand.bound import Bound, bound_operation
+from gateway.demand.control import Limits
+from gateway.schema.build import build_schema
 from keys.map import CELL_LENGTHS, default_precision
 from tests.resolvers.map_helpers import View
 

@@ -8,7 +8,8 @@ import logging
 import pytest
 from graphql import GraphQLError
 
-from gateway.http_spec import GRAPHQL_RESPONSE, is_request_error, prefers_graphql_response
+from gateway.exchange import is_request_error
+from gateway.http.spec import GRAPHQL_RESPONSE, prefers_graphql_response
 from tests.client import Api
 
 SPEC = {"Accept": GRAPHQL_RESPONSE}

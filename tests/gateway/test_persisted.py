@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gateway.persisted import requested_hash
+from gateway.documents.persisted import requested_hash
 from keys.documents import document_key
 from keys.errors import BadUserInput
 from store.requests import to_attributes

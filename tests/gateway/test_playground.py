@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from gateway import playground
-from gateway.app import create_app
+from gateway.http.app import create_app
 from gateway.playground import PINNED, URL_PREFIX, Playground, missing, page_html, sha384
 from gateway.settings import Settings
 from tests.client import Api

@@ -20,8 +20,8 @@ import uvicorn
 from playwright.async_api import Browser, Page, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from gateway.app import create_app
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
+from gateway.http.app import create_app
 from gateway.settings import Settings
 from tests import live
 from tests.client import settings_for

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
 from gateway.playground import PINNED, sha384
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,9 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
 # The wheel's own code, from outside the repository: it says where it was imported from,
 # then serves as `dynagate serve` does.
-SERVE = (
-    "import sys, gateway.cli; print(gateway.cli.__file__, flush=True); sys.exit(gateway.cli.main())"
-)
+SERVE = "import sys, gateway.cli.main as cli; print(cli.__file__, flush=True); sys.exit(cli.main())"
 
 
 def build_wheel(source: Path, into: Path) -> Path:

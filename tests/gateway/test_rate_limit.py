@@ -14,8 +14,8 @@ import httpx
 import pytest
 from starlette.requests import HTTPConnection
 
-from gateway.app import create_app
-from gateway.ratelimit import RateLimiter, address
+from gateway.demand.ratelimit import RateLimiter, address
+from gateway.http.app import create_app
 from gateway.settings import Settings
 from store.cost import Cost
 from tests.client import COST_KEYS, Api, Result

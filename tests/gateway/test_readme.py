@@ -25,7 +25,7 @@ from urllib.parse import unquote
 import httpx
 import pytest
 
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
 from tests.live import connected
 
 ROOT = Path(__file__).parents[2]
@@ -243,7 +243,7 @@ def test_a_second_make_run_says_the_demo_data_exists(make_run: Running) -> None:
 def test_the_dynamodb_local_versions_the_docs_state_are_the_ones_used() -> None:
     """Compose runs Amazon's image, the tests and `make run` the npm package: the docs
     name both versions, and they are the ones the files pin."""
-    from gateway import dynamodb_local
+    from gateway.cli import dynamodb_local
 
     compose = (ROOT / "docker-compose.yml").read_text()
     image = re.search(r"amazon/dynamodb-local:([\d.]+)", compose)

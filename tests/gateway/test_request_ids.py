@@ -13,8 +13,8 @@ import httpx
 import pytest
 from starlette.types import Receive, Scope, Send
 
+from gateway.http.tracing import RequestTracing
 from gateway.settings import Settings
-from gateway.tracing import RequestTracing
 from tests.client import Api
 from tests.identity import SECURED
 

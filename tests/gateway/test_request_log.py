@@ -10,8 +10,8 @@ import pytest
 from graphql import GraphQLError
 
 from gateway.exchange import Exchange, closed, opened
-from gateway.extensions import CodedMaskErrors
 from gateway.logs import TEXT_FORMAT, JsonFormatter, logging_config
+from gateway.schema.extensions import CodedMaskErrors
 from tests.client import COST_KEYS, Api
 
 LOOKUP = "query Lookup($id: ID!) { customer(id: $id) { id } }"

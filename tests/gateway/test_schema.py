@@ -5,8 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from gateway.schema import schema_sdl
-from gateway.schema_diff import (
+from gateway.cli.schema_diff import (
     Unreadable,
     load_manifest,
     parse_schema,
@@ -14,6 +13,7 @@ from gateway.schema_diff import (
     render,
     schema_changes,
 )
+from gateway.schema.build import schema_sdl
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "schema.graphql"

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.schema import schema_sdl
-from gateway.schema_diff import (
+from gateway.cli.schema_diff import (
     Change,
     Unreadable,
     load_manifest,
@@ -19,6 +18,7 @@ from gateway.schema_diff import (
     render,
     schema_changes,
 )
+from gateway.schema.build import schema_sdl
 
 DYNAGATE = str(Path(sys.executable).with_name("dynagate"))
 

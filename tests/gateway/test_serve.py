@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from gateway.dynamodb_local import free_port
-from gateway.readiness import READY_CHECK_SECONDS
+from gateway.cli.dynamodb_local import free_port
+from gateway.http.readiness import READY_CHECK_SECONDS
 from gateway.settings import Settings
 from store.tables import create_table
 from tests.client import Api

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-from gateway import shared_limits
+from gateway.replicas import shared_limits
+from gateway.replicas.shared_limits import PREFIX, SharedRateLimiter
 from gateway.settings import Settings, SettingsError
-from gateway.shared_limits import PREFIX, SharedRateLimiter
 from store.cost import Cost
 from tests.client import Api, settings_for
 from tests.redis_server import RedisServer

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from gateway.dynamodb_local import free_port
+from gateway.cli.dynamodb_local import free_port
 from store.client import Store
 from store.leases import ShardLeases
 from tests.client import settings_for

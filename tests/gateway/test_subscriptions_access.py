@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from gateway import live
-from gateway import view as view_module
+from gateway.http import view as view_module
+from gateway.live import handler as live
 from tests.client import settings_for
 from tests.identity import token
 from tests.live import Served, connected, served

@@ -23,7 +23,7 @@ from websockets.client import ClientProtocol
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from gateway import live
+from gateway.live import handler as live
 from keys import comments as comment_keys
 from keys import repos as repo_keys
 from store.cost import Cost

@@ -1,4 +1,4 @@
-"""The checks a document passes before it is trusted (`gateway/trusted.py`): pure."""
+"""The checks a document passes before it is trusted (`gateway/cli/trusted.py`): pure."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import hashlib
 
 from graphql import parse, specified_rules
 
-from gateway.admin.documents import refusals
-from gateway.bound import bound_operation
-from gateway.demand import Limits
-from gateway.document_checks import coded
-from gateway.schema import build_schema, validation_rules
-from gateway.trusted import OVER, Checked, check_document, describe
+from gateway.cli.documents import refusals
+from gateway.cli.trusted import OVER, Checked, check_document, describe
+from gateway.demand.bound import bound_operation
+from gateway.demand.control import Limits
+from gateway.documents.parsing import coded
+from gateway.schema.build import build_schema, validation_rules
 
 SCHEMA = build_schema()._schema
 RULES = coded(specified_rules) + tuple(validation_rules(introspection=False))

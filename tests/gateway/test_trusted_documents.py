@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from data.documents import load_document, register_document
-from gateway import persisted
+from gateway.documents import persisted
 from gateway.settings import Settings, SettingsError
 from keys.documents import document_key
 from store.client import Store

@@ -10,7 +10,7 @@ import pytest
 from graphql import FieldNode, OperationDefinitionNode, parse
 from graphql.execution.values import VariableValues, get_variable_values
 
-from gateway.schema import build_schema
+from gateway.schema.build import build_schema
 from resolvers.selections import Walk, fields_in, fragments_of, included
 
 SCHEMA = build_schema()._schema

@@ -1,0 +1,208 @@
+"""What each `dynagate` command does, once its arguments are read (`gateway/cli/parser.py`).
+The demo's own commands (`seed`, `verify`) are the default model's (`DEFAULT_MODEL`),
+reached by its name, never imported by the engine."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from functools import partial
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from gateway.identity import issue_token
+from gateway.settings import Settings
+
+if TYPE_CHECKING:
+    from store.client import DynamoDBClient
+
+# The model whose seed data and checks `seed` and `verify` run.
+DEFAULT_MODEL = "demo"
+
+
+class CommandFailed(Exception):
+    """A command could not do its work: its message, one line, says why."""
+
+
+def model_part(name: str) -> ModuleType:
+    """The default model's module `name` (`commands`: its `seed` and `verify`)."""
+    return importlib.import_module(f"{DEFAULT_MODEL}.{name}")
+
+
+def token(args: argparse.Namespace) -> int:
+    settings = Settings.from_env(serving=False)
+    print(issue_token(settings, args.sub, admin=args.admin, ttl=args.ttl))
+    return 0
+
+
+def serve(args: argparse.Namespace) -> int:
+    from gateway.cli.serving import serve
+
+    return serve(args.host, args.port, args.workers)
+
+
+def create_table(args: argparse.Namespace) -> int:
+    from store.tables import create_table
+
+    settings = Settings.from_env(serving=False)
+
+    async def run() -> str:
+        async with settings.open_client() as client:
+            return await create_table(client, settings.table)
+
+    print(asyncio.run(run()))
+    return 0
+
+
+async def _reach(client: DynamoDBClient, table: str) -> None:
+    """One call before the work, so a missing database or table fails at once with its fix
+    (`_explained`), not as the API's client-facing error halfway through a progress bar."""
+    from store.tables import describe
+
+    if await describe(client, table) is None:
+        raise CommandFailed(f"table {table!r} does not exist: run `dynagate create-table` first")
+
+
+def seed(args: argparse.Namespace) -> int:
+    """The default model's demo data, through the API's own mutations."""
+    settings = Settings.from_env(serving=False)
+
+    async def run() -> str:
+        async with settings.open_client() as client:
+            await _reach(client, settings.table)
+            summary: str = await model_part("commands").seed(client, settings.table, args)
+            return summary
+
+    print(asyncio.run(run()))
+    return 0
+
+
+def usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def documents_add(args: argparse.Namespace) -> int:
+    from gateway.cli import documents
+    from gateway.cli.schema_diff import Unreadable, load_manifest
+    from gateway.schema.build import build_schema
+    from store.client import Store
+
+    settings = Settings.from_env(serving=False)
+    try:
+        manifest = load_manifest(_read(args.manifest), str(args.manifest))
+    except Unreadable as exc:
+        print(f"dynagate: {exc}", file=sys.stderr)
+        return 2
+    schema = build_schema(introspection=settings.introspection)._schema
+    checked = documents.check(
+        schema,
+        manifest,
+        settings.limits,
+        introspection=settings.introspection,
+        max_bytes=settings.max_document_bytes,
+    )
+    refused = documents.refusals(checked)
+    if refused:
+        print("\n".join(refused), file=sys.stderr)
+        return 1
+
+    async def run() -> int:
+        async with settings.open_client() as client:
+            await _reach(client, settings.table)
+            store = Store(client, settings.table)
+            return await documents.add(store, checked, partial(print, flush=True))
+
+    return asyncio.run(run())
+
+
+def documents_list(args: argparse.Namespace) -> int:
+    from gateway.cli import documents
+    from gateway.schema.build import build_schema
+    from store.client import Store
+
+    settings = Settings.from_env(serving=False)
+    schema = build_schema(introspection=settings.introspection)._schema
+
+    async def run() -> int:
+        async with settings.open_client() as client:
+            await _reach(client, settings.table)
+            store = Store(client, settings.table)
+            return await documents.show(store, schema, print, settings.limits)
+
+    return asyncio.run(run())
+
+
+def verify(args: argparse.Namespace) -> int:
+    """The default model's offline check of what it derives, repaired with `--repair`."""
+    settings = Settings.from_env(serving=False)
+
+    async def run() -> tuple[list[str], int]:
+        async with settings.open_client() as client:
+            await _reach(client, settings.table)
+            checked: tuple[list[str], int] = await model_part("commands").check(
+                client, settings.table, args
+            )
+            return checked
+
+    lines, exit_code = asyncio.run(run())
+    print("\n".join(lines))
+    return exit_code
+
+
+def dynamodb_local(args: argparse.Namespace) -> int:
+    from gateway.cli.dynamodb_local import run_foreground
+
+    return run_foreground(args.port, args.db_path)
+
+
+def export_schema(args: argparse.Namespace) -> int:
+    from gateway.schema.build import schema_sdl
+
+    if args.output is None:
+        sys.stdout.write(schema_sdl())
+    else:
+        args.output.write_text(schema_sdl())
+    return 0
+
+
+def schema_diff(args: argparse.Namespace) -> int:
+    from gateway.cli.schema_diff import (
+        Unreadable,
+        load_manifest,
+        parse_schema,
+        rejected_documents,
+        render,
+        schema_changes,
+    )
+    from gateway.schema.build import schema_sdl
+
+    try:
+        old = parse_schema(_read(args.old), str(args.old))
+        documents = None
+        if args.documents is not None:
+            documents = load_manifest(_read(args.documents), str(args.documents))
+    except Unreadable as exc:
+        print(f"dynagate: {exc}", file=sys.stderr)
+        return 2
+    # From the exported SDL, as OLD is: the two are compared as clients read them.
+    current = parse_schema(schema_sdl())
+    changes = schema_changes(old, current)
+    rejected = None if documents is None else rejected_documents(current, documents)
+    print("\n".join(render(changes, rejected)))
+    return 1 if rejected or any(change.kind == "breaking" for change in changes) else 0
+
+
+def _read(path: Path) -> str:
+    """The file's text, or `Unreadable` with one line naming it."""
+    from gateway.cli.schema_diff import Unreadable
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise Unreadable(f"{path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise Unreadable(f"{path}: not UTF-8 text") from exc

@@ -1,0 +1,144 @@
+"""The arguments of every `dynagate` command, each with its help and default, and every
+setting in the help's epilog (`gateway/setting_table.py`)."""
+
+from __future__ import annotations
+
+import argparse
+from importlib.metadata import version
+from pathlib import Path
+
+from gateway.cli import commands
+from gateway.identity import TOKEN_TTL
+from gateway.setting_table import environment_help
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows each option's default, save where there is none to show, and keeps the
+    epilog's lines as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def command_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dynagate", description=__doc__, epilog=environment_help(), formatter_class=_Formatter
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('dynagate')}")
+    subcommands = parser.add_subparsers(metavar="COMMAND")
+
+    serve = subcommands.add_parser(
+        "serve", help="serve the GraphQL API", formatter_class=_Formatter
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes serving the port; above 2 needs DYNAGATE_REDIS_URL",
+    )
+    serve.set_defaults(run=commands.serve)
+
+    create = subcommands.add_parser(
+        "create-table", help="create the table and its indexes", formatter_class=_Formatter
+    )
+    create.set_defaults(run=commands.create_table)
+
+    seed = subcommands.add_parser(
+        "seed", help="load demo data through the API's mutations", formatter_class=_Formatter
+    )
+    commands.model_part("commands").add_seed_arguments(seed)
+    seed.set_defaults(run=commands.seed)
+
+    local = subcommands.add_parser(
+        "dynamodb-local",
+        help="run Amazon DynamoDB Local in the foreground",
+        formatter_class=_Formatter,
+    )
+    local.add_argument("--port", type=int, default=8001, help="port to listen on")
+    local.add_argument(
+        "--db-path", type=Path, default=None, help="keep data here (default: in memory)"
+    )
+    local.set_defaults(run=commands.dynamodb_local)
+
+    export = subcommands.add_parser(
+        "export-schema", help="print the schema in SDL", formatter_class=_Formatter
+    )
+    export.add_argument("--output", type=Path, default=None, help="write to this file instead")
+    export.set_defaults(run=commands.export_schema)
+
+    diff = subcommands.add_parser(
+        "schema-diff",
+        help="list what changed for clients since an older schema",
+        description="Compare the schema with OLD (SDL, e.g. the schema.graphql of the last "
+        "release) and print the changes a client sees, breaking, then dangerous, then safe, "
+        "one a line. Exit status: 0 when nothing breaks, 1 when a change is breaking or a "
+        "document is rejected, 2 when a file cannot be read or parsed.",
+        formatter_class=_Formatter,
+    )
+    diff.add_argument("old", type=Path, metavar="OLD.graphql", help="the older schema")
+    diff.add_argument(
+        "--documents",
+        type=Path,
+        metavar="MANIFEST.json",
+        help="also list the documents the schema rejects: a JSON object of id → document "
+        "(Relay, GraphQL Codegen) or an Apollo persisted query manifest",
+    )
+    diff.set_defaults(run=commands.schema_diff)
+
+    documents = subcommands.add_parser(
+        "documents",
+        help="trusted documents: register a client's manifest, list what is registered",
+        description="With DYNAGATE_DOCUMENTS=trusted only registered documents run (but "
+        "for admins). `add` checks every document of MANIFEST.json against the schema and "
+        "the demand limits and registers all of them, or none when one is refused.",
+        formatter_class=_Formatter,
+    )
+    documents.set_defaults(run=lambda _: commands.usage(documents))
+    actions = documents.add_subparsers(metavar="ACTION")
+    add = actions.add_parser(
+        "add",
+        help="check a manifest's documents and register them as trusted",
+        description="Exit status: 0 when every document was registered, 1 when one is "
+        "refused (none is then registered), 2 when the manifest cannot be read.",
+        formatter_class=_Formatter,
+    )
+    add.add_argument(
+        "manifest",
+        type=Path,
+        metavar="MANIFEST.json",
+        help='a JSON object of "sha256:<hex>" or "<hex>" → document (Relay, GraphQL '
+        "Codegen) or an Apollo persisted query manifest",
+    )
+    add.set_defaults(run=commands.documents_add)
+    listing = actions.add_parser(
+        "list", help="list the registered documents", formatter_class=_Formatter
+    )
+    listing.set_defaults(run=commands.documents_list)
+
+    verify = subcommands.add_parser(
+        "verify",
+        help="check every comment's copies against the comment, and the heatmap's counts of "
+        "short cells against their children's (offline: scans the table)",
+        description="Scan the table and report comment copies that are missing, stale, extra "
+        "or orphaned, and heatmap counts of cells of lengths 2 and 1 that are not their "
+        "children's sum. Exit status: 0 when nothing differs (or --repair fixed all of it), "
+        "1 when differences remain.",
+        formatter_class=_Formatter,
+    )
+    commands.model_part("commands").add_verify_arguments(verify)
+    verify.set_defaults(run=commands.verify)
+
+    token = subcommands.add_parser(
+        "token",
+        help="print a bearer token signed with DYNAGATE_AUTH_SECRET (development and tests)",
+        formatter_class=_Formatter,
+    )
+    token.add_argument("--sub", required=True, help="the username the token signs in")
+    token.add_argument("--admin", action="store_true", help="in the admin group")
+    token.add_argument("--ttl", type=int, default=TOKEN_TTL, help="seconds it is valid")
+    token.set_defaults(run=commands.token)
+    return parser

@@ -1,0 +1,302 @@
+"""Persisted documents over HTTP (docs/http.md): a request may name its document by hash
+instead of sending it, as GraphQL over HTTP's `documentId: "sha256:<hex>"` or Apollo's
+automatic persisted queries (`extensions.persistedQuery.sha256Hash`).
+
+A request that sends its document with an Apollo hash registers it (the hash checked
+first) right after it ran, so that the write is in its cost; one that names an unknown hash
+is PERSISTED_QUERY_NOT_FOUND, which a client answers by sending the document with its hash.
+Documents are kept in the table, so every replica knows them, and by each process once
+read. A process that found a hash missing hears of its registration anywhere through the
+table's stream (`persisted_documents`), so that it runs it at once.
+
+In trusted mode (`DYNAGATE_DOCUMENTS=trusted`) only documents an admin registered (through
+a request, or `dynagate documents add`) run for other callers, and only admins register.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter, OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from strawberry.extensions import SchemaExtension
+from strawberry.http import GraphQLRequestData
+
+from data.callers import Caller
+from data.changes import Record
+from data.documents import load_document, register_document, registered_by
+from gateway.documents.parsing import oversized
+from gateway.exchange import is_request_error
+from gateway.runtime import Runtime
+from keys.documents import checked_hash, digest
+from keys.errors import BadUserInput, DynagateError, Forbidden, UnknownDocument
+from resolvers.context import Context
+from store.client import Store
+
+logger = logging.getLogger("dynagate")
+DOCUMENT_ID = "documentId"
+_SHA256 = "sha256:"
+# The message exactly: Apollo Client knows the answer by its code, urql by this message.
+_NOT_FOUND = "PersistedQueryNotFound"
+# How long a hash found missing (or untrusted) is taken as such before the table is read
+# again, should the table's stream not tell of its registration sooner.
+RECHECK_SECONDS = 10.0
+# How long the first request that reads the table for a hash waits for this process to
+# start hearing the table's stream (it goes on reading meanwhile).
+FOLLOW_SECONDS = 1.0
+_UNTRUSTED = "only the documents registered with this gateway run here"
+_ADMINS_REGISTER = "only admins register documents here"
+
+
+def requested_hash(document_id: object, extensions: Mapping[str, Any] | None) -> str | None:
+    """The hash a request names its document by, if any; BAD_USER_INPUT if malformed."""
+    if document_id is not None:
+        if not isinstance(document_id, str) or not document_id.startswith(_SHA256):
+            raise BadUserInput('name a document as "sha256:<hex>"', field=DOCUMENT_ID)
+        return checked_hash(document_id.removeprefix(_SHA256), DOCUMENT_ID)
+    persisted = (extensions or {}).get("persistedQuery")
+    if persisted is None:
+        return None
+    if not isinstance(persisted, Mapping) or persisted.get("version") != 1:
+        raise BadUserInput("persistedQuery: only version 1 is known", field="extensions")
+    return checked_hash(persisted.get("sha256Hash"), "extensions.persistedQuery.sha256Hash")
+
+
+@dataclass(frozen=True)
+class _Known:
+    text: str
+    trusted: bool
+    # When the table was last read for it (this process's clock).
+    read_at: float = 0.0
+
+
+class PersistedDocuments:
+    """The documents this process has read or registered, by hash (least recent dropped),
+    and, in trusted mode (`trusted_only`), the rule that only trusted ones run for callers
+    other than admins: by hash, or sent in full when its hash is registered as trusted.
+
+    `follow` is awaited before the table is read for a hash: it starts hearing the table's
+    stream, whose records of documents (`heard`) end what was found missing or untrusted."""
+
+    def __init__(
+        self,
+        *,
+        trusted_only: bool = False,
+        size: int = 4096,
+        clock: Callable[[], float] = time.monotonic,
+        follow: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.trusted_only = trusted_only
+        self.size = size
+        self.clock = clock
+        self.follow = follow
+        self.known: OrderedDict[str, _Known] = OrderedDict()
+        # Hashes the table did not hold when last read, and when: each is read again only
+        # after `RECHECK_SECONDS`, so unknown documents sent over and over cost one read.
+        self.missing: OrderedDict[str, float] = OrderedDict()
+        # Hashes being read from the table now: a registration heard meanwhile is kept.
+        self.reading: Counter[str] = Counter()
+
+    def restricts(self, caller: Caller) -> bool:
+        """Whether only trusted documents run for `caller`."""
+        return self.trusted_only and not caller.admin
+
+    async def document(self, store: Store, sha256: str, sent: str | None, caller: Caller) -> str:
+        """The text of the document `sha256` names: `sent` (its hash checked), else the one
+        registered, else PERSISTED_QUERY_NOT_FOUND; FORBIDDEN where it is not trusted."""
+        if sent is not None:
+            if digest(sent) != sha256:
+                raise BadUserInput(
+                    "the document's SHA-256 is not the hash sent with it", field="extensions"
+                )
+            await self.admit(store, sent, caller, refusal=_ADMINS_REGISTER)
+            return sent
+        known = await self._known(store, sha256, caller)
+        if known is None:
+            raise UnknownDocument(_NOT_FOUND)
+        if self.restricts(caller) and not known.trusted:
+            raise Forbidden(_UNTRUSTED)
+        return known.text
+
+    async def admit(
+        self, store: Store, text: str, caller: Caller, *, refusal: str = _UNTRUSTED
+    ) -> None:
+        """Nothing where any document runs for `caller`; else FORBIDDEN (`refusal`) unless
+        `text` is registered as trusted."""
+        if not self.restricts(caller):
+            return
+        known = await self._known(store, digest(text), caller)
+        if known is None or not known.trusted:
+            raise Forbidden(refusal)
+
+    async def register(
+        self,
+        store: Store,
+        text: str,
+        bound: Mapping[str, int] | None = None,
+        *,
+        trusted: bool = False,
+    ) -> None:
+        """Keep a document sent with its hash, once it ran (one that does not parse or
+        validate is never kept); a document DynamoDB cannot hold is only not kept."""
+        sha256 = digest(text)
+        kept = self.known.get(sha256)
+        if kept is not None and (kept.trusted or not trusted):
+            return
+        try:
+            document = await register_document(store, text, bound, trusted=trusted)
+        except DynagateError as exc:
+            logger.warning("document %s was not registered: %s", sha256, exc)
+            return
+        # Whether it is trusted is not known here when another registration came first.
+        self.missing.pop(sha256, None)
+        self._keep(sha256, _Known(text, document.trusted and trusted))
+
+    def heard(self, record: Record) -> None:
+        """A change of the table's stream: a document registered, or made trusted, is kept
+        where this process found it missing, kept it untrusted, or is reading it now."""
+        document = registered_by(record)
+        if document is None:
+            return
+        sha256, kept = document.sha256, self.known.get(document.sha256)
+        if kept is not None and (kept.trusted or not document.trusted):
+            return
+        if kept is None and sha256 not in self.missing and sha256 not in self.reading:
+            return  # never asked for here: read when it is
+        self.missing.pop(sha256, None)
+        self._keep(sha256, _Known(document.text, document.trusted, self.clock()))
+
+    async def _known(self, store: Store, sha256: str, caller: Caller) -> _Known | None:
+        """What is kept of `sha256`, read from the table when this process has not kept it,
+        or kept it untrusted where trust decides (an admin may have added it since): at
+        most once per `RECHECK_SECONDS` for a hash found missing or untrusted."""
+        now = self.clock()
+        known = self.known.get(sha256)
+        stale = known is not None and not known.trusted and self.restricts(caller)
+        if known is None or stale:
+            missed = self.missing.get(sha256)
+            if known is None and missed is not None and now - missed < RECHECK_SECONDS:
+                return None
+            if stale and known is not None and now - known.read_at < RECHECK_SECONDS:
+                return known
+            found = await self._read(store, sha256)
+            # A registration heard while reading is newer than what was read.
+            heard = self.known.get(sha256)
+            if heard is not None and heard is not known and (found is None or heard.trusted):
+                return heard
+            if found is None:
+                self.missing[sha256] = now
+                self.missing.move_to_end(sha256)
+                if len(self.missing) > self.size:
+                    self.missing.popitem(last=False)
+                return None
+            self.missing.pop(sha256, None)
+            known = found
+        self._keep(sha256, known)
+        return known
+
+    async def _read(self, store: Store, sha256: str) -> _Known | None:
+        """The document as the table holds it, once this process hears of registrations
+        (`follow`): one made after this read reaches `heard`."""
+        self.reading[sha256] += 1
+        try:
+            if self.follow is not None:
+                await self.follow()
+            found = await load_document(store, sha256)
+        finally:
+            self.reading[sha256] -= 1
+            if self.reading[sha256] <= 0:
+                del self.reading[sha256]
+        return None if found is None else _Known(found.text, found.trusted, self.clock())
+
+    def _keep(self, sha256: str, known: _Known) -> None:
+        self.known[sha256] = known
+        self.known.move_to_end(sha256)
+        if len(self.known) > self.size:
+            self.known.popitem(last=False)
+
+
+def persisted_documents(runtime: Runtime, *, trusted_only: bool) -> PersistedDocuments:
+    """The process's persisted documents, told of every registration the table's stream
+    carries (with Redis, whichever replica reads it: `gateway/replicas/fanout.py`)."""
+
+    async def follow() -> None:
+        try:
+            await runtime.follow(FOLLOW_SECONDS)
+        except (TimeoutError, RuntimeError):
+            # Not heard yet (or no lifespan): a miss is then read again after RECHECK_SECONDS.
+            logger.debug("the table's stream is not heard yet")
+
+    documents = PersistedDocuments(trusted_only=trusted_only, follow=follow)
+    runtime.feed.listeners.append(documents.heard)
+    return documents
+
+
+@dataclass
+class Persisting:
+    """The request being answered, for `parse_http_body`, which Strawberry calls without
+    it: the documents it sent with their hashes, each registered with `documents` once it
+    ran (a batch may send several)."""
+
+    context: Context
+    sent: set[str] = field(default_factory=set)
+    documents: PersistedDocuments | None = None
+
+
+PERSISTING: ContextVar[Persisting] = ContextVar("dynagate_persisting")
+
+
+async def resolved(
+    documents: PersistedDocuments,
+    data: GraphQLRequestData,
+    raw: object,
+    persisting: Persisting,
+    max_bytes: int,
+) -> GraphQLRequestData:
+    """One request (of a batch, maybe) with the document it names by hash in place, once
+    admitted where only trusted documents run; `raw`: the request as sent (its JSON object,
+    or a GET's parameters), where a `documentId` is read."""
+    if data.query is not None and oversized(data.query, max_bytes):
+        return data  # refused by the parser (QUERY_TOO_COMPLEX): neither read nor kept
+    document_id = raw.get(DOCUMENT_ID) if isinstance(raw, Mapping) and data.query is None else None
+    sha256 = requested_hash(document_id, data.extensions)
+    store, caller = persisting.context.store, persisting.context.caller
+    if sha256 is None:
+        if data.query is not None:  # in trusted mode, run only if registered
+            await documents.admit(store, data.query, caller)
+        return data
+    text = await documents.document(store, sha256, data.query, caller)
+    if data.query is not None:  # registered once it ran (`DocumentRegistration`)
+        persisting.sent.add(text)
+        persisting.documents = documents
+    return replace(data, query=text)
+
+
+class DocumentRegistration(SchemaExtension):
+    """Registers a document its request sent with its hash, right after it ran and before
+    its cost is reported: the write is in `extensions.cost` and drawn from the caller's
+    rate limit. An operation refused before it ran (nothing executed) registers nothing."""
+
+    async def on_execute(self) -> AsyncIterator[None]:
+        yield
+        persisting = PERSISTING.get(None)
+        query = self.execution_context.query
+        if persisting is None or persisting.documents is None or query not in persisting.sent:
+            return
+        result = self.execution_context.result
+        context = self.execution_context.context  # the operation's own, in a batch
+        if result is None or is_request_error(result.data, result.errors):
+            return
+        if not isinstance(context, Context) or context.bounding_only:
+            return  # a batch's operations are bounded first, then run (`gateway/http/batches.py`)
+        persisting.sent.discard(query)  # once, should a batch send it twice
+        # A write of its own, past the operation's bound, in the operation's cost.
+        store = context.store
+        registering = Store(store.client, store.table, cost=store.cost)
+        await persisting.documents.register(
+            registering, query, context.estimated, trusted=context.caller.admin
+        )

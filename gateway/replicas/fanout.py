@@ -1,0 +1,150 @@
+"""Changes of the table's stream heard by every replica through Redis
+(docs/subscriptions.md#several-replicas).
+
+With DYNAGATE_REDIS_URL, the process holding a shard's lease (`store.leases`) hands each
+batch it reads to `publish`: XADDs to a Redis stream (the last ten minutes kept). Every
+process that serves subscriptions reads that Redis stream (`consume`, XREAD from the last
+entry it saw) and hands the records to its own change feed, which renders each change for
+its subscribers. A batch read again (its reader died before keeping its place, and another
+took the shard over) is not delivered twice: each process remembers the last sequence
+number it delivered of each shard.
+
+Redis failing: `publish` raises `DeliveryFailed`, so the reader keeps its place and hands
+the batch over again once Redis answers; `consume` waits and goes on from its last entry,
+so subscribers hear of every change, late.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+
+from gateway.replicas.shared_limits import FAILURES
+from store.stream import DeliveryFailed
+from store.stream_records import StreamRecord, decoded, encoded
+
+logger = logging.getLogger("dynagate")
+CHANGES = "dynagate:changes"
+# Entries kept in the Redis stream: the last ten minutes (about: trimmed in whole nodes),
+# so a replica that could not read for that long goes on from what is left.
+KEPT_SECONDS = 600
+# Records per entry: a GetRecords batch (up to 1,000 items, each with two images) is cut.
+ENTRY = 100
+# Less than the client's socket timeout (`REDIS_SECONDS`): an idle stream is
+# not a failing Redis.
+BLOCK_MS = 250
+BATCH = 100
+
+
+class ChangeFanout:
+    """Publishes batches to every replica, and hands those heard to `deliver`."""
+
+    def __init__(
+        self,
+        redis: Redis,
+        deliver: Callable[[Iterable[StreamRecord]], None],
+        *,
+        on_failure: Callable[[], None] | None = None,
+        backoff: tuple[float, float] = (0.2, 5.0),
+    ) -> None:
+        self.redis = redis
+        self.deliver = deliver
+        self.on_failure = on_failure
+        self.backoff = backoff
+        # The last sequence number delivered of each shard.
+        self.delivered: dict[str, int] = {}
+        self.last_id: str | None = None
+        self.ready = asyncio.Event()
+        # Redis failed the last call: changes wait until it answers.
+        self.degraded = False
+
+    async def publish(self, records: Sequence[StreamRecord]) -> None:
+        """The batch, in entries of at most `ENTRY` records (one pipeline); entries older
+        than `KEPT_SECONDS` trimmed on the way. `DeliveryFailed` when Redis did not take
+        it: the reader hands it over again."""
+        entries = [
+            orjson.dumps([encoded(record) for record in records[at : at + ENTRY]])
+            for at in range(0, len(records), ENTRY)
+        ]
+        oldest = f"{int((time.time() - KEPT_SECONDS) * 1000)}-0"
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for payload in entries:
+                    pipe.xadd(CHANGES, {"records": payload}, minid=oldest, approximate=True)
+                await pipe.execute()
+        except FAILURES as exc:
+            self._failed()
+            raise DeliveryFailed(f"Redis: {exc}") from exc
+
+    async def consume(self) -> None:
+        """Read the Redis stream from now on, until cancelled; `ready` once placed."""
+        failures = 0
+        while True:
+            try:
+                if self.last_id is None:
+                    self.last_id = await self._latest()
+                    self.ready.set()
+                answer: Any = await self.redis.xread(
+                    {CHANGES: self.last_id}, count=BATCH, block=BLOCK_MS
+                )
+            except FAILURES as exc:
+                failures += 1
+                if failures == 1:
+                    logger.warning("Redis is unreachable (%s): changes wait until it returns", exc)
+                self._failed()
+                # Sockets are not held up: nothing is published while Redis is down.
+                self.ready.set()
+                base, cap = self.backoff
+                await asyncio.sleep(min(cap, base * 2 ** (failures - 1)))
+                continue
+            if failures:
+                logger.info("Redis answers again: changes are heard again")
+                failures = 0
+            self.degraded = False
+            for _stream, entries in answer or ():
+                for entry_id, fields in entries:
+                    self.last_id = _text(entry_id)
+                    try:
+                        self._hand(fields)
+                    except Exception:  # one bad entry never stops the others
+                        logger.exception("delivering an entry of %s failed", CHANGES)
+
+    async def _latest(self) -> str:
+        """The id of the newest entry, where reading begins ("0-0" for an empty stream)."""
+        newest: Any = await self.redis.xrevrange(CHANGES, count=1)
+        return _text(newest[0][0]) if newest else "0-0"
+
+    def _hand(self, fields: dict[Any, Any]) -> None:
+        raw = fields.get(b"records", fields.get("records"))
+        if raw is None:
+            logger.warning("an entry of %s holds no changes; skipped", CHANGES)
+            return
+        try:
+            records = [decoded(data) for data in orjson.loads(raw)]
+        except (TypeError, ValueError, KeyError):
+            logger.warning("an entry of %s is not a batch of changes; skipped", CHANGES)
+            return
+        fresh = []
+        for record in records:
+            sequence = int(record.sequence)
+            if sequence <= self.delivered.get(record.shard, -1):
+                continue  # read again by the shard's next reader: delivered already
+            self.delivered[record.shard] = sequence
+            fresh.append(record)
+        if fresh:
+            self.deliver(fresh)
+
+    def _failed(self) -> None:
+        self.degraded = True
+        if self.on_failure is not None:
+            self.on_failure()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

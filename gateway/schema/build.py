@@ -1,0 +1,120 @@
+"""The Strawberry schema: every area's types, the guard rails and the cost report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from functools import partial
+
+import strawberry
+from graphql import ASTValidationRule, GraphQLError
+from graphql.validation import NoSchemaIntrospectionCustomRule
+from strawberry.extensions import SchemaExtension
+from strawberry.schema.config import StrawberryConfig
+from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
+
+from gateway.demand.control import BoundCache, DemandControl, Limits
+from gateway.documents.limits import limits_rule
+from gateway.documents.parsing import MAX_DOCUMENT_BYTES, DocumentParser, DocumentValidation
+from gateway.documents.persisted import DocumentRegistration
+from gateway.schema.execution import PlainFieldsExecutionContext
+from gateway.schema.extensions import CodedMaskErrors, CostReport, OperationChoice
+from gateway.schema.idempotency import KEEP_SECONDS, Idempotency
+from resolvers.comments import CommentsMutation, CommentsQuery
+from resolvers.map import MapMutation, MapQuery
+from resolvers.orders import OrdersMutation, OrdersQuery
+from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
+from resolvers.products import ProductsMutation, ProductsQuery
+from resolvers.repos import ReposMutation, ReposQuery
+from resolvers.scalars import DATETIME_SCALAR
+from resolvers.subscriptions import Subscription
+from resolvers.tickets import TicketsMutation, TicketsQuery
+
+MAX_DEPTH = 15
+MAX_ALIASES = 30
+MAX_TOKENS = 5_000
+# The depth and alias limits, built once: validation is cached on the rule classes. They
+# count as Strawberry's limiters do, in one linear walk (`gateway/documents/limits.py`).
+_LIMIT_RULES: list[type[ASTValidationRule]] = [limits_rule(MAX_DEPTH, MAX_ALIASES)]
+_NO_INTROSPECTION_RULES = [*_LIMIT_RULES, NoSchemaIntrospectionCustomRule]
+
+Query = merge_types(
+    "Query",
+    (
+        OrdersQuery,
+        ProductsQuery,
+        CommentsQuery,
+        ReposQuery,
+        OrganizationsQuery,
+        TicketsQuery,
+        MapQuery,
+    ),
+)
+Mutation = merge_types(
+    "Mutation",
+    (
+        OrdersMutation,
+        ProductsMutation,
+        CommentsMutation,
+        ReposMutation,
+        OrganizationsMutation,
+        TicketsMutation,
+        MapMutation,
+    ),
+)
+
+
+class Schema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        """Client errors are the client's business; unexpected ones are logged when masked."""
+
+
+def build_schema(
+    *,
+    cost_report: bool = True,
+    limits: Limits | None = None,
+    introspection: bool = True,
+    request_timeout: float = 10.0,
+    max_batch: int = 0,
+    max_document_bytes: int = MAX_DOCUMENT_BYTES,
+) -> Schema:
+    # Factories, so each request gets fresh extension instances (the caches are shared).
+    rules = validation_rules(introspection)
+    extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
+        CodedMaskErrors,
+        partial(DocumentParser, MAX_TOKENS, max_document_bytes),
+        partial(DocumentValidation, rules),
+        OperationChoice,  # after DocumentValidation, whose errors it adds to
+        partial(DemandControl, limits=limits or Limits(), cache=BoundCache()),
+        # After DemandControl: an operation it refuses reads no record.
+        partial(Idempotency, answered_within=request_timeout + KEEP_SECONDS),
+        # Right after execution, before the cost is reported: its write is in the cost.
+        DocumentRegistration,
+    ]
+    if cost_report:
+        extensions.append(CostReport)
+    return Schema(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        extensions=extensions,
+        config=StrawberryConfig(
+            scalar_map={datetime: DATETIME_SCALAR},
+            # Arrays of requests (`gateway/http/batches.py`), when turned on.
+            batching_config={"max_operations": max_batch} if max_batch else None,
+        ),
+        execution_context_class=PlainFieldsExecutionContext,
+    )
+
+
+def validation_rules(introspection: bool) -> list[type[ASTValidationRule]]:
+    """The rules every document is validated with beyond the specification's own."""
+    return _LIMIT_RULES if introspection else _NO_INTROSPECTION_RULES
+
+
+def schema_sdl() -> str:
+    """The exported schema, as written to `schema.graphql`."""
+    return build_schema().as_str() + "\n"
