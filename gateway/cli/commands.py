@@ -44,7 +44,8 @@ def serve(args: argparse.Namespace) -> int:
     return serve(args.host, args.port, args.workers)
 
 
-def create_table(args: argparse.Namespace) -> int:
+def make_table(args: argparse.Namespace) -> int:
+    """`dynagate create-table`."""
     from store.tables import create_table
 
     settings = Settings.from_env(serving=False)

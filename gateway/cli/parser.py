@@ -45,7 +45,7 @@ def command_parser() -> argparse.ArgumentParser:
     create = subcommands.add_parser(
         "create-table", help="create the table and its indexes", formatter_class=_Formatter
     )
-    create.set_defaults(run=commands.create_table)
+    create.set_defaults(run=commands.make_table)
 
     seed = subcommands.add_parser(
         "seed", help="load demo data through the API's mutations", formatter_class=_Formatter
