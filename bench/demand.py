@@ -37,6 +37,7 @@ from bench.operations import ORDERS_PAGE, seed_orders
 from gateway.demand.bound import bound_operation
 from gateway.demand.control import BoundCache
 from gateway.schema.build import build_schema
+from resolvers.strawberry_internals import core_schema
 
 TABLE = "bench-demand"
 NESTED = (
@@ -88,7 +89,7 @@ async def refusal(http: httpx.AsyncClient, query: str, runs: int) -> dict[str, A
 def cached_bound_ms(runs: int) -> tuple[float, float]:
     """Milliseconds to bound the orders page: first time, then from the cache (median)."""
     query = ORDERS_PAGE.query
-    schema = build_schema()._schema
+    schema = core_schema(build_schema())
     started = time.perf_counter()
     bound = bound_operation(schema, parse(query), None, None)
     first = (time.perf_counter() - started) * 1000
@@ -175,11 +176,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, context: Context) -> int:
     with dynamodb_local(context.say) as local:
         results = asyncio.run(measure(Table(local.endpoint, TABLE), args.requests, context.say))
-    results["config"] = {"requests": args.requests}
-    results["machine"] = report.machine()
-    tables = markdown(results)
-    print(tables)
-    context.write("demand", results, tables)
+    context.publish("demand", results, {"requests": args.requests}, markdown)
     return 0
 
 

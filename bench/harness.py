@@ -47,6 +47,21 @@ class Context:
         for path in report.write(self.results, name, results, markdown):
             self.say(f"results: {path}")
 
+    def publish(
+        self,
+        name: str,
+        results: dict[str, Any],
+        config: Mapping[str, Any],
+        markdown: Callable[[dict[str, Any]], str],
+    ) -> None:
+        """A run's end: its `results`, with the `config` it ran with and the machine it ran
+        on; the tables `markdown` draws of them printed, and both written."""
+        results["config"] = dict(config)
+        results["machine"] = report.machine()
+        tables = markdown(results)
+        print(tables)
+        self.write(name, results, tables)
+
 
 @dataclass(frozen=True)
 class Benchmark:

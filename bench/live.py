@@ -277,15 +277,12 @@ def run(args: argparse.Namespace, context: Context) -> int:
                 context.say,
             )
         )
-    results["config"] = {
+    config = {
         "subscribers": list(args.subscribers),
         "writes": args.writes,
         "cost_seconds": args.cost_seconds,
     }
-    results["machine"] = report.machine()
-    tables = markdown(results)
-    print(tables)
-    context.write("live", results, tables)
+    context.publish("live", results, config, markdown)
     return 0
 
 

@@ -28,7 +28,8 @@ from data.orders import (
 )
 from keys import map as map_keys
 from keys import orders as order_keys
-from store.client import LOCAL_CREDENTIALS, Store
+from store.client import Store
+from store.connection import LOCAL_CREDENTIALS
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, primary_key, to_attributes
 from store.tables import create_table

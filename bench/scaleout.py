@@ -289,13 +289,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
             "rate_limit": rate_limit_cost(env, redis_url, args, context.say),
             "delivery": delivery(env, redis_url, args.writes, context.say),
         }
-    results["config"] = {
-        k: getattr(args, k) for k in ("rounds", "seconds", "connections", "writes")
-    }
-    results["machine"] = report.machine()
-    tables = markdown(results)
-    print(tables)
-    context.write("scaleout", results, tables)
+    config = {k: getattr(args, k) for k in ("rounds", "seconds", "connections", "writes")}
+    context.publish("scaleout", results, config, markdown)
     return 0
 
 

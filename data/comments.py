@@ -16,6 +16,7 @@ from typing import Any
 from data import validation
 from data.callers import AUTHOR, AUTHOR_KEY, OPEN, Caller, author_of, wrote
 from data.clock import new_ksuid, now
+from data.creates import put_under
 from keys import comments as comment_keys
 from keys import products as product_keys
 from keys.codecs import format_timestamp, parse_timestamp
@@ -29,7 +30,6 @@ from store.pagination import Page, PageArgs, Paginator
 from store.requests import (
     Item,
     Key,
-    condition_check,
     expecting,
     primary_key,
     transaction_delete,
@@ -126,16 +126,14 @@ async def post_comment(
     )
     fresh = new_comment(product_id, language, rating, body, created, current)
     primary, *copies = comment_items({**fresh, **caller.authored()})
-    actions = [
-        condition_check(store.table, product_keys.product_key(product_id), exists=True),
-        transaction_put(store.table, primary, must_be_new=True),
-        *(transaction_put(store.table, copy) for copy in copies),
-    ]
-    try:
-        await store.transact(actions)
-    except TransactionCanceled as exc:
-        refusals = {0: NotFound(f"product {product_id!r} does not exist")}
-        raise exc.explained(refusals, "the comment could not be posted; try again") from exc
+    await put_under(
+        store,
+        product_keys.product_key(product_id),
+        f"product {product_id!r} does not exist",
+        primary,
+        *copies,
+        retry="the comment could not be posted; try again",
+    )
     return Comment.from_item(primary)
 
 

@@ -1,12 +1,13 @@
-"""Creates by PutItem that tell their own earlier attempt from another call's item."""
+"""Creates: by PutItem, telling their own earlier attempt from another call's item; and in a
+transaction, under an item that must exist."""
 
 from __future__ import annotations
 
 from data.clock import new_token
-from keys.errors import Conflict
+from keys.errors import Conflict, NotFound
 from store.client import Store
-from store.errors import ConditionFailed
-from store.requests import Item, put_request
+from store.errors import ConditionFailed, TransactionCanceled
+from store.requests import Item, Key, condition_check, put_request, transaction_put
 
 
 async def put_new(store: Store, item: Item, conflict: str) -> None:
@@ -23,3 +24,20 @@ async def put_new(store: Store, item: Item, conflict: str) -> None:
     except ConditionFailed as exc:
         if exc.written_by(token) is None:
             raise Conflict(conflict) from exc
+
+
+async def put_under(
+    store: Store, parent: Key, missing: str, item: Item, *copies: Item, retry: str
+) -> None:
+    """Write the new `item`, and its `copies` as they are, in one transaction with the check
+    that `parent` exists: NOT_FOUND saying `missing` when it does not, CONFLICT saying
+    `retry` when a concurrent write got in the way."""
+    actions = [
+        condition_check(store.table, parent, exists=True),
+        transaction_put(store.table, item, must_be_new=True),
+        *(transaction_put(store.table, copy) for copy in copies),
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        raise exc.explained({0: NotFound(missing)}, retry) from exc

@@ -28,6 +28,8 @@ from store.witness import Intent, Witness
 # An answer DynamoDB can hold with the rest of the record (items hold 400 KB).
 MAX_ANSWER_BYTES = 300_000
 KEEP_ATTEMPTS = 3
+# What a request hears when another one with the same key wrote the record first.
+BEING_ANSWERED = "a request with this Idempotency-Key is being answered; retry shortly"
 
 
 @dataclass
@@ -78,7 +80,7 @@ def new_intent(table: str, caller: str, key: str, fingerprint: str) -> Intent:
         "ExpressionAttributeNames": {"#pk": TABLE.partition_key, "#expires": keys.EXPIRES},
         "ExpressionAttributeValues": to_attributes({":now": int(time.time())}),
     }
-    return Intent({"Put": put}, Witness(record_key, token))
+    return Intent({"Put": put}, Witness(record_key, token), refusal=BEING_ANSWERED)
 
 
 async def keep_answer(store: Store, intent: Intent, answer: str) -> bool:

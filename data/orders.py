@@ -9,7 +9,7 @@ from datetime import datetime
 
 from data import validation
 from data.clock import new_ksuid, new_token, now
-from data.creates import put_new
+from data.creates import put_new, put_under
 from keys import orders as order_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, NotFound
@@ -19,13 +19,11 @@ from keys.table import GSI2
 from store.client import TRANSACT_CALLS, Store
 from store.cost import worst_case
 from store.cursors import Binding
-from store.errors import ConditionFailed, TransactionCanceled
+from store.errors import ConditionFailed
 from store.loaders import ItemLoader
 from store.pagination import Page, PageArgs, Paginator
 from store.requests import (
     Item,
-    condition_check,
-    transaction_put,
     update_request,
 )
 
@@ -160,15 +158,13 @@ async def place_order(
     current = now()
     placed = current if placed_at is None else validation.past_time(placed_at, "placedAt", current)
     item = order_item(new_ksuid(placed), customer_id, lines, placed, current)
-    actions = [
-        condition_check(store.table, order_keys.customer_key(customer_id), exists=True),
-        transaction_put(store.table, item, must_be_new=True),
-    ]
-    try:
-        await store.transact(actions)
-    except TransactionCanceled as exc:
-        refusals = {0: NotFound(f"customer {customer_id!r} does not exist")}
-        raise exc.explained(refusals, "the order could not be placed; try again") from exc
+    await put_under(
+        store,
+        order_keys.customer_key(customer_id),
+        f"customer {customer_id!r} does not exist",
+        item,
+        retry="the order could not be placed; try again",
+    )
     return Order.from_item(item)
 
 

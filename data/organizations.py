@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
 from data import validation
 from data.callers import OPEN, Caller
@@ -27,6 +27,7 @@ from data.members import (
 from data.members import Member as Member
 from keys import organizations as org_keys
 from keys.codecs import format_timestamp, parse_timestamp
+from keys.conditions import KeyCondition
 from keys.errors import Conflict, DynagateError
 from keys.organizations import Role as Role
 from keys.table import GSI3, TABLE
@@ -49,23 +50,23 @@ TEAMS_PAGE = PageArgs(size=org_keys.MAX_TEAMS, backward=False, cursor=None)
 
 
 @dataclass(frozen=True)
-class Organization:
+class Named:
+    """What an organization and a team each hold of their own."""
+
     name: str
     created_at: datetime
 
     @classmethod
-    def from_item(cls, item: Item) -> Organization:
+    def from_item(cls, item: Item) -> Self:
         return cls(item["name"], parse_timestamp(item["createdAt"]))
 
 
-@dataclass(frozen=True)
-class Team:
-    name: str
-    created_at: datetime
+class Organization(Named):
+    """An organization; its members and teams are read apart."""
 
-    @classmethod
-    def from_item(cls, item: Item) -> Team:
-        return cls(item["name"], parse_timestamp(item["createdAt"]))
+
+class Team(Named):
+    """A team of an organization."""
 
 
 def _organization(name: str) -> str:
@@ -294,18 +295,25 @@ async def create_team(store: Store, organization: str, name: str, *, caller: Cal
 def members_read(organization: str, args: PageArgs) -> PageRead[Member]:
     """Usernames A→Z, ignoring case."""
     organization = _organization(organization)
-    condition = org_keys.organization_members(organization)
-    binding = Binding("Organization.members", condition.partition, {})
     parent = org_keys.organization_key(organization)[TABLE.sort_key]
-    return PageRead(condition, binding, args, forward=True, record=Member.from_item, parent=parent)
+    condition = org_keys.organization_members(organization)
+    return _members_read(condition, "Organization.members", args, parent)
 
 
 def admins_read(organization: str, args: PageArgs) -> PageRead[Member]:
     """ADMIN members A→Z, from the sparse index that holds no one else."""
     organization = _organization(organization)
-    condition = org_keys.organization_admins(organization)
-    binding = Binding("Organization.admins", condition.partition, {})
     parent = org_keys.organization_index_attributes(organization)[GSI3.sort_key]
+    condition = org_keys.organization_admins(organization)
+    return _members_read(condition, "Organization.admins", args, parent)
+
+
+def _members_read(
+    condition: KeyCondition, field: str, args: PageArgs, parent: str
+) -> PageRead[Member]:
+    """Members A→Z along `condition`, a page of the connection `field` (its cursors bound to
+    it); `parent`: the organization's sort key on the condition's index."""
+    binding = Binding(field, condition.partition, {})
     return PageRead(condition, binding, args, forward=True, record=Member.from_item, parent=parent)
 
 

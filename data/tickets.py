@@ -11,7 +11,7 @@ from data import validation
 from data.callers import AUTHOR_KEY, OPEN, Caller, author_of, wrote
 from data.clock import new_ksuid, new_token, now
 from data.collections import PageRead, Prefetched, load_with_pages
-from data.creates import put_new
+from data.creates import put_new, put_under
 from keys import tickets as ticket_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, Forbidden, NotFound
@@ -20,10 +20,10 @@ from keys.tickets import TicketStatus as TicketStatus
 from store.client import TRANSACT_CALLS, Store
 from store.cost import worst_case
 from store.cursors import Binding
-from store.errors import ConditionFailed, TransactionCanceled
+from store.errors import ConditionFailed
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
-from store.requests import Item, condition_check, transaction_put, update_request
+from store.requests import Item, update_request
 
 # updatedAt has millisecond precision: the smallest step that still moves a ticket up.
 _TICK = timedelta(milliseconds=1)
@@ -93,15 +93,13 @@ async def open_ticket(store: Store, queue_id: str, title: str, *, caller: Caller
         "updatedAt": format_timestamp(created),
         **caller.authored(),
     }
-    actions = [
-        condition_check(store.table, ticket_keys.queue_key(queue_id), exists=True),
-        transaction_put(store.table, ticket, must_be_new=True),
-    ]
-    try:
-        await store.transact(actions)
-    except TransactionCanceled as exc:
-        refusals = {0: NotFound(f"queue {queue_id!r} does not exist")}
-        raise exc.explained(refusals, "the ticket could not be opened; try again") from exc
+    await put_under(
+        store,
+        ticket_keys.queue_key(queue_id),
+        f"queue {queue_id!r} does not exist",
+        ticket,
+        retry="the ticket could not be opened; try again",
+    )
     return Ticket.from_item(ticket)
 
 

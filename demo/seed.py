@@ -22,39 +22,34 @@ from store.cursors import CursorCodec
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
-CREATE_CUSTOMER = """
-mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }"""
-PLACE_ORDER = """
-mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }"""
-CREATE_PRODUCT = """
-mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }"""
-POST_COMMENT = """
-mutation ($input: PostCommentInput!) { postComment(input: $input) { id } }"""
-ADD_MARKER = """
-mutation ($input: AddMarkerInput!) { addMarker(input: $input) { id } }"""
-CREATE_REPO = """
-mutation ($input: CreateRepoInput!) { createRepo(input: $input) { name } }"""
-OPEN_ISSUE = """
-mutation ($input: OpenIssueInput!) { openIssue(input: $input) { number } }"""
+
+def _with_input(field: str, returned: str) -> str:
+    """The mutation `field`, given its input object (`<Field>Input`), answering `returned`."""
+    kind = field[0].upper() + field[1:] + "Input"
+    return f"mutation ($input: {kind}!) {{ {field}(input: $input) {{ {returned} }} }}"
+
+
+CREATE_CUSTOMER = _with_input("createCustomer", "id")
+PLACE_ORDER = _with_input("placeOrder", "id")
+CREATE_PRODUCT = _with_input("createProduct", "id")
+POST_COMMENT = _with_input("postComment", "id")
+ADD_MARKER = _with_input("addMarker", "id")
+CREATE_REPO = _with_input("createRepo", "name")
+OPEN_ISSUE = _with_input("openIssue", "number")
 CLOSE_ISSUE = """
 mutation ($owner: String!, $name: String!, $number: Int!) {
   closeIssue(owner: $owner, name: $name, number: $number) { number } }"""
 STAR_REPO = """
 mutation ($owner: String!, $name: String!, $username: String!) {
   starRepo(owner: $owner, name: $name, username: $username) { starCount } }"""
-CREATE_ORGANIZATION = """
-mutation ($input: CreateOrganizationInput!) { createOrganization(input: $input) { name } }"""
+CREATE_ORGANIZATION = _with_input("createOrganization", "name")
 CREATE_TEAM = """
 mutation ($organization: String!, $name: String!) {
   createTeam(organization: $organization, name: $name) { name } }"""
-ADD_MEMBER = """
-mutation ($input: AddMemberInput!) { addMember(input: $input) { username } }"""
-CREATE_QUEUE = """
-mutation ($input: CreateQueueInput!) { createQueue(input: $input) { id } }"""
-OPEN_TICKET = """
-mutation ($input: OpenTicketInput!) { openTicket(input: $input) { id } }"""
-UPDATE_TICKET = """
-mutation ($input: UpdateTicketInput!) { updateTicket(input: $input) { id } }"""
+ADD_MEMBER = _with_input("addMember", "username")
+CREATE_QUEUE = _with_input("createQueue", "id")
+OPEN_TICKET = _with_input("openTicket", "id")
+UPDATE_TICKET = _with_input("updateTicket", "id")
 SET_STATUS = """
 mutation ($id: ID!, $status: OrderStatus!) { setOrderStatus(id: $id, status: $status) { id } }"""
 

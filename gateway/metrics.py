@@ -2,8 +2,8 @@
 
 Each application has its own registry (a process runs one; tests build many). GraphQL
 requests are counted when they end, from what their `Exchange` noted; DynamoDB calls are
-counted as the store's client makes them (`store.client.observe_calls`), so every call is
-seen whichever code path made it, failed ones included.
+counted as the store's client makes them (`store.observation.observe_calls`), so every
+call is seen whichever code path made it, failed ones included.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from starlette.responses import Response
 
 from gateway.exchange import Exchange
 from keys.errors import Code
-from store.client import observe_calls
+from store.observation import observe_calls
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient

@@ -1,14 +1,20 @@
-"""What the application's lifespan opens once and every request and socket shares."""
+"""What the application's lifespan opens once and every request and socket shares: the
+lifespan enters the `Runtime` (`async with runtime:`), which opens the DynamoDB clients and
+the stream's reader, and on the way out stops reading, gives its leases back, pays Redis
+what is owed and closes every client, each step bounded in time."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import socket
 import uuid
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
 
 from redis.asyncio import Redis
 from redis.backoff import NoBackoff
@@ -17,10 +23,12 @@ from redis.retry import Retry
 from data.feed import ChangeFeed
 from gateway.demand.ratelimit import RateLimiter
 from gateway.metrics import Metrics
+from gateway.readiness import warn_unless_ready
 from gateway.replicas.fanout import ChangeFanout
 from gateway.replicas.shared_limits import REDIS_SECONDS, SharedRateLimiter
 from gateway.settings import Settings
 from store.client import Store
+from store.connection import open_streams_client
 from store.cursors import CursorCodec
 from store.leases import ShardLeases
 from store.stream import StreamReader
@@ -88,8 +96,77 @@ class Runtime:
     metrics: Metrics | None = None
     # Where processes and replicas share state (DYNAGATE_REDIS_URL), if anywhere.
     redis: Redis | None = None
+    # The rate limit's buckets (None: no rate limit), and what closes what was opened.
+    limiter: RateLimiter | None = field(init=False)
+    _opened: AsyncExitStack = field(init=False, default_factory=AsyncExitStack)
 
-    def rate_limiter(self) -> RateLimiter | None:
+    def __post_init__(self) -> None:
+        self.limiter = self._rate_limiter()
+        if self.metrics is not None:
+            self.feed.observers.append(self.metrics.event)
+
+    async def __aenter__(self) -> Self:
+        settings, metrics, opened = self.settings, self.metrics, self._opened
+        client = await opened.enter_async_context(settings.open_client())
+        streams = await opened.enter_async_context(
+            open_streams_client(settings.endpoint, settings.region, local=settings.custom_endpoint)
+        )
+        self.client = client
+        opened.callback(setattr, self, "client", None)
+        # Before the metrics watch the client: this call serves no request.
+        await warn_unless_ready(client, settings)
+        if metrics is not None:
+            opened.callback(metrics.watch(client))
+            opened.callback(metrics.watch(streams))
+            opened.callback(metrics.close)
+        # One reader of the table's stream feeds every subscription of the process; with
+        # Redis, one reader per shard across the replicas feeds them all.
+        self.reader = self.stream_reader(client, streams)
+        limiter = self.limiter
+        if isinstance(limiter, SharedRateLimiter):
+            flushing = asyncio.create_task(limiter.flushing(), name="dynagate-rate-limit-flush")
+            opened.push_async_callback(self._pay_redis, limiter, flushing)
+        if self.redis is not None:
+            opened.push_async_callback(self._close_redis, self.redis)
+        # Last in, first out: reading stops first (leases given back), then what is owed
+        # goes to Redis, then the clients close.
+        opened.push_async_callback(self.stop_following)
+        # What start-up allocated lives as long as the process: keep the collector from
+        # walking it again on every young-generation collection.
+        gc.freeze()
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self._opened.aclose()
+
+    def degraded(self) -> list[str]:
+        """What the process is doing without while Redis is unreachable (`/readyz`)."""
+        found = []
+        if isinstance(self.limiter, SharedRateLimiter) and self.limiter.degraded:
+            found.append("Redis is unreachable: rate limits are per process until it returns")
+        if self.fanout is not None and self.fanout.degraded:
+            found.append("Redis is unreachable: subscribers hear of changes once it returns")
+        return found
+
+    @staticmethod
+    async def _pay_redis(limiter: SharedRateLimiter, flushing: asyncio.Task[None]) -> None:
+        flushing.cancel()
+        await limiter.flush()
+
+    @staticmethod
+    async def _close_redis(redis: Redis) -> None:
+        try:
+            async with asyncio.timeout(STOP_SECONDS):
+                await redis.aclose()
+        except TimeoutError:
+            logger.warning("the Redis client did not close within %g s", STOP_SECONDS)
+
+    def _rate_limiter(self) -> RateLimiter | None:
         """The rate limit's buckets: in Redis when there is one, else in this process."""
         limit = self.settings.rate_limit
         if limit is None:

@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 from gateway.demand.control import Limits
 from gateway.setting_table import SETTINGS
 from gateway.setting_values import on_this_machine
-from store.client import DynamoDBClient, open_client
+from store.client import DynamoDBClient
+from store.connection import open_client
 
 logger = logging.getLogger("dynagate")
 

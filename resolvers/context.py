@@ -46,6 +46,9 @@ class Context:
     replayed: str | None = None
     # Bound the operation, run nothing: a batch is bounded whole before any of it runs.
     bounding_only: bool = False
+    # Documents the request sent with their hashes, registered once they ran (shared by
+    # the operations of a batch).
+    sent_documents: set[str] = field(default_factory=set)
 
     @property
     def cost(self) -> Cost:
@@ -77,6 +80,7 @@ class Context:
         fresh = Context.create(self.store.client, self.store.table, self.pages.cursors, self.caller)
         fresh.changes, fresh.subscription_buffer = self.changes, self.subscription_buffer
         fresh.charge, fresh.budget = self.charge, self.budget
+        fresh.sent_documents = self.sent_documents
         return fresh
 
     @classmethod

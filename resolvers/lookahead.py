@@ -25,6 +25,7 @@ from graphql.execution.values import VariableValues, get_argument_values
 from data.collections import PageRead
 from keys.errors import DynagateError
 from resolvers.selections import fields_in
+from resolvers.strawberry_internals import core_info
 from store.pagination import PageArgs
 
 Arguments = Mapping[str, Any]
@@ -40,7 +41,7 @@ def child_reads(
     info: strawberry.Info[Any, Any], builders: Mapping[str, ReadBuilder]
 ) -> dict[str, PageRead[Any]]:
     """The reads of the selected children named in `builders`, by response key."""
-    raw = info._raw_info  # the field's nodes and the document's fragments
+    raw = core_info(info)  # the field's nodes and the document's fragments
     parent = get_named_type(raw.return_type)
     if not isinstance(parent, GraphQLObjectType):
         return {}

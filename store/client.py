@@ -11,16 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import os
 import random
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import aioboto3
-from aiobotocore.config import AioConfig
 from botocore.exceptions import ClientError
 
 from keys.conditions import KeyCondition
@@ -34,7 +30,6 @@ from store.errors import (
     TransactionCanceled,
     mapped,
 )
-from store.lean import session as lean_session
 from store.requests import (
     Filter,
     Item,
@@ -46,7 +41,6 @@ from store.requests import (
     query_request,
     transaction_update,
 )
-from store.user_agent import remember_user_agent
 from store.witness import Intent, Witness
 
 if TYPE_CHECKING:
@@ -56,17 +50,6 @@ else:
 
 logger = logging.getLogger("dynagate.store")
 
-# DynamoDB answers in milliseconds. Three attempts in all (botocore's `max_attempts` would
-# count the retries only) ride out brief throttling; a DynamoDB that accepts connections
-# and never answers is given up on after three waits of 2 s and at most 1 + 2 s of
-# backoff: within the default request timeout (10 s), which bounds the whole request.
-CLIENT_CONFIG = AioConfig(
-    retries={"total_max_attempts": 3, "mode": "standard"},
-    connect_timeout=1,
-    read_timeout=2,
-    tcp_keepalive=True,
-    max_pool_connections=64,
-)
 _UNPROCESSED_RETRIES = 8
 # Transactions cancelled by a mere conflict are sent again this many times.
 _CONFLICT_RETRIES = 3
@@ -77,105 +60,6 @@ _MAX_REFILL = 1_000
 
 # A client method such as `client.query`: keyword arguments in, a response dict out.
 _Operation = Callable[..., Awaitable[Any]]
-
-
-# DynamoDB Local accepts any credentials; these let it work on a machine with none.
-LOCAL_CREDENTIALS = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
-
-
-def _has_credentials(env: Mapping[str, str]) -> bool:
-    return bool(env.get("AWS_ACCESS_KEY_ID") or env.get("AWS_PROFILE")) or os.path.exists(
-        os.path.expanduser("~/.aws/credentials")
-    )
-
-
-def _credentials(local: bool, env: Mapping[str, str]) -> dict[str, Any]:
-    return LOCAL_CREDENTIALS if local and not _has_credentials(env) else {}
-
-
-@asynccontextmanager
-async def open_client(
-    endpoint: str | None,
-    region: str,
-    *,
-    local: bool,
-    env: Mapping[str, str] | None = None,
-    lean: bool = True,
-) -> AsyncIterator[DynamoDBClient]:
-    """The client for the application's lifetime; `local` for DynamoDB Local, which takes
-    made-up credentials on a machine that has none. Its answers to item reads and writes
-    are read without botocore's shape walk (`store.lean`) unless `lean` is False."""
-    extra = _credentials(local, os.environ if env is None else env)
-    session = lean_session() if lean else aioboto3.Session()
-    async with session.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name=region,
-        config=CLIENT_CONFIG,
-        **extra,
-    ) as client:
-        if lean:
-            remember_user_agent(client)
-        yield client
-
-
-@asynccontextmanager
-async def open_streams_client(
-    endpoint: str | None,
-    region: str,
-    *,
-    local: bool,
-    env: Mapping[str, str] | None = None,
-) -> AsyncIterator[Any]:
-    """The client of the table's stream (`store.stream`), made as `open_client` makes the
-    table's: the same endpoint (DynamoDB Local serves both), credentials and timeouts."""
-    extra = _credentials(local, os.environ if env is None else env)
-    async with lean_session().client(
-        "dynamodbstreams",
-        endpoint_url=endpoint,
-        region_name=region,
-        config=CLIENT_CONFIG,
-        **extra,
-    ) as client:
-        remember_user_agent(client)
-        yield client
-
-
-# Told of each call a client made: the operation ("Query") and its outcome ("ok",
-# DynamoDB's error code, or "unreachable").
-CallObserver = Callable[[str, str], None]
-
-
-def observe_calls(client: Any, observer: CallObserver) -> Callable[[], None]:
-    """Tell `observer` of each of `client`'s calls as the SDK makes it, whichever code made
-    it, failed ones included (retries inside the SDK are one call); the function returned
-    stops it. `client` is the table's client or the stream's (`open_streams_client`)."""
-    events = client.meta.events
-    # "dynamodb", or "dynamodb-streams": the events botocore emits name the service so.
-    service = client.meta.service_model.service_id.hyphenize()
-    answered_event, failed_event = f"after-call.{service}", f"after-call-error.{service}"
-    # One registration per observer (the closures hold it, so its id stays its own).
-    answered_id = f"dynagate-observer-{id(observer)}"
-    failed_id = answered_id + "-error"
-
-    def answered(*, model: Any, http_response: Any, parsed: Mapping[str, Any], **_: Any) -> None:
-        outcome = "ok"
-        if http_response.status_code >= 300:
-            outcome = str((parsed.get("Error") or {}).get("Code") or "error")
-        observer(model.name, outcome)
-
-    def unreachable(*, event_name: str, **_: Any) -> None:
-        # The event is "after-call-error.<service>.<Operation>".
-        observer(event_name.rsplit(".", 1)[-1], "unreachable")
-
-    events.register(answered_event, answered, unique_id=answered_id)
-    events.register(failed_event, unreachable, unique_id=failed_id)
-
-    def stop() -> None:
-        events.unregister(answered_event, unique_id=answered_id)
-        events.unregister(failed_event, unique_id=failed_id)
-
-    return stop
 
 
 @dataclass
@@ -203,7 +87,7 @@ class Store:
     # The most calls this request may make: the bound computed before it ran. Reaching it
     # (retries of unprocessed keys under throttling, say) is UNAVAILABLE, never more calls.
     budget: int | None = None
-    # The record of the request's Idempotency-Key, written with its first write.
+    # A record written in the same transaction as the request's first write (`Intent`).
     intent: Intent | None = None
 
     async def query(
@@ -357,7 +241,7 @@ class Store:
                 return
             except TransactionCanceled as exc:
                 if intent is not None:
-                    exc = _without_intent(exc)
+                    exc = _without_intent(exc, intent)
                 if not resend_conflicts or attempt == _CONFLICT_RETRIES or not exc.only_conflicts:
                     raise exc from None
             await asyncio.sleep(random.uniform(0, 0.02 * 2**attempt))
@@ -450,11 +334,11 @@ class Landed:
     item: Item | None
 
 
-def _without_intent(exc: TransactionCanceled) -> TransactionCanceled:
-    """The cancellation as the request's own actions see it; CONFLICT when the intent's
-    record failed its condition: a request with the same Idempotency-Key wrote it first."""
+def _without_intent(exc: TransactionCanceled, intent: Intent) -> TransactionCanceled:
+    """The cancellation as the request's own actions see it; CONFLICT, in the intent's own
+    words, when its record failed its condition: another request wrote it first."""
     if exc.failed(len(exc.reasons) - 1):
-        raise Conflict("a request with this Idempotency-Key is being answered; retry shortly")
+        raise Conflict(intent.refusal)
     return TransactionCanceled(exc.reasons[:-1], exc.items[:-1])
 
 

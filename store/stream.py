@@ -8,8 +8,8 @@ iterator, or a new one after the last record read), so an outage loses and repea
 nothing. `run` goes on until cancelled and never raises otherwise.
 
 With leases (`store.leases`: replicas sharing the stream) it reads only the shards whose
-lease it holds, goes on from their checkpoints, and keeps its place in a shard until the
-batch is handed over (a `DeliveryFailed` is tried again from there).
+lease it holds (`store.leased_shards`), goes on from their checkpoints, and keeps its place
+in a shard until the batch is handed over (a `DeliveryFailed` is tried again from there).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 from keys.leases import LABEL as LEASES
 from keys.table import TABLE
 from store.errors import UNREACHABLE, error_code
-from store.leases import RENEW_SECONDS, Lease, ShardLeases
+from store.leased_shards import Hold, LeasedShards
+from store.leases import ShardLeases
 from store.shards import Lineage, Shard
 from store.stream_records import StreamRecord, from_raw
 
@@ -35,11 +36,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("dynagate")
 
-# A shard taken over after its readers stopped a while goes on from there, but does not
-# deliver changes older than this again (they would reach subscribers long after).
-REPLAY_SECONDS = 60.0
-# Between this process's clock and DynamoDB's record times (whole seconds at that).
-CLOCK_MARGIN = 5.0
 # GetRecords' most.
 _LIMIT = 1000
 _EXPIRED = "ExpiredIteratorException"
@@ -115,16 +111,8 @@ class StreamReader:
         self._streams = streams
         self._table = table
         self._deliver = deliver
-        self._leases = leases
-        # With leases: those this process holds, when a lease is tried for again, and for a
-        # shard taken over with no checkpoint, the time before which its records were
-        # already delivered (they are read again from its oldest record).
-        self._held: dict[str, Lease] = {}
-        self._renewed: dict[str, float] = {}
-        self._next_try: dict[str, float] = {}
-        # Of leases others hold: the counter seen, and since when (this process's clock).
-        self._observed: dict[str, tuple[int, float]] = {}
-        self._skip_before: dict[str, float] = {}
+        # Only the shards whose lease this process holds, when replicas share the stream.
+        self.leased = None if leases is None else LeasedShards(leases, clock)
         self._observer = observer
         self._idle = idle
         self._refresh = refresh
@@ -187,85 +175,19 @@ class StreamReader:
             return None if self._stream is None else 0
         read = 0
         for shard in shards:
-            if self._leases is not None and not await self._hold(shard):
-                continue  # another process reads it
+            if self.leased is not None:
+                held = await self.leased.hold(shard)
+                if held is Hold.ENDED:
+                    self._closed(shard)
+                if held is not Hold.HELD:
+                    continue  # another process reads it
             read += await self._poll(shard)
         return read
 
-    async def _hold(self, shard: Shard) -> bool:
-        """Whether this process holds `shard`'s lease: renewed when due; taken when free,
-        given back, or its holder's counter stood still for a lease's time by this
-        process's clock (looked at every few seconds); reading placed where it goes on."""
-        assert self._leases is not None
-        now = self._clock()  # this process's own: only its own readings are compared
-        lease = self._held.get(shard.id)
-        if lease is not None:
-            if now - self._renewed.get(shard.id, 0.0) < RENEW_SECONDS:
-                return True
-            if await self._leases.renew(lease):
-                self._renewed[shard.id] = now
-                return True
-            logger.warning("the lease of shard %s was taken over", shard.id)
-            self._let_go(shard)
-            return False
-        if now < self._next_try.get(shard.id, 0.0):
-            return False
-        self._next_try[shard.id] = now + RENEW_SECONDS
-        seen = await self._leases.look(shard.stream, shard.id)
-        if seen is not None and seen.owner is not None and seen.owner != self._leases.owner:
-            observed = self._observed.get(shard.id)
-            if observed is None or observed[0] != seen.counter:
-                self._observed[shard.id] = (seen.counter, now)  # its holder is alive
-                return False
-            if now - observed[1] < self._leases.seconds:
-                return False
-        taken = await self._leases.take(shard.stream, shard.id, seen, shard.start)
-        if taken is None:  # another process took or renewed it meanwhile
-            return False
-        self._observed.pop(shard.id, None)
-        if taken.ended:  # another process read it to its end: on to its children
-            await self._leases.release(taken)
-            self._lineage.close(shard)
-            if shard.stream == self._stream:
-                self._parents.append(shard)
-            return False
-        if not taken.first:
-            self._taken_over(shard, taken)
-        self._held[shard.id] = taken
-        self._renewed[shard.id] = now
-        return True
-
-    def _taken_over(self, shard: Shard, lease: Lease) -> None:
-        """Reading placed after the checkpoint, else at the oldest record; what was written
-        before the lease's first holder began (when it began at the latest record), or
-        longer ago than `REPLAY_SECONDS` (all readers stopped for a while), is not
-        delivered again."""
-        if lease.checkpoint is not None:
-            shard.last, shard.start = lease.checkpoint, "TRIM_HORIZON"
-        else:
-            shard.last, shard.start = None, "TRIM_HORIZON"
-        shard.iterator = None
-        skip = self._clock() - REPLAY_SECONDS
-        if lease.checkpoint is None and lease.start == "LATEST":
-            skip = max(skip, lease.since - CLOCK_MARGIN)
-        self._skip_before[shard.id] = skip
-
-    def _let_go(self, shard: Shard) -> None:
-        self._held.pop(shard.id, None)
-        self._renewed.pop(shard.id, None)
-        self._skip_before.pop(shard.id, None)
-        shard.iterator = None  # whoever holds it next places reading
-
     async def release(self) -> None:
         """Give back every lease held (the process stops): others take them at once."""
-        if self._leases is None:
-            return
-        for lease in list(self._held.values()):
-            try:
-                await self._leases.release(lease)
-            except Exception:
-                logger.warning("the lease of shard %s was not given back", lease.shard)
-        self._held.clear()
+        if self.leased is not None:
+            await self.leased.release()
 
     async def _look(self) -> None:
         """The table's stream and its new shards. At the first look, every open shard gets
@@ -343,7 +265,7 @@ class StreamReader:
         following = response.get("NextShardIterator")
         fresh: list[StreamRecord] = []
         if records:
-            skip = self._skip_before.get(shard.id)
+            skip = None if self.leased is None else self.leased.skip_before(shard)
             # The leases' own changes are the readers' bookkeeping, not the data's: handed
             # over and checkpointed, each renewal would make a change to read, forever.
             fresh = [r for r in records if not _is_lease(r) and (skip is None or r.created >= skip)]
@@ -354,22 +276,12 @@ class StreamReader:
                 newest = max(record.created for record in records)
                 self._observer.read(len(records), max(0.0, self._clock() - newest))
         shard.iterator = following
-        lease = self._held.get(shard.id)
-        if lease is not None and (fresh or following is None):
-            assert self._leases is not None
-            ended = following is None
-            if not await self._leases.checkpoint(lease, shard.last, ended=ended):
-                logger.warning("the lease of shard %s was lost while reading it", shard.id)
-                self._let_go(shard)
-                return len(records)
-            if ended:
-                await self._leases.release(lease)
-                self._held.pop(shard.id, None)
-        if following is None:  # closed, and read to its end
-            self._lineage.close(shard)
-            if shard.stream == self._stream:
-                self._parents.append(shard)
-                await self._children()
+        if self.leased is not None and not await self.leased.checkpoint(
+            shard, delivered=bool(fresh), ended=following is None
+        ):
+            return len(records)
+        if following is None and self._closed(shard):  # read to its end, of this stream
+            await self._children()
         return len(records)
 
     async def _hand_over(self, records: Sequence[StreamRecord]) -> None:
@@ -415,9 +327,16 @@ class StreamReader:
                     self._next_look = 0.0  # look for the table's stream at once
             else:
                 logger.warning("shard %s of the table's stream no longer exists", shard.id)
-                self._lineage.close(shard)
-                if shard.stream == self._stream:
-                    self._parents.append(shard)
+                self._closed(shard)
+
+    def _closed(self, shard: Shard) -> bool:
+        """`shard` is read to its end: its children are looked for when it is of the
+        table's current stream (whether it is)."""
+        self._lineage.close(shard)
+        if shard.stream != self._stream:
+            return False
+        self._parents.append(shard)
+        return True
 
     async def _call(
         self, method: Callable[..., Awaitable[Any]], *refusals: str, **request: Any

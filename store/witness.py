@@ -42,10 +42,13 @@ class Witness:
 class Intent:
     """A record to write in the same transaction as a request's first write (an
     Idempotency-Key's, `data/idempotency.py`): a TransactWriteItems Put of an item that
-    holds `token`, and whether the write it went with landed."""
+    holds `token`, and whether the write it went with landed. Should the Put fail its
+    condition (another request wrote the record first), the write is refused as CONFLICT
+    with `refusal`: only the record's maker knows what it stands for."""
 
     action: dict[str, Any]
     witness: Witness
+    refusal: str
     landed: bool = False
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import uvicorn
 import websockets
 from starlette.applications import Starlette
+from starlette.types import ASGIApp
 from websockets.asyncio.client import ClientConnection
 from websockets.typing import Subprotocol
 
@@ -54,10 +55,10 @@ class Served:
 
 
 @asynccontextmanager
-async def served(settings: Settings) -> AsyncIterator[Served]:
-    """The gateway on a free port under uvicorn, as `dynagate serve` runs it."""
-    app = create_app(settings)
-    port = free_port()
+async def serving(app: ASGIApp, port: int | None = None) -> AsyncIterator[str]:
+    """`app` under uvicorn on the loopback `port` (a free one if None), as `dynagate serve`
+    runs the gateway; its URL."""
+    port = free_port() if port is None else port
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=5
     )
@@ -68,10 +69,18 @@ async def served(settings: Settings) -> AsyncIterator[Served]:
             await task
         await asyncio.sleep(0.02)
     try:
-        yield Served(f"http://127.0.0.1:{port}", app)
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         await task
+
+
+@asynccontextmanager
+async def served(settings: Settings) -> AsyncIterator[Served]:
+    """The gateway on a free port under uvicorn, as `dynagate serve` runs it."""
+    app = create_app(settings)
+    async with serving(app) as url:
+        yield Served(url, app)
 
 
 @dataclass

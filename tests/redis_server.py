@@ -5,17 +5,14 @@ be stopped and started again on that port, as an outage."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import subprocess
 import time
 from types import TracebackType
 from typing import Self
 
-import pytest
-
 from gateway.cli.dynamodb_local import free_port
+from tests.programs import installed
 
 SERVERS = ("redis-server", "valkey-server")
 NO_REDIS = (
@@ -24,18 +21,9 @@ NO_REDIS = (
 )
 
 
-def redis_server() -> str:
-    named = os.environ.get("REDIS_SERVER")
-    for candidate in [named] if named else SERVERS:
-        found = shutil.which(candidate)
-        if found is not None:
-            return found
-    pytest.fail(NO_REDIS, pytrace=False)
-
-
 class RedisServer:
     def __init__(self) -> None:
-        self.binary = redis_server()
+        self.binary = installed("REDIS_SERVER", SERVERS, NO_REDIS)
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 

@@ -13,7 +13,8 @@ import pytest
 from aiobotocore.config import AioConfig
 
 from gateway.settings import Settings
-from store.client import CLIENT_CONFIG, LOCAL_CREDENTIALS, Store
+from store.client import Store
+from store.connection import CLIENT_CONFIG, LOCAL_CREDENTIALS
 from store.requests import (
     WRITE_TOKEN,
     Item,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from gateway.identity import issue_token
 from gateway.settings import Settings
+from resolvers.strawberry_internals import core_schema
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -98,7 +99,7 @@ def documents_add(args: argparse.Namespace) -> int:
     except Unreadable as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 2
-    schema = build_schema(introspection=settings.introspection)._schema
+    schema = core_schema(build_schema(introspection=settings.introspection))
     checked = documents.check(
         schema,
         manifest,
@@ -126,7 +127,7 @@ def documents_list(args: argparse.Namespace) -> int:
     from store.client import Store
 
     settings = Settings.from_env(serving=False)
-    schema = build_schema(introspection=settings.introspection)._schema
+    schema = core_schema(build_schema(introspection=settings.introspection))
 
     async def run() -> int:
         async with settings.open_client() as client:

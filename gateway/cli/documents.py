@@ -23,7 +23,7 @@ from graphql import (
 )
 
 from data.documents import Document, list_documents, register_document
-from gateway.cli.trusted import Checked, check_manifest, worst_of
+from gateway.cli.trusted import Checked, check_document, worst_of
 from gateway.demand.control import Limits
 from gateway.documents.parsing import MAX_DOCUMENT_BYTES, coded
 from gateway.schema.build import validation_rules
@@ -42,7 +42,10 @@ def check(
 ) -> list[Checked]:
     """The manifest's documents checked as the gateway will check them when they run."""
     rules = coded(specified_rules) + tuple(validation_rules(introspection))
-    return check_manifest(schema, documents, limits, rules, max_bytes)
+    return [
+        check_document(schema, id_, text, limits, rules, max_bytes)
+        for id_, text in documents.items()
+    ]
 
 
 def refusals(checked: list[Checked]) -> list[str]:

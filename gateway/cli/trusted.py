@@ -54,20 +54,6 @@ class Checked:
 Rules = tuple[type[ASTValidationRule], ...]
 
 
-def check_manifest(
-    schema: GraphQLSchema,
-    documents: Mapping[str, str],
-    limits: Limits,
-    rules: Rules,
-    max_bytes: int = MAX_DOCUMENT_BYTES,
-) -> list[Checked]:
-    """Each document checked, in the manifest's order."""
-    return [
-        check_document(schema, id_, text, limits, rules, max_bytes)
-        for id_, text in documents.items()
-    ]
-
-
 def check_document(
     schema: GraphQLSchema,
     id_: str,

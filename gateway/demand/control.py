@@ -21,6 +21,7 @@ from strawberry.types.graphql import OperationType
 from gateway.demand.bound import Bound, bound_operation
 from keys.errors import Code
 from resolvers.context import Context
+from resolvers.strawberry_internals import core_schema
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ class DemandControl(SchemaExtension):
         key = self.cache.key(context.query, context.operation_name, context.variables)
         bound = None if key is None else self.cache.get(key)
         if bound is None:
-            schema = context.schema._schema
+            schema = core_schema(context.schema)
             bound = bound_operation(
                 schema, document, context.operation_name, context.variables, self.fits
             )

@@ -36,6 +36,7 @@ from graphql.validation.validate import ValidationAbortedError
 from strawberry.extensions import SchemaExtension
 
 from keys.errors import Code
+from resolvers.strawberry_internals import core_schema
 
 CACHE_SIZE = 256
 # DYNAGATE_MAX_DOCUMENT_BYTES's default.
@@ -158,6 +159,6 @@ class DocumentValidation(SchemaExtension):
         context = self.execution_context
         if context.graphql_document is not None and context.validation_rules:
             rules = coded(context.validation_rules) + self.rules
-            schema = context.schema._schema  # as Strawberry's own extensions reach it
+            schema = core_schema(context.schema)  # as Strawberry's own extensions reach it
             context.pre_execution_errors = validate(schema, context.graphql_document, rules)
         yield

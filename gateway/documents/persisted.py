@@ -19,8 +19,7 @@ import logging
 import time
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from strawberry.extensions import SchemaExtension
@@ -236,43 +235,29 @@ def persisted_documents(runtime: Runtime, *, trusted_only: bool) -> PersistedDoc
     return documents
 
 
-@dataclass
-class Persisting:
-    """The request being answered, for `parse_http_body`, which Strawberry calls without
-    it: the documents it sent with their hashes, each registered with `documents` once it
-    ran (a batch may send several)."""
-
-    context: Context
-    sent: set[str] = field(default_factory=set)
-    documents: PersistedDocuments | None = None
-
-
-PERSISTING: ContextVar[Persisting] = ContextVar("dynagate_persisting")
-
-
 async def resolved(
     documents: PersistedDocuments,
     data: GraphQLRequestData,
     raw: object,
-    persisting: Persisting,
+    context: Context,
     max_bytes: int,
 ) -> GraphQLRequestData:
     """One request (of a batch, maybe) with the document it names by hash in place, once
     admitted where only trusted documents run; `raw`: the request as sent (its JSON object,
-    or a GET's parameters), where a `documentId` is read."""
+    or a GET's parameters), where a `documentId` is read. A document sent with its hash is
+    noted on `context`, to be registered once it ran (`DocumentRegistration`)."""
     if data.query is not None and oversized(data.query, max_bytes):
         return data  # refused by the parser (QUERY_TOO_COMPLEX): neither read nor kept
     document_id = raw.get(DOCUMENT_ID) if isinstance(raw, Mapping) and data.query is None else None
     sha256 = requested_hash(document_id, data.extensions)
-    store, caller = persisting.context.store, persisting.context.caller
+    store, caller = context.store, context.caller
     if sha256 is None:
         if data.query is not None:  # in trusted mode, run only if registered
             await documents.admit(store, data.query, caller)
         return data
     text = await documents.document(store, sha256, data.query, caller)
-    if data.query is not None:  # registered once it ran (`DocumentRegistration`)
-        persisting.sent.add(text)
-        persisting.documents = documents
+    if data.query is not None:
+        context.sent_documents.add(text)
     return replace(data, query=text)
 
 
@@ -281,22 +266,28 @@ class DocumentRegistration(SchemaExtension):
     its cost is reported: the write is in `extensions.cost` and drawn from the caller's
     rate limit. An operation refused before it ran (nothing executed) registers nothing."""
 
+    def __init__(self, documents: PersistedDocuments | None = None) -> None:
+        super().__init__()
+        self.documents = documents
+
     async def on_execute(self) -> AsyncIterator[None]:
         yield
-        persisting = PERSISTING.get(None)
         query = self.execution_context.query
-        if persisting is None or persisting.documents is None or query not in persisting.sent:
+        context = self.execution_context.context  # the operation's own, in a batch
+        documents = self.documents
+        if documents is None or not isinstance(context, Context):
+            return
+        if query is None or query not in context.sent_documents:
             return
         result = self.execution_context.result
-        context = self.execution_context.context  # the operation's own, in a batch
         if result is None or is_request_error(result.data, result.errors):
             return
-        if not isinstance(context, Context) or context.bounding_only:
+        if context.bounding_only:
             return  # a batch's operations are bounded first, then run (`gateway/http/batches.py`)
-        persisting.sent.discard(query)  # once, should a batch send it twice
+        context.sent_documents.discard(query)  # once, should a batch send it twice
         # A write of its own, past the operation's bound, in the operation's cost.
         store = context.store
         registering = Store(store.client, store.table, cost=store.cost)
-        await persisting.documents.register(
+        await documents.register(
             registering, query, context.estimated, trusted=context.caller.admin
         )

@@ -1,25 +1,19 @@
 """The GraphQL view: Strawberry's, with every answer JSON in the media type the client
-prefers, each request signed in, in time and within its rate, documents named by hash
-(and, in trusted mode, only registered ones), Idempotency-Keys, and subscriptions over
-`graphql-transport-ws` (`gateway/live/handler.py`)."""
+prefers; each request let in by the admission (`gateway/admission.py`: signed in, within
+its rate, its document allowed, in time); documents named by hash; Idempotency-Keys;
+batches; and subscriptions over `graphql-transport-ws` (`gateway/live/handler.py`)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Mapping
 from datetime import timedelta
-from functools import partial
 from typing import Any
 
 import orjson
-from cross_web import AsyncHTTPRequestAdapter, HTTPException
+from cross_web import AsyncHTTPRequestAdapter, HTTPException, StarletteRequestAdapter
 from starlette.requests import Request
-from starlette.responses import (
-    HTMLResponse,
-    JSONResponse,
-    Response,
-)
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
@@ -29,15 +23,14 @@ from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
-from data.callers import ANONYMOUS, OPEN, Caller
 from data.idempotency import MalformedKey
-from gateway.demand.ratelimit import RateLimiter, bucket, capacity_units
-from gateway.documents.persisted import PERSISTING, Persisting, persisted_documents, resolved
+from gateway.admission import Admission, RateLimited
+from gateway.demand.ratelimit import bucket
+from gateway.documents.persisted import persisted_documents, resolved
 from gateway.exchange import is_request_error, note_codes, note_cost
 from gateway.http.answers import errors_body, json_body
 from gateway.http.batches import Refused, execute_batch
 from gateway.http.spec import GRAPHQL_RESPONSE, prefers_graphql_response
-from gateway.identity import TokenVerifier
 from gateway.live.handler import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.playground import Playground
 from gateway.runtime import Runtime
@@ -50,15 +43,38 @@ from store.cost import Cost
 CONNECTION_INIT_SECONDS = 5
 
 
+class Asked(Request):
+    """The request being answered, as the view hands it to Strawberry, which hands it back
+    (to `process_result`, and through its adapter to `parse_http_body`): what the view
+    decides along the way travels with it."""
+
+    context: Context | None = None
+    # The client prefers application/graphql-response+json (docs/http.md).
+    graphql_response: bool = False
+    # An answer that ran nothing (a request error: 400 under that media type).
+    request_error: bool = False
+    batch: bool = False
+
+
+class _Adapter(StarletteRequestAdapter):
+    """Strawberry's adapter, keeping the request it adapts at hand for `parse_http_body`."""
+
+    def __init__(self, request: Request) -> None:
+        super().__init__(request)
+        self.asked = request
+
+
 class GraphQLApp(GraphQL[Context, None]):
-    """Strawberry's view, with every answer JSON, each request in time and within its rate;
+    """Strawberry's view, with every answer JSON, each request let in by the admission;
     subscriptions over `graphql-transport-ws` (`gateway/live/handler.py`)."""
 
     graphql_transport_ws_handler_class = LiveHandler
     websocket_adapter_class = TextWebSocketAdapter
+    request_adapter_class = _Adapter
 
     def __init__(self, runtime: Runtime) -> None:
         settings = runtime.settings
+        documents = persisted_documents(runtime, trusted_only=settings.trusted_documents)
         super().__init__(
             build_schema(
                 cost_report=settings.cost_report,
@@ -67,6 +83,7 @@ class GraphQLApp(GraphQL[Context, None]):
                 request_timeout=settings.request_timeout,
                 max_batch=settings.max_batch,
                 max_document_bytes=settings.max_document_bytes,
+                documents=documents,
             ),
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=True,
@@ -75,20 +92,16 @@ class GraphQLApp(GraphQL[Context, None]):
             connection_init_wait_timeout=timedelta(seconds=CONNECTION_INIT_SECONDS),
         )
         self.runtime = runtime
+        self.admission = Admission(runtime, documents)
         self.playground = Playground()
-        self.limiter = runtime.rate_limiter()
-        self.verifier = TokenVerifier.from_settings(settings)
         self.sockets = Sockets(settings.max_connections)
-        self.persisted = persisted_documents(runtime, trusted_only=settings.trusted_documents)
         self.max_subscriptions = settings.max_subscriptions
-        self.request_timeout = settings.request_timeout
-        self.max_batch = settings.max_batch
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        response = await self._respond(Request(scope=scope, receive=receive))
+        response = await self._respond(Asked(scope=scope, receive=receive))
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
@@ -105,23 +118,22 @@ class GraphQLApp(GraphQL[Context, None]):
         included (Apollo Client's and curl's), so a hash-only GET is answered in JSON."""
         return _wants_page(request)
 
-    async def _respond(self, request: Request) -> Response:
+    async def _respond(self, request: Asked) -> Response:
         """The answer, in the media type the client prefers (`gateway/http/spec.py`)."""
-        graphql_response = prefers_graphql_response(request.headers.get("accept", ""))
-        request.state.graphql_response = graphql_response
+        request.graphql_response = prefers_graphql_response(request.headers.get("accept", ""))
         response = await self._answer(request)
-        if graphql_response and response.media_type == "application/json":
+        if request.graphql_response and response.media_type == "application/json":
             response.headers["content-type"] = f"{GRAPHQL_RESPONSE}; charset=utf-8"
             # A batch's answers are each their own: none is the whole request's error.
-            batch = getattr(request.state, "batch", False)
-            if getattr(request.state, "request_error", False) and not batch:
+            if request.request_error and not request.batch:
                 response.status_code = 400
         return response
 
-    async def _answer(self, request: Request) -> Response:
+    async def _answer(self, request: Asked) -> Response:
         # POST runs every operation, GET queries only; a browser's GET for a page is GraphiQL.
         running = request.method == "POST" or (request.method == "GET" and not _wants_page(request))
-        idempotency_key: str | MalformedKey | None
+        admission = self.admission
+        idempotency_key: str | MalformedKey | None = None
         try:
             idempotency_key = requested_key(request.headers) if running else None
         except BadUserInput as exc:
@@ -129,20 +141,18 @@ class GraphQLApp(GraphQL[Context, None]):
             # `Idempotency` once the operation's type is known.
             idempotency_key = MalformedKey(str(exc))
         try:
-            signed_in = await self._caller(request) if running else self._no_token
+            authorization = request.headers.getlist("authorization")
+            caller = (await admission.sign_in(authorization))[0] if running else admission.no_token
         except (Unauthenticated, Unavailable) as exc:
             return self._refused(exc)
-        who = bucket(request, signed_in)
-        limiter = self.limiter if running else None
-        if limiter is not None:
-            wait = await limiter.check(who)
-            if wait is not None:
-                return self._rate_limited(limiter, who, wait)
-        context = self._context(who, signed_in)
-        context.idempotency_key, context.who = idempotency_key, who
-        persisting = PERSISTING.set(Persisting(context))
+        who = bucket(request, caller)
+        limited = await admission.within_rate(who) if running else None
+        if limited is not None:
+            return self._rate_limited(limited, who)
+        context = request.context = admission.context(who, caller)
+        context.idempotency_key = idempotency_key
         note_cost(context.cost)
-        deadline = asyncio.timeout(self.runtime.settings.request_timeout)
+        deadline = admission.deadline()
         try:
             async with deadline:
                 response = await self.run(request, context=context)
@@ -154,7 +164,7 @@ class GraphQLApp(GraphQL[Context, None]):
             return await kept(context, response, cost_report=self.runtime.settings.cost_report)
         except DynagateError as exc:
             # A document named by a hash that is malformed or unknown: nothing ran.
-            request.state.request_error = True
+            request.request_error = True
             return JSONResponse(
                 {**errors_body(str(exc), exc.code), **self._extensions(context.cost_report())}
             )
@@ -171,59 +181,19 @@ class GraphQLApp(GraphQL[Context, None]):
                 raise
             return self._out_of_time(context)
         finally:
-            PERSISTING.reset(persisting)
-            if limiter is not None:
-                limiter.draw(who, capacity_units(context.cost))
-
-    def charger(self, who: str) -> Callable[[Cost], None] | None:
-        """What charges a subscription event's reads to `who`'s rate limit, if any."""
-        limiter = self.limiter
-        if limiter is None:
-            return None
-        return lambda cost: limiter.spend(who, capacity_units(cost))
-
-    async def follow(self) -> None:
-        """The table's stream is read from now on (`Runtime.follow`)."""
-        await self.runtime.follow()
-
-    def gauge(self, name: str, delta: int) -> None:
-        """Move the `sockets` or `subscriptions` gauge of /metrics."""
-        metrics = self.runtime.metrics
-        if metrics is not None:
-            getattr(metrics, name).inc(delta)
-
-    @property
-    def no_token(self) -> Caller:
-        return self._no_token
-
-    @property
-    def _no_token(self) -> Caller:
-        """Who a request without a token is: anyone at all in open mode."""
-        return OPEN if self.verifier is None else ANONYMOUS
-
-    async def _caller(self, request: Request) -> Caller:
-        if self.verifier is None:
-            return OPEN
-        return await self.verifier.caller(request.headers.getlist("authorization"))
-
-    def _context(self, who: str, signed_in: Caller) -> Context:
-        runtime = self.runtime
-        context = Context.create(
-            runtime.require_client(), runtime.settings.table, runtime.cursors, signed_in
-        )
-        if self.limiter is not None:
-            context.budget = partial(self.limiter.budget, who, context.cost)
-        return context
+            if running:
+                admission.charge(who, context.cost)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
-        context = self._context(bucket(request, self._no_token), self._no_token)
-        if isinstance(request, WebSocket):
-            # A socket's caller is who its `connection_init` signs in (`LiveHandler`).
-            context.budget = None
-            context.changes = self.runtime.feed
-            context.subscription_buffer = self.runtime.settings.subscription_buffer
+        """A socket's context (an HTTP request's is the admission's): its caller is who its
+        `connection_init` signs in (`LiveHandler`), each operation's own context made from it."""
+        no_token = self.admission.no_token
+        context = self.admission.context(bucket(request, no_token), no_token)
+        context.budget = None
+        context.changes = self.runtime.feed
+        context.subscription_buffer = self.runtime.settings.subscription_buffer
         return context
 
     async def parse_http_body(
@@ -233,6 +203,10 @@ class GraphQLApp(GraphQL[Context, None]):
         document named by its hash put in its place, and in trusted mode only registered
         ones let through (`gateway/documents/persisted.py`)."""
         data = await super().parse_http_body(request)
+        asked = request.asked if isinstance(request, _Adapter) else None
+        context = asked.context if isinstance(asked, Asked) else None
+        if context is None:
+            return data
         requests = data if isinstance(data, list) else [data]
         raw: object = None
         if any(each.query is None for each in requests):  # named by hash: `documentId`?
@@ -242,13 +216,12 @@ class GraphQLApp(GraphQL[Context, None]):
                 else self.parse_json(await request.get_body())
             )
         sent = raw if isinstance(raw, list) else [raw] * len(requests)
-        settings = self.runtime.settings
-        max_bytes = settings.max_document_bytes
-        persisting = PERSISTING.get()
+        max_bytes = self.runtime.settings.max_document_bytes
+        documents = self.admission.documents
         found: list[GraphQLRequestData] = []
         for each, as_sent in zip(requests, sent, strict=True):
             try:
-                found.append(await resolved(self.persisted, each, as_sent, persisting, max_bytes))
+                found.append(await resolved(documents, each, as_sent, context, max_bytes))
             except DynagateError as exc:
                 if not isinstance(data, list):
                     raise
@@ -260,9 +233,9 @@ class GraphQLApp(GraphQL[Context, None]):
     ) -> GraphQLHTTPResponse:
         note_codes([_code(error.extensions) for error in result.errors or []])
         answer = await super().process_result(request, result)
-        if is_request_error(result.data, result.errors):
-            request.state.request_error = True
-            if request.state.graphql_response:
+        if is_request_error(result.data, result.errors) and isinstance(request, Asked):
+            request.request_error = True
+            if request.graphql_response:
                 answer.pop("data", None)
         return answer
 
@@ -280,7 +253,7 @@ class GraphQLApp(GraphQL[Context, None]):
     def decode_json(self, data: str | bytes) -> object:
         """The body as a JSON object, or an array of them where batches are on; anything
         else is a 400 that says what is wrong."""
-        return json_body(data, self.max_batch)
+        return json_body(data, self.runtime.settings.max_batch)
 
     async def execute_operation(
         self,
@@ -299,7 +272,8 @@ class GraphQLApp(GraphQL[Context, None]):
             )
         if context.idempotency_key is not None:  # well formed or not: mutations may be in it
             raise HTTPException(400, "an Idempotency-Key names one request: send no batch with it")
-        request.state.batch = True
+        if isinstance(request, Asked):
+            request.batch = True
 
         async def execute(data: GraphQLRequestData, own: Context) -> ExecutionResult:
             return await self.execute_single(
@@ -311,6 +285,16 @@ class GraphQLApp(GraphQL[Context, None]):
             execute, request_data, context, settings.limits, cost_report=settings.cost_report
         )
 
+    async def follow(self) -> None:
+        """The table's stream is read from now on (`Runtime.follow`)."""
+        await self.runtime.follow()
+
+    def gauge(self, name: str, delta: int) -> None:
+        """Move the `sockets` or `subscriptions` gauge of /metrics."""
+        metrics = self.runtime.metrics
+        if metrics is not None:
+            getattr(metrics, name).inc(delta)
+
     def _refused(self, exc: Unauthenticated | Unavailable) -> Response:
         """A token that signs no one in is refused for the whole request (401); one whose
         provider's keys cannot be fetched cannot be checked now (503)."""
@@ -320,13 +304,13 @@ class GraphQLApp(GraphQL[Context, None]):
             return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
         return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
 
-    def _rate_limited(self, limiter: RateLimiter, who: str, wait: int) -> Response:
-        message = (
-            f"over the rate limit of {limiter.limit:g} capacity units a minute; retry in {wait} s"
-        )
-        cost = {**Cost().as_dict(), "budget": limiter.budget(who, Cost())}
-        body = {**errors_body(message, Code.RATE_LIMITED), **self._extensions(cost)}
-        return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
+    def _rate_limited(self, limited: RateLimited, who: str) -> Response:
+        cost: Mapping[str, Any] = {
+            **Cost().as_dict(),
+            "budget": self.admission.budget(who, Cost()),
+        }
+        body = {**errors_body(limited.message, Code.RATE_LIMITED), **self._extensions(cost)}
+        return JSONResponse(body, status_code=429, headers={"Retry-After": str(limited.wait)})
 
     def _request_refused(self, message: str, status: int, context: Context) -> Response:
         """A request that could not be read as GraphQL (BAD_USER_INPUT), with its cost."""
@@ -348,7 +332,7 @@ class GraphQLApp(GraphQL[Context, None]):
             {"data": None, **errors_body(message, Code.UNAVAILABLE), **self._extensions(cost)}
         )
 
-    def _extensions(self, cost: dict[str, Any]) -> dict[str, Any]:
+    def _extensions(self, cost: Mapping[str, Any]) -> dict[str, Any]:
         """What `CostReport` adds to the responses GraphQL did not make."""
         return {"extensions": {"cost": cost}} if self.runtime.settings.cost_report else {}
 

@@ -15,7 +15,7 @@ import logging
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -41,7 +41,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 )
 from strawberry.utils.aio import aclosing
 
-from gateway.demand.ratelimit import RateLimiter, bucket, capacity_units
+from gateway.demand.ratelimit import bucket
 from gateway.exchange import Exchange, closed, opened
 from gateway.schema.build import MAX_TOKENS
 from keys.errors import Code, DynagateError, Unauthenticated, Unavailable
@@ -49,9 +49,7 @@ from resolvers.context import Context
 
 if TYPE_CHECKING:
     from data.callers import Caller
-    from gateway.documents.persisted import PersistedDocuments
-    from gateway.identity import TokenVerifier
-    from store.cost import Cost
+    from gateway.admission import Admission
 
 logger = logging.getLogger("dynagate")
 PING_SECONDS = 15.0
@@ -105,15 +103,9 @@ class LiveView(Protocol):
     """What the handler needs of the GraphQL view (`gateway.http.view.GraphQLApp`)."""
 
     sockets: Sockets
-    persisted: PersistedDocuments
-    verifier: TokenVerifier | None
-    limiter: RateLimiter | None
+    admission: Admission
     max_subscriptions: int
-    request_timeout: float
 
-    @property
-    def no_token(self) -> Caller: ...
-    def charger(self, who: str) -> Callable[[Cost], None] | None: ...
     def gauge(self, name: str, delta: int) -> None: ...
     async def follow(self) -> None: ...
     def encode_json(self, data: object) -> bytes: ...
@@ -160,7 +152,7 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
             await self._close(4403, "Forbidden: the token expired; connect again with a new one")
             return
         self.context.caller = caller
-        self.context.charge = self.view.charger(who)
+        self.context.charge = self.view.admission.charger(who)
         await super().handle_connection_init(message)
         if not self.connection_acknowledged:
             return
@@ -168,15 +160,12 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
             self._start(self._expire(expires))
         self._start(self._ping())
 
-    async def _session(self, payload: Mapping[str, Any]) -> tuple[Any, float | None]:
-        verifier = self.view.verifier
-        if verifier is None:
-            return self.view.no_token, None
+    async def _session(self, payload: Mapping[str, Any]) -> tuple[Caller, float | None]:
         given = payload.get("Authorization", payload.get("authorization"))
         if given is not None and not isinstance(given, str):
             raise Unauthenticated("`Authorization` in connection_init is not a string")
         headers = [given] if given else self._socket.headers.getlist("authorization")
-        return await verifier.session(headers)
+        return await self.view.admission.sign_in(headers)
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
         limit = self.view.max_subscriptions
@@ -196,8 +185,9 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
         """Strawberry's own, with a context per operation, under a request id of its own,
         and for a subscription a log line at its start and at its end."""
         context = self.context.for_operation()
+        admission = self.view.admission
         try:  # in trusted mode, only registered documents run (`gateway/documents/persisted.py`)
-            await self.view.persisted.admit(context.store, operation.query, context.caller)
+            await admission.admit_document(context, operation.query)
         except DynagateError as exc:
             if context.charge is not None and context.cost.requests:
                 context.charge(context.cost)  # the document's read, to the caller's limit
@@ -225,15 +215,14 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
             )
         # A query or mutation over the socket is admitted, timed and charged as over HTTP;
         # a subscription's events are charged one by one (`Context.next_event`).
-        limiter = None if live else self.view.limiter
-        if limiter is not None and self.who is not None:
-            wait = await limiter.check(self.who)
-            if wait is not None:
-                await self._refuse(operation, _rate_limited(limiter, wait))
-                closed(token)
-                return
+        charged = None if live else self.who
+        limited = None if charged is None else await admission.within_rate(charged)
+        if limited is not None:
+            await self._refuse(operation, limited.error())
+            closed(token)
+            return
         try:
-            async with asyncio.timeout(None if live else self.view.request_timeout):
+            async with admission.deadline(subscription=live):
                 result_source = await self.schema.stream(
                     operation.query,
                     variable_values=operation.variables,
@@ -258,8 +247,8 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 await operation.send_operation_message({"id": operation.id, "type": "complete"})
             self.operations.pop(operation.id, None)
         finally:
-            if limiter is not None and self.who is not None:
-                limiter.draw(self.who, capacity_units(context.cost))
+            if charged is not None:
+                admission.charge(charged, context.cost)
             if live:
                 self.view.gauge("subscriptions", -1)
                 seconds = exchange.elapsed()
@@ -312,13 +301,6 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
     async def _close(self, code: int, reason: str) -> None:
         with suppress(Exception):
             await self.websocket.close(code=code, reason=reason[:120])
-
-
-def _rate_limited(limiter: RateLimiter, wait: int) -> GraphQLError:
-    return GraphQLError(
-        f"over the rate limit of {limiter.limit:g} capacity units a minute; retry in {wait} s",
-        extensions={"code": Code.RATE_LIMITED},
-    )
 
 
 def _subscription(query: str, operation_name: str | None) -> OperationDefinitionNode | None:

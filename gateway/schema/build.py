@@ -17,7 +17,7 @@ from strawberry.types import ExecutionContext
 from gateway.demand.control import BoundCache, DemandControl, Limits
 from gateway.documents.limits import limits_rule
 from gateway.documents.parsing import MAX_DOCUMENT_BYTES, DocumentParser, DocumentValidation
-from gateway.documents.persisted import DocumentRegistration
+from gateway.documents.persisted import DocumentRegistration, PersistedDocuments
 from gateway.schema.execution import PlainFieldsExecutionContext
 from gateway.schema.extensions import CodedMaskErrors, CostReport, OperationChoice
 from gateway.schema.idempotency import KEEP_SECONDS, Idempotency
@@ -80,6 +80,7 @@ def build_schema(
     request_timeout: float = 10.0,
     max_batch: int = 0,
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    documents: PersistedDocuments | None = None,
 ) -> Schema:
     # Factories, so each request gets fresh extension instances (the caches are shared).
     rules = validation_rules(introspection)
@@ -92,7 +93,7 @@ def build_schema(
         # After DemandControl: an operation it refuses reads no record.
         partial(Idempotency, answered_within=request_timeout + KEEP_SECONDS),
         # Right after execution, before the cost is reported: its write is in the cost.
-        DocumentRegistration,
+        partial(DocumentRegistration, documents),
     ]
     if cost_report:
         extensions.append(CostReport)

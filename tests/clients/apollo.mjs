@@ -14,6 +14,7 @@ import { BatchHttpLink } from "@apollo/client/link/batch-http/index.js";
 import { setContext } from "@apollo/client/link/context/index.js";
 import { createPersistedQueryLink } from "@apollo/client/link/persisted-queries/index.js";
 
+import { persistedCases, persistedEntries } from "./persisted.mjs";
 import { check, describe, recordingFetch, sent } from "./recording.mjs";
 
 const REPO = gql`
@@ -108,36 +109,15 @@ function persistedCase(useGet) {
     check(data.repo.name === ctx.repo.name, `data: ${JSON.stringify(data)}`);
     return recorder.calls;
   };
-  const hashOnly = (call) => {
-    const { query, extensions } = sent(call);
-    return query === null && extensions?.persistedQuery?.sha256Hash?.length === 64;
-  };
-  const method = useGet ? "GET" : "POST";
-  return {
-    first: async (ctx) => {
-      const calls = await run(ctx);
-      check(calls.length === 2, `two requests expected: ${describe(calls)}`);
-      const [hashed, full] = calls;
-      check(hashed.method === method && hashOnly(hashed), `first: ${describe(calls)}`);
-      const missing = hashed.answer?.errors?.[0];
-      check(
-        missing?.extensions?.code === "PERSISTED_QUERY_NOT_FOUND",
-        `first answer: ${JSON.stringify(hashed.answer)}`,
-      );
-      check(sent(full).query !== null && sent(full).extensions?.persistedQuery, "no retry");
-      return describe(calls);
-    },
-    repeat: async (ctx) => {
-      const calls = await run(ctx);
-      check(calls.length === 1 && calls[0].method === method, `one ${method}: ${describe(calls)}`);
-      check(hashOnly(calls[0]), `the hash alone expected: ${describe(calls)}`);
-      return describe(calls);
-    },
-  };
+  return persistedCases(useGet ? "GET" : "POST", run, (hashed, full) => {
+    const missing = hashed.answer?.errors?.[0];
+    check(
+      missing?.extensions?.code === "PERSISTED_QUERY_NOT_FOUND",
+      `first answer: ${JSON.stringify(hashed.answer)}`,
+    );
+    check(sent(full).query !== null && sent(full).extensions?.persistedQuery, "no retry");
+  });
 }
-
-const persistedPost = persistedCase(false);
-const persistedGet = persistedCase(true);
 
 export const cases = {
   "apollo query": async (ctx) => {
@@ -193,10 +173,7 @@ export const cases = {
     check(call.method === "GET" && sent(call).query, `a GET with its query: ${describe([call])}`);
     return describe(recorder.calls);
   },
-  "apollo persisted POST first contact": persistedPost.first,
-  "apollo persisted POST repeat": persistedPost.repeat,
-  "apollo persisted GET first contact": persistedGet.first,
-  "apollo persisted GET repeat": persistedGet.repeat,
+  ...persistedEntries("apollo", persistedCase),
   "apollo batch of 3 in one fetch": async (ctx) => {
     const recorder = recordingFetch();
     const apollo = client(new BatchHttpLink({ uri: ctx.url, fetch: recorder.fetch }));

@@ -3,6 +3,7 @@
 import { Client, cacheExchange, fetchExchange } from "@urql/core";
 import { persistedExchange } from "@urql/exchange-persisted";
 
+import { persistedCases, persistedEntries } from "./persisted.mjs";
 import { check, describe, recordingFetch, sent } from "./recording.mjs";
 
 const REPO = `query UrqlRepo($owner: String!, $name: String!) {
@@ -29,7 +30,6 @@ function client(url, recorder, options = {}) {
 
 function persistedCase(preferGet) {
   const operation = preferGet ? "UrqlPersistedGet" : "UrqlPersistedPost";
-  const method = preferGet ? "GET" : "POST";
   const run = async (ctx) => {
     const document = persisted(`${operation}_${ctx.run}`);
     const recorder = recordingFetch();
@@ -41,32 +41,12 @@ function persistedCase(preferGet) {
     check(!error && data.repo.name === ctx.repo.name, `answer: ${error ?? JSON.stringify(data)}`);
     return recorder.calls;
   };
-  const hashOnly = (call) => {
-    const { query, extensions } = sent(call);
-    return query === null && extensions?.persistedQuery?.sha256Hash?.length === 64;
-  };
-  return {
-    first: async (ctx) => {
-      const calls = await run(ctx);
-      check(calls.length === 2, `two requests expected: ${describe(calls)}`);
-      const [hashed, full] = calls;
-      check(hashed.method === method && hashOnly(hashed), `first: ${describe(calls)}`);
-      const message = hashed.answer?.errors?.[0]?.message;
-      check(message === "PersistedQueryNotFound", `first answer: ${JSON.stringify(hashed.answer)}`);
-      check(sent(full).query !== null, `the retry sent no document: ${describe(calls)}`);
-      return describe(calls);
-    },
-    repeat: async (ctx) => {
-      const calls = await run(ctx);
-      check(calls.length === 1 && calls[0].method === method, `one ${method}: ${describe(calls)}`);
-      check(hashOnly(calls[0]), `the hash alone expected: ${describe(calls)}`);
-      return describe(calls);
-    },
-  };
+  return persistedCases(preferGet ? "GET" : "POST", run, (hashed, full, calls) => {
+    const message = hashed.answer?.errors?.[0]?.message;
+    check(message === "PersistedQueryNotFound", `first answer: ${JSON.stringify(hashed.answer)}`);
+    check(sent(full).query !== null, `the retry sent no document: ${describe(calls)}`);
+  });
 }
-
-const persistedPost = persistedCase(false);
-const persistedGet = persistedCase(true);
 
 export const cases = {
   "urql query": async (ctx) => {
@@ -103,10 +83,7 @@ export const cases = {
     check(call.status === 400 && codes.length === 1 && codes[0], `error: ${error}`);
     return `${call.status} ${codes.join(",")}`;
   },
-  "urql persisted POST first contact": persistedPost.first,
-  "urql persisted POST repeat": persistedPost.repeat,
-  "urql persisted GET first contact": persistedGet.first,
-  "urql persisted GET repeat": persistedGet.repeat,
+  ...persistedEntries("urql", persistedCase),
   "urql authorization header": async (ctx) => {
     const recorder = recordingFetch();
     const fetchOptions = { headers: { authorization: `Bearer ${ctx.token}` } };

@@ -19,7 +19,8 @@ from data import map as markers
 from data.comments_verify import diff, group
 from keys.codecs import format_timestamp
 from keys.errors import Conflict, Unavailable
-from store.client import LOCAL_CREDENTIALS, Store
+from store.client import Store
+from store.connection import LOCAL_CREDENTIALS
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, put_request, update_request
 from tests.faults import FaultProxy, without_backoff

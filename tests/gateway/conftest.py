@@ -1,12 +1,15 @@
 """Fixtures of the subscription tests: the gateway on a real port, open, and secured with
-small limits (two operations per socket, two sockets per caller, buffers of three)."""
+small limits (two operations per socket, two sockets per caller, buffers of three); and of
+the browser tests: headless Chromium."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
 import pytest
+from playwright.async_api import Browser
 
+from tests.browser import headless_chromium
 from tests.client import settings_for
 from tests.identity import SECURED
 from tests.live import Served, served
@@ -25,3 +28,9 @@ async def secured(endpoint: str, table: str) -> AsyncIterator[Served]:
     )
     async with served(settings) as running:
         yield running
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with headless_chromium() as launched:
+        yield launched

@@ -19,8 +19,9 @@ from aiobotocore.config import AioConfig
 
 from data import orders as order_data
 from gateway.settings import Settings
-from store import client as store_client
-from store.client import CLIENT_CONFIG, Store
+from store import connection
+from store.client import Store
+from store.connection import CLIENT_CONFIG
 from tests.client import COST_KEYS, Api, assert_well_formed
 
 CREATE = """mutation ($id: ID!) {
@@ -147,7 +148,7 @@ async def unreachable(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Api]:
     fast = CLIENT_CONFIG.merge(
         AioConfig(retries={"max_attempts": 2, "mode": "standard"}, connect_timeout=1)
     )
-    monkeypatch.setattr(store_client, "CLIENT_CONFIG", fast)
+    monkeypatch.setattr(connection, "CLIENT_CONFIG", fast)
     settings = Settings(
         table="dynagate",
         endpoint=f"http://127.0.0.1:{closed_port()}",

@@ -5,15 +5,11 @@ origin's page reads the answer and the id; any other page's fetch fails, and not
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import pytest
-import uvicorn
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -23,8 +19,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gateway.cli.dynamodb_local import free_port
 from gateway.http.app import create_app
 from gateway.settings import Settings
+from tests import live
 from tests.client import settings_for
-from tests.gateway.test_playground_browser import NO_INTERNET, chromium
 from tests.identity import SECURED, token
 
 # The page's script: what a single-page app does, its outcome left in `window.pageOutcome`
@@ -81,22 +77,6 @@ class Seen:
         return [method for method, _, _ in self.requests]
 
 
-@asynccontextmanager
-async def serving(app: ASGIApp, port: int) -> AsyncIterator[str]:
-    """`app` under uvicorn on the loopback `port`, as `dynagate serve` runs the gateway."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            await task
-        await asyncio.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-
-
 def page_app(call: dict[str, str]) -> Starlette:
     """The app's page, calling the gateway as `call` says."""
     # `</` would end the script element early; JSON lets it be written `<\\/`.
@@ -108,27 +88,6 @@ def page_app(call: dict[str, str]) -> Starlette:
     return Starlette(routes=[Route("/", page)])
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    """Headless Chromium with no internet, launched as test_playground_browser.py does."""
-    executable = chromium()
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=executable,
-            args=[
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                f"--host-resolver-rules={NO_INTERNET}",
-            ],
-        )
-        yield launched
-        await launched.close()
-
-
 async def call_from_page(
     browser: Browser, settings: Settings, page_port: int, repo: str
 ) -> tuple[dict[str, object], Seen, str]:
@@ -136,14 +95,14 @@ async def call_from_page(
     reached the gateway, and the X-Request-ID the page sent."""
     seen = Seen(create_app(settings))
     request_id = f"page-{uuid.uuid4().hex}"
-    async with serving(seen, free_port()) as gateway:
+    async with live.serving(seen) as gateway:
         call = {
             "gateway": f"{gateway}/graphql",
             "token": token("Ada"),
             "requestId": request_id,
             "query": CREATE_REPO.format(name=repo),
         }
-        async with serving(page_app(call), page_port) as origin:
+        async with live.serving(page_app(call), page_port) as origin:
             page = await browser.new_page()
             await page.goto(f"{origin}/")
             await page.wait_for_function("() => window.pageOutcome !== undefined", timeout=15_000)

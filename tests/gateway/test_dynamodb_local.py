@@ -9,13 +9,13 @@ from typing import Any
 import boto3
 import pytest
 
+from gateway.cli import dynamodb_local
 from gateway.cli.dynamodb_local import (
     DynamoDBLocal,
     DynamoDBLocalError,
     command,
     ensure_installed,
 )
-from gateway.cli import dynamodb_local
 
 
 def _client(endpoint: str) -> Any:

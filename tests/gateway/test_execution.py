@@ -95,16 +95,19 @@ DOCUMENTS = [
 ]
 
 
-def answer(context: type[StrawberryGraphQLCoreExecutionContext], document: str) -> Any:
-    result = schema(context).execute_sync(document)
+def answer(
+    context: type[StrawberryGraphQLCoreExecutionContext], document: str, query: type | None = None
+) -> Any:
+    """The data, and each error's message and path (sorted), of `document` run on `query`'s
+    schema (`schema`'s when None) with `context`."""
+    built = (
+        schema(context)
+        if query is None
+        else strawberry.Schema(query=query, execution_context_class=context)
+    )
+    result = built.execute_sync(document)
     errors = sorted((e.message, tuple(e.path or ())) for e in result.errors or [])
     return result.data, errors
-
-
-@pytest.mark.parametrize("document", DOCUMENTS)
-def test_same_answers_and_errors_as_graphql_core(document: str) -> None:
-    ours = answer(PlainFieldsExecutionContext, document)
-    assert ours == answer(StrawberryGraphQLCoreExecutionContext, document)
 
 
 def test_the_loose_sources_do_raise_errors() -> None:
@@ -345,18 +348,18 @@ SHELF_DOCUMENTS = [
 
 
 def shelf_answer(context: type[StrawberryGraphQLCoreExecutionContext], document: str) -> Any:
-    result = strawberry.Schema(query=ShelfQuery, execution_context_class=context).execute_sync(
-        document
-    )
-    errors = sorted((e.message, tuple(e.path or ())) for e in result.errors or [])
-    return result.data, errors
+    return answer(context, document, ShelfQuery)
 
 
-@pytest.mark.parametrize("document", SHELF_DOCUMENTS)
-def test_plain_objects_answer_as_graphql_core(document: str) -> None:
-    """Lists of objects and objects of plain fields, with nulls and bad values inside."""
-    ours = shelf_answer(PlainFieldsExecutionContext, document)
-    assert ours == shelf_answer(StrawberryGraphQLCoreExecutionContext, document)
+@pytest.mark.parametrize(
+    ("query", "document"),
+    [*((None, d) for d in DOCUMENTS), *((ShelfQuery, d) for d in SHELF_DOCUMENTS)],
+)
+def test_same_answers_and_errors_as_graphql_core(query: type | None, document: str) -> None:
+    """Plain fields, lists of objects and objects of plain fields, with nulls and bad values
+    inside."""
+    ours = answer(PlainFieldsExecutionContext, document, query)
+    assert ours == answer(StrawberryGraphQLCoreExecutionContext, document, query)
 
 
 def test_the_shelves_hold_what_the_comparison_needs() -> None:

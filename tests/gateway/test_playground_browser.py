@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,32 +14,14 @@ from urllib.parse import quote, urlencode
 import httpx
 import pytest
 import strawberry
-import uvicorn
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from gateway.cli.dynamodb_local import free_port
 from gateway.http.app import create_app
 from gateway.settings import Settings
 from tests import live
 from tests.client import settings_for
 
-# Where the browser is looked for when $CHROMIUM names none (`make browser` does the same).
-BROWSERS = (
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "google-chrome-stable",
-    # macOS keeps them in application bundles, off the PATH.
-    "/Applications/Chromium.app/Contents/MacOS/Chromium",
-    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-)
-NO_BROWSER = (
-    "make test needs Chromium or Google Chrome: install it "
-    "(macOS: brew install --cask google-chrome) or set CHROMIUM=/path/to/browser"
-)
-# Every host name fails to resolve, except this machine: the browser has no internet.
-NO_INTERNET = "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
 CDN_PAGE = Path(strawberry.__file__).parent / "static" / "graphiql.html"
 # Tokens no page holds unless it came from the URL.
 QUERY = "{ uniq_7f3a: __typename }"
@@ -57,51 +37,12 @@ VARIABLES_EDITOR = ".graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMir
 RESULT = ".result-window .CodeMirror"
 
 
-def chromium() -> str:
-    """The browser to drive: $CHROMIUM, else the first of `BROWSERS` on the PATH. Never a
-    skip: a machine without one fails and says what to install."""
-    named = os.environ.get("CHROMIUM")
-    for candidate in [named] if named else BROWSERS:
-        found = shutil.which(candidate)
-        if found is not None:
-            return found
-    pytest.fail(NO_BROWSER, pytrace=False)
-
-
 @pytest.fixture
 async def served(endpoint: str, table: str) -> AsyncIterator[str]:
     """The gateway on a real port, as `dynagate serve` runs it."""
     settings = Settings(table=table, endpoint=endpoint, cursor_secret=b"test-secret")
-    port = free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:  # noqa: ASYNC110 (uvicorn offers no event for it)
-        await asyncio.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    await task
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    """Headless Chromium with no internet and none of its own background traffic."""
-    executable = chromium()
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=executable,
-            args=[
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                f"--host-resolver-rules={NO_INTERNET}",
-            ],
-        )
-        yield launched
-        await launched.close()
+    async with live.serving(create_app(settings)) as url:
+        yield url
 
 
 @dataclass

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from gateway.cli.dynamodb_local import free_port
-from gateway.http.readiness import READY_CHECK_SECONDS
+from gateway.readiness import READY_CHECK_SECONDS
 from gateway.settings import Settings
 from store.tables import create_table
 from tests.client import Api

@@ -154,8 +154,8 @@ async def test_a_dead_holders_shard_is_taken_over_within_15_s(
 ) -> None:
     async with subscribed(replicas) as (sockets, idents):
         first = await write(replicas[0], "before")
-        await until(lambda: any(r.runtime.reader and r.runtime.reader._held for r in replicas))
-        holder = next(r for r in replicas if r.runtime.reader and r.runtime.reader._held)
+        await until(lambda: any(_holds_a_lease(r) for r in replicas))
+        holder = next(r for r in replicas if _holds_a_lease(r))
         survivor = next(r for r in replicas if r is not holder)
         index = replicas.index(survivor)
         assert [e["number"] for e in await events(sockets[index], idents[index], 3)] == [first]
@@ -170,8 +170,13 @@ async def test_a_dead_holders_shard_is_taken_over_within_15_s(
         assert time.monotonic() - died < 15
         assert await events(sockets[index], idents[index], 3) == []  # once, not twice
     owners = {lease["owner"] for lease in await leases(client, table)}
-    assert survivor.runtime.reader is not None
-    assert owners == {survivor.runtime.reader._leases.owner}  # type: ignore[union-attr]
+    assert survivor.runtime.reader is not None and survivor.runtime.reader.leased is not None
+    assert owners == {survivor.runtime.reader.leased.leases.owner}
+
+
+def _holds_a_lease(replica: Served) -> bool:
+    reader = replica.runtime.reader
+    return reader is not None and reader.leased is not None and bool(reader.leased.held)
 
 
 async def test_redis_stopped_and_restarted_loses_no_change(

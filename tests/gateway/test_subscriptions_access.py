@@ -146,7 +146,7 @@ async def test_queries_and_mutations_over_the_socket_draw_on_the_rate_limit(
             )
         )
         assert again["payload"]["data"] == {"createProduct": {"id": "p8"}}
-        limiter = frugal.graphql.limiter
+        limiter = frugal.runtime.limiter
         assert limiter is not None
         # Two writes of a unit each, drawn as each operation ends: the bucket of one unit a
         # minute is a unit in debt.

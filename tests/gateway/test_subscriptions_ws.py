@@ -159,7 +159,7 @@ async def limited(endpoint: str, table: str) -> AsyncIterator[Served]:
 
 
 async def test_the_reads_of_events_are_charged_to_the_caller(limited: Served) -> None:
-    feed, limiter = limited.runtime.feed, limited.graphql.limiter
+    feed, limiter = limited.runtime.feed, limited.runtime.limiter
     assert limiter is not None
     async with httpx.AsyncClient() as http:
         created = await http.post(

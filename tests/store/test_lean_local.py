@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from aiobotocore.parsers import AioResponseParserFactory
 
-from store.client import DynamoDBClient, open_client
+from store.client import DynamoDBClient
+from store.connection import open_client
 from store.lean import LEAN_OPERATIONS
 from tests.store.test_lean import typed
 

@@ -19,7 +19,8 @@ from botocore.parsers import BaseJSONParser
 from botocore.session import Session
 
 from store import lean
-from store.client import DynamoDBClient, open_client
+from store.client import DynamoDBClient
+from store.connection import open_client
 from tests.faults import without_backoff
 
 # Nothing listens there: every answer below is handed over by a `before-send` handler.

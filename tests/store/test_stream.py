@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from store.client import open_streams_client
+from store.connection import open_streams_client
 from store.errors import DynamoDBFailure
 from store.requests import to_attributes
 from store.stream import StreamReader, StreamRecord

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from store.leased_shards import REPLAY_SECONDS
 from store.leases import Lease, Seen, Start
-from store.stream import REPLAY_SECONDS, StreamReader, StreamRecord
+from store.stream import StreamReader, StreamRecord
 from tests.store.fake_stream import Clock, FakeStreams, FakeTable
 
 
