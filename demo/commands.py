@@ -14,24 +14,22 @@ if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
 
+# The seed's options: each a count, its default and what it counts.
+SEED_COUNTS = (
+    ("--customers", 40, "customers to create"),
+    ("--max-orders", 20, "most orders per customer"),
+    ("--products", 6, "products to create"),
+    ("--max-comments", 25, "most comments per product"),
+    ("--markers-per-place", 60, "map markers around each of the demo places"),
+    ("--repos", 4, "repositories, each with issues and stars"),
+    ("--organizations", 2, "organizations, each with teams"),
+    ("--queues", 2, "support queues with tickets"),
+)
+
+
 def add_seed_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--customers", type=int, default=40, help="customers to create")
-    parser.add_argument("--max-orders", type=int, default=20, help="most orders per customer")
-    parser.add_argument("--products", type=int, default=6, help="products to create")
-    parser.add_argument("--max-comments", type=int, default=25, help="most comments per product")
-    parser.add_argument(
-        "--markers-per-place",
-        type=int,
-        default=60,
-        help="map markers around each of the demo places",
-    )
-    parser.add_argument(
-        "--repos", type=int, default=4, help="repositories, each with issues and stars"
-    )
-    parser.add_argument(
-        "--organizations", type=int, default=2, help="organizations, each with teams"
-    )
-    parser.add_argument("--queues", type=int, default=2, help="support queues with tickets")
+    for option, default, counted in SEED_COUNTS:
+        parser.add_argument(option, type=int, default=default, help=counted)
 
 
 async def seed(client: DynamoDBClient, table: str, args: argparse.Namespace) -> str:

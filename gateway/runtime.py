@@ -13,7 +13,6 @@ import socket
 import uuid
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from redis.asyncio import Redis
@@ -136,12 +135,7 @@ class Runtime:
         gc.freeze()
         return self
 
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self._opened.aclose()
 
     def degraded(self) -> list[str]:

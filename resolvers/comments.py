@@ -24,7 +24,7 @@ from resolvers.cost import (
     page_read,
     writes,
 )
-from resolvers.records import FromRecord
+from resolvers.records import FromRecord, written_by
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import PageArgs
 
@@ -39,9 +39,7 @@ class Comment(FromRecord):
     rating: int
     body: str
     created_at: datetime
-    author: str | None = strawberry.field(
-        description="Who posted it; null for a comment posted with identity off."
-    )
+    author: str | None = written_by("posted", "a comment")
     product_id: strawberry.Private[str]
 
     @field_with_cost(item_read(owner_of("Comments of")))

@@ -21,7 +21,7 @@ from resolvers.cost import (
     mutation_with_cost,
     writes,
 )
-from resolvers.records import FromRecord
+from resolvers.records import FromRecord, written_by
 from resolvers.relay import NOT_GIVEN, given
 
 Info = strawberry.Info[Context, None]
@@ -100,9 +100,7 @@ class Marker(FromRecord):
     geohash: str
     label: str
     created_at: datetime
-    created_by: str | None = strawberry.field(
-        description="Who added it; null for a marker added with identity off."
-    )
+    created_by: str | None = written_by("added", "a marker")
 
 
 @strawberry.type

@@ -10,18 +10,10 @@ import strawberry
 from data import organizations as data
 from data.collections import ENTRY_BYTES, PageRead, Prefetched, page_for
 from data.organizations import Role
-from resolvers import lookahead
+from resolvers import cost, lookahead
 from resolvers.access import ANYONE, SignedIn, Stored
 from resolvers.context import Context
-from resolvers.cost import (
-    FieldCost,
-    entity,
-    field_with_cost,
-    item_read,
-    mutation_with_cost,
-    page_read,
-    writes,
-)
+from resolvers.cost import entity, field_with_cost, item_read, mutation_with_cost, page_read, writes
 from resolvers.records import FromRecord, mirrored
 from resolvers.relay import Connection, connection_field
 from store.pagination import Page, PageArgs, query_calls
@@ -32,7 +24,7 @@ T = TypeVar("T")
 
 # Every team in one page: the most an organization can have, read as any page is.
 _TEAMS = data.TEAMS_PAGE.size
-TEAMS_READ = FieldCost(
+TEAMS_READ = cost.FieldCost(
     requests=query_calls(_TEAMS + 2, ENTRY_BYTES), items=_TEAMS + 2, fanout=_TEAMS, shared=True
 )
 
@@ -67,21 +59,13 @@ class Organization:
         return mirrored(cls, organization, prefetched=prefetched or {})
 
     @connection_field(page_read(ENTRY_BYTES))
-    async def members(
-        self,
-        info: Info,
-        page: PageArgs,
-    ) -> Connection[Member]:
+    async def members(self, info: Info, page: PageArgs) -> Connection[Member]:
         """Usernames A→Z, ignoring case."""
         read = data.members_read(self.name, page)
         return Connection.from_page(await self._page(info, read), Member.from_record)
 
     @connection_field(page_read(ENTRY_BYTES))
-    async def admins(
-        self,
-        info: Info,
-        page: PageArgs,
-    ) -> Connection[Member]:
+    async def admins(self, info: Info, page: PageArgs) -> Connection[Member]:
         """Members whose role is ADMIN, usernames A→Z, ignoring case."""
         read = data.admins_read(self.name, page)
         return Connection.from_page(await self._page(info, read), Member.from_record)

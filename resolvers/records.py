@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Self, TypeVar
 
+import strawberry
+
 T = TypeVar("T")
 _INIT_FIELDS: dict[type[Any], tuple[str, ...]] = {}
 
@@ -31,3 +33,9 @@ class FromRecord:
     @classmethod
     def from_record(cls, record: object) -> Self:
         return mirrored(cls, record)
+
+
+def written_by(verb: str, what: str) -> Any:
+    """The field naming who wrote the item: the caller's username, null for an item written
+    with identity off (no caller is known then)."""
+    return strawberry.field(description=f"Who {verb} it; null for {what} {verb} with identity off.")

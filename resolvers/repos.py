@@ -13,15 +13,8 @@ from data.repos import IssueState
 from resolvers import lookahead
 from resolvers.access import ANYONE, AUTHOR, Stored, Themselves
 from resolvers.context import Context
-from resolvers.cost import (
-    entity,
-    field_with_cost,
-    item_read,
-    mutation_with_cost,
-    page_read,
-    writes,
-)
-from resolvers.records import FromRecord, mirrored
+from resolvers.cost import entity, field_with_cost, item_read, mutation_with_cost, page_read, writes
+from resolvers.records import FromRecord, mirrored, written_by
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import Page, PageArgs
 
@@ -39,9 +32,7 @@ class Issue(FromRecord):
     title: str
     state: IssueState
     created_at: datetime
-    author: str | None = strawberry.field(
-        description="Who opened it; null for an issue opened with identity off."
-    )
+    author: str | None = written_by("opened", "an issue")
 
 
 @strawberry.type

@@ -14,15 +14,8 @@ from typing import Any, TypeVar
 
 import strawberry
 
-from data.changes import (
-    Change,
-    ChangeKind,
-    comment_changes,
-    issue_changes,
-    marker_changes,
-    order_changes,
-    ticket_changes,
-)
+from data import changes
+from data.changes import Change, ChangeKind
 from data.feed import Topic
 from data.orders import OrderStatus
 from data.repos import IssueState
@@ -121,7 +114,7 @@ class Subscription:
         self, info: Info, viewport: ViewportInput
     ) -> AsyncGenerator[MarkerChange, None]:
         """Markers that enter, move or change inside the viewport, or leave it."""
-        followed = marker_changes(viewport.to_viewport())
+        followed = changes.marker_changes(viewport.to_viewport())
         return _follow(
             info,
             followed,
@@ -139,7 +132,7 @@ class Subscription:
         ratings: list[int] | None = NOT_GIVEN,
     ) -> AsyncGenerator[CommentChange, None]:
         """The product's comments, filtered as `Product.comments` filters them."""
-        followed = comment_changes(str(product_id), given(language), given(ratings))
+        followed = changes.comment_changes(str(product_id), given(language), given(ratings))
         return _follow(
             info,
             followed,
@@ -153,7 +146,7 @@ class Subscription:
         self, info: Info, owner: str, name: str, state: IssueState | None = NOT_GIVEN
     ) -> AsyncGenerator[IssueChange, None]:
         """The repository's issues, filtered as `Repo.issues` filters them."""
-        followed = issue_changes(owner, name, given(state))
+        followed = changes.issue_changes(owner, name, given(state))
         return _follow(
             info,
             followed,
@@ -169,7 +162,7 @@ class Subscription:
         """The queue's tickets."""
         return _follow(
             info,
-            ticket_changes(str(queue_id)),
+            changes.ticket_changes(str(queue_id)),
             lambda kind, c: TicketChange(
                 kind=kind, id=strawberry.ID(c.id), ticket=_node(c.new, Ticket.from_record)
             ),
@@ -182,7 +175,7 @@ class Subscription:
         """The customer's orders, filtered by status as `Customer.orders` filters them."""
         return _follow(
             info,
-            order_changes(str(customer_id), given(status)),
+            changes.order_changes(str(customer_id), given(status)),
             lambda kind, c: OrderChange(
                 kind=kind, id=strawberry.ID(c.id), order=_node(c.new, Order.from_record)
             ),

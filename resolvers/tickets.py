@@ -12,15 +12,8 @@ from data.tickets import TicketStatus
 from resolvers import lookahead
 from resolvers.access import ADMINS, AUTHOR, SIGNED_IN, Stored
 from resolvers.context import Context
-from resolvers.cost import (
-    entity,
-    field_with_cost,
-    item_read,
-    mutation_with_cost,
-    page_read,
-    writes,
-)
-from resolvers.records import FromRecord, mirrored
+from resolvers.cost import entity, field_with_cost, item_read, mutation_with_cost, page_read, writes
+from resolvers.records import FromRecord, mirrored, written_by
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from store.pagination import PageArgs
 
@@ -37,9 +30,7 @@ class Ticket(FromRecord):
     status: TicketStatus
     created_at: datetime
     updated_at: datetime
-    opened_by: str | None = strawberry.field(
-        description="Who opened it; null for a ticket opened with identity off."
-    )
+    opened_by: str | None = written_by("opened", "a ticket")
 
 
 @strawberry.type

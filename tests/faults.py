@@ -32,7 +32,6 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from types import TracebackType
 from typing import Literal, Self
 
 import httpx
@@ -151,12 +150,7 @@ class FaultProxy:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         assert self._server is not None and self._http is not None
         self._server.close()
         # Hanging answers give up; idle connections see their end.

@@ -107,6 +107,11 @@ class LiveClient:
         await self.send({"id": ident, "type": "subscribe", "payload": payload})
         return ident
 
+    async def answer(self, query: str, **variables: Any) -> dict[str, Any]:
+        """The first message of a new operation: a query's or mutation's one answer, or the
+        refusal of a subscription."""
+        return await self.next_for(await self.subscribe(query, **variables))
+
     async def complete(self, ident: str) -> None:
         await self.send({"id": ident, "type": "complete"})
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from types import TracebackType
 from typing import Self
 
 from gateway.cli.dynamodb_local import free_port
@@ -65,10 +64,5 @@ class RedisServer:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()

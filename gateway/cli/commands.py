@@ -172,29 +172,22 @@ def export_schema(args: argparse.Namespace) -> int:
 
 
 def schema_diff(args: argparse.Namespace) -> int:
-    from gateway.cli.schema_diff import (
-        Unreadable,
-        load_manifest,
-        parse_schema,
-        rejected_documents,
-        render,
-        schema_changes,
-    )
+    from gateway.cli import schema_diff as diffs
     from gateway.schema.build import schema_sdl
 
     try:
-        old = parse_schema(_read(args.old), str(args.old))
+        old = diffs.parse_schema(_read(args.old), str(args.old))
         documents = None
         if args.documents is not None:
-            documents = load_manifest(_read(args.documents), str(args.documents))
-    except Unreadable as exc:
+            documents = diffs.load_manifest(_read(args.documents), str(args.documents))
+    except diffs.Unreadable as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 2
     # From the exported SDL, as OLD is: the two are compared as clients read them.
-    current = parse_schema(schema_sdl())
-    changes = schema_changes(old, current)
-    rejected = None if documents is None else rejected_documents(current, documents)
-    print("\n".join(render(changes, rejected)))
+    current = diffs.parse_schema(schema_sdl())
+    changes = diffs.schema_changes(old, current)
+    rejected = None if documents is None else diffs.rejected_documents(current, documents)
+    print("\n".join(diffs.render(changes, rejected)))
     return 1 if rejected or any(change.kind == "breaking" for change in changes) else 0
 
 

@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import IO, Self
 
 VERSION = "2.9.30"  # amplify-dynamodb-simulator; it bundles DynamoDB Local 1.25.1
@@ -234,12 +234,7 @@ class DynamoDBLocal:
             raise
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._stop()
 
     def _read_log(self) -> str:

@@ -10,19 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from graphql import (
-    GraphQLEnumType,
-    GraphQLField,
-    GraphQLInputObjectType,
-    GraphQLInputType,
-    GraphQLList,
-    GraphQLNonNull,
-    GraphQLObjectType,
-    GraphQLScalarType,
-    OperationDefinitionNode,
-    get_named_type,
-    parse,
-)
+import graphql
 
 from gateway.cli.trusted import OVER
 from gateway.demand.bound import Bound, bound_operation
@@ -43,14 +31,16 @@ def fits(bound: Bound) -> bool:
 
 
 def worst(text: str) -> dict[str, int] | None:
-    document = parse(text)
-    (operation,) = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    document = graphql.parse(text)
+    (operation,) = [
+        d for d in document.definitions if isinstance(d, graphql.OperationDefinitionNode)
+    ]
     found = worst_case(SCHEMA, document, operation, fits).bound
     return None if found is None else found.as_dict()
 
 
 def bound(text: str, variables: dict[str, Any] | None = None) -> dict[str, int]:
-    return bound_operation(SCHEMA, parse(text), None, variables, fits).as_dict()
+    return bound_operation(SCHEMA, graphql.parse(text), None, variables, fits).as_dict()
 
 
 def test_a_variable_that_sizes_a_read_counts_at_its_largest() -> None:
@@ -102,40 +92,40 @@ def test_a_viewport_from_a_variable_has_no_worst_case() -> None:
     assert worst("query ($v: Viewport!) { heatmap(viewport: $v) { precision } }") is None
 
 
-def _literal(kind: GraphQLInputType) -> str:
+def _literal(kind: graphql.GraphQLInputType) -> str:
     """A GraphQL literal the field accepts for a required argument."""
-    if isinstance(kind, GraphQLNonNull):
+    if isinstance(kind, graphql.GraphQLNonNull):
         return _literal(kind.of_type)
-    if isinstance(kind, GraphQLList):
+    if isinstance(kind, graphql.GraphQLList):
         return "[]"
-    if isinstance(kind, GraphQLEnumType):
+    if isinstance(kind, graphql.GraphQLEnumType):
         return next(iter(kind.values))
-    if isinstance(kind, GraphQLInputObjectType):
+    if isinstance(kind, graphql.GraphQLInputObjectType):
         if kind.name == "Viewport":
             return "{north: 1, south: 0, east: 1, west: 0}"
         inner = ", ".join(
             f"{name}: {_literal(field.type)}"
             for name, field in kind.fields.items()
-            if isinstance(field.type, GraphQLNonNull)
+            if isinstance(field.type, graphql.GraphQLNonNull)
         )
         return "{" + inner + "}"
-    assert isinstance(kind, GraphQLScalarType)
+    assert isinstance(kind, graphql.GraphQLScalarType)
     return {"Int": "1", "Float": "0.5", "Boolean": "true"}.get(kind.name, '"x"')
 
 
-def _samples(kind: GraphQLInputType) -> list[Any]:
+def _samples(kind: graphql.GraphQLInputType) -> list[Any]:
     """Values a client may send for an argument of `kind`, from harmless to extreme."""
-    nullable = not isinstance(kind, GraphQLNonNull)
-    named = get_named_type(kind)
+    nullable = not isinstance(kind, graphql.GraphQLNonNull)
+    named = graphql.get_named_type(kind)
     values: list[Any]
-    listed = kind.of_type if isinstance(kind, GraphQLNonNull) else kind
-    if isinstance(listed, GraphQLList):
+    listed = kind.of_type if isinstance(kind, graphql.GraphQLNonNull) else kind
+    if isinstance(listed, graphql.GraphQLList):
         values = [[], [1], [1, 2, 3, 4, 5]] if named.name == "Int" else [[], ["x"]]
-    elif isinstance(named, GraphQLEnumType):
+    elif isinstance(named, graphql.GraphQLEnumType):
         values = list(named.values)
     elif named.name == "Viewport":
         values = VIEWS
-    elif isinstance(named, GraphQLInputObjectType):
+    elif isinstance(named, graphql.GraphQLInputObjectType):
         return [None] if nullable else []  # mutations' inputs: their cost is declared whole
     elif named.name == "Int":
         values = [0, 1, 3, 5, 8, 10, 99, 100, 101, 999, 1_000, 1_001, -1]
@@ -150,7 +140,7 @@ def _samples(kind: GraphQLInputType) -> list[Any]:
     return [None, *values] if nullable else values
 
 
-def _paths() -> Iterator[tuple[str, GraphQLObjectType, str]]:
+def _paths() -> Iterator[tuple[str, graphql.GraphQLObjectType, str]]:
     """Every object type reachable from a root, with the selection that reaches it: an
     opening (`query` …) and the text to close it with."""
     roots = [
@@ -159,7 +149,7 @@ def _paths() -> Iterator[tuple[str, GraphQLObjectType, str]]:
         ("subscription", SCHEMA.subscription_type),
     ]
     seen: set[str] = set()
-    queue: list[tuple[str, GraphQLObjectType, int]] = [
+    queue: list[tuple[str, graphql.GraphQLObjectType, int]] = [
         (f"{kind} ($v: %s) {{ ", root, 0) for kind, root in roots if root is not None
     ]
     while queue:
@@ -169,16 +159,16 @@ def _paths() -> Iterator[tuple[str, GraphQLObjectType, str]]:
             continue
         seen.add(kind.name)
         for name, field in kind.fields.items():
-            target = get_named_type(field.type)
-            if isinstance(target, GraphQLObjectType) and target.name not in seen:
+            target = graphql.get_named_type(field.type)
+            if isinstance(target, graphql.GraphQLObjectType) and target.name not in seen:
                 queue.append((opening + f"{name}{_required(field)} {{ ", target, depth + 1))
 
 
-def _required(field: GraphQLField, but: str | None = None) -> str:
+def _required(field: graphql.GraphQLField, but: str | None = None) -> str:
     given = [
         f"{name}: {_literal(argument.type)}"
         for name, argument in field.args.items()
-        if name != but and isinstance(argument.type, GraphQLNonNull)
+        if name != but and isinstance(argument.type, graphql.GraphQLNonNull)
     ]
     return f"({', '.join(given)})" if given else ""
 
@@ -195,7 +185,7 @@ def test_no_request_exceeds_the_worst_case_of_its_document() -> None:
                 arguments = f"{argument_name}: $v" + (", " + others[1:-1] if others else "")
                 below = (
                     " { __typename }"
-                    if isinstance(get_named_type(field.type), GraphQLObjectType)
+                    if isinstance(graphql.get_named_type(field.type), graphql.GraphQLObjectType)
                     else ""
                 )
                 text = (opening % argument.type) + f"{name}({arguments}){below} " + closing

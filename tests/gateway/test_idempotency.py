@@ -176,22 +176,20 @@ async def test_concurrent_repeats_run_once(api: Api, client: Any, table: str) ->
 
 
 @pytest.fixture
-async def faulty_api(proxy: FaultProxy, table: str) -> AsyncIterator[Api]:
+async def faulty_api(
+    proxy: FaultProxy, table: str, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Api]:
+    """The gateway through the fault proxy, its SDK retrying at once."""
+    without_backoff(monkeypatch)
     async with Api.serving(settings_for(proxy.url, table)) as running:
         yield running
 
 
 async def test_with_every_write_answer_lost_a_retry_gets_the_first_answer(
-    api: Api,
-    faulty_api: Api,
-    proxy: FaultProxy,
-    client: Any,
-    table: str,
-    monkeypatch: pytest.MonkeyPatch,
+    api: Api, faulty_api: Api, proxy: FaultProxy, client: Any, table: str
 ) -> None:
     """The measured case: each create answered UNAVAILABLE although it was done, and a
     status move's retry BAD_USER_INPUT for the move the first call made."""
-    without_backoff(monkeypatch)
     await send(api, CREATE_CUSTOMER, ALICE)
     _, placed, _ = await send(api, PLACE_ORDER, ORDER)
     order_id = placed["data"]["placeOrder"]["id"]
@@ -214,16 +212,10 @@ async def test_with_every_write_answer_lost_a_retry_gets_the_first_answer(
 
 
 async def test_an_answer_that_could_not_be_kept_is_said_so(
-    api: Api,
-    faulty_api: Api,
-    proxy: FaultProxy,
-    client: Any,
-    table: str,
-    monkeypatch: pytest.MonkeyPatch,
+    faulty_api: Api, proxy: FaultProxy, client: Any, table: str
 ) -> None:
     """The mutation is done, but every write of its answer fails: a retry is told to wait
     while the first request may still keep it, and after that that it was done."""
-    without_backoff(monkeypatch)
     proxy.inject("UpdateItem", "throttle")  # the answer's write; the create is a transaction
     _, first, _ = await send(faulty_api, CREATE_CUSTOMER, ALICE, "k")
     assert "errors" not in first, first

@@ -5,14 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from gateway.cli.schema_diff import (
-    Unreadable,
-    load_manifest,
-    parse_schema,
-    rejected_documents,
-    render,
-    schema_changes,
-)
+from gateway.cli import schema_diff as diffs
 from gateway.schema.build import schema_sdl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,13 +24,13 @@ def mismatch(written: str, exported: str) -> str:
     """What the code's schema changes for clients of `schema.graphql`, breaking first; the
     text diff when no change is named (order, layout) or the file does not parse."""
     try:
-        changes = schema_changes(parse_schema(written, "schema.graphql"), exported)
-    except Unreadable as exc:
+        changes = diffs.schema_changes(diffs.parse_schema(written, "schema.graphql"), exported)
+    except diffs.Unreadable as exc:
         lines = [f"it does not parse ({exc}):", *_diff(written, exported)]
     else:
         if changes:
-            rejected = rejected_documents(exported, load_manifest(MANIFEST.read_text()))
-            lines = ["to its clients the code's schema has:", *render(changes, rejected)]
+            rejected = diffs.rejected_documents(exported, diffs.load_manifest(MANIFEST.read_text()))
+            lines = ["to its clients the code's schema has:", *diffs.render(changes, rejected)]
         else:
             lines = ["no change a client sees, but the text differs:", *_diff(written, exported)]
     return "\n".join(
@@ -92,10 +85,10 @@ def test_a_differing_file_names_its_changes_breaking_first() -> None:
 
 
 def test_the_documents_clients_ship_validate() -> None:
-    documents = load_manifest(MANIFEST.read_text(), str(MANIFEST))
+    documents = diffs.load_manifest(MANIFEST.read_text(), str(MANIFEST))
     assert documents
-    rejected = rejected_documents(schema_sdl(), documents)
-    assert not rejected, "\n".join(render([], rejected))
+    rejected = diffs.rejected_documents(schema_sdl(), documents)
+    assert not rejected, "\n".join(diffs.render([], rejected))
 
 
 def test_a_change_that_rejects_a_shipped_document_names_it() -> None:

@@ -9,15 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.cli.schema_diff import (
-    Change,
-    Unreadable,
-    load_manifest,
-    parse_schema,
-    rejected_documents,
-    render,
-    schema_changes,
-)
+from gateway.cli import schema_diff as diffs
 from gateway.schema.build import schema_sdl
 
 DYNAGATE = str(Path(sys.executable).with_name("dynagate"))
@@ -42,17 +34,19 @@ type Query {
 
 
 def _changes(old: str, new: str) -> list[tuple[str, str | None]]:
-    return [(change.kind, change.type) for change in schema_changes(old, parse_schema(new))]
+    return [
+        (change.kind, change.type) for change in diffs.schema_changes(old, diffs.parse_schema(new))
+    ]
 
 
 def test_identical_schemas_have_no_changes() -> None:
-    assert schema_changes(OLD, parse_schema(OLD)) == []
-    assert schema_changes(schema_sdl(), parse_schema(schema_sdl())) == []
+    assert diffs.schema_changes(OLD, diffs.parse_schema(OLD)) == []
+    assert diffs.schema_changes(schema_sdl(), diffs.parse_schema(schema_sdl())) == []
 
 
 def test_a_removed_field_is_breaking() -> None:
-    changes = schema_changes(OLD, OLD.replace("  note: String\n", ""))
-    assert changes == [Change("breaking", "FIELD_REMOVED", "Field Order.note was removed.")]
+    changes = diffs.schema_changes(OLD, OLD.replace("  note: String\n", ""))
+    assert changes == [diffs.Change("breaking", "FIELD_REMOVED", "Field Order.note was removed.")]
 
 
 def test_a_changed_argument_default_is_dangerous() -> None:
@@ -75,30 +69,30 @@ def test_an_added_optional_argument_is_dangerous_for_graphql_core() -> None:
 def test_an_added_field_or_type_is_safe() -> None:
     new = OLD.replace("  note: String\n", '  note: String\n  "When."\n  placedAt: String\n')
     new += "\ntype Customer {\n  id: ID!\n}\n"
-    assert {change.description for change in schema_changes(OLD, new)} == {
+    assert {change.description for change in diffs.schema_changes(OLD, new)} == {
         "Field Order.placedAt was added.",
         "Customer was added.",
     }
-    assert {change.kind for change in schema_changes(OLD, new)} == {"safe"}
+    assert {change.kind for change in diffs.schema_changes(OLD, new)} == {"safe"}
 
 
 def test_descriptions_and_deprecations_are_safe() -> None:
     new = OLD.replace("type Order {", '"An order."\ntype Order {').replace(
         "  note: String\n", '  note: String @deprecated(reason: "Use notes.")\n'
     )
-    assert [(c.kind, c.type, c.description) for c in schema_changes(OLD, new)] == [
+    assert [(c.kind, c.type, c.description) for c in diffs.schema_changes(OLD, new)] == [
         ("safe", "DESCRIPTION_CHANGED", 'Description of Order has changed to "An order.".'),
         ("safe", None, 'Order.note was deprecated: "Use notes.".'),
     ]
-    assert schema_changes(new, OLD)[-1].description == "Order.note is no longer deprecated."
+    assert diffs.schema_changes(new, OLD)[-1].description == "Order.note is no longer deprecated."
 
 
 def test_breaking_changes_come_first_and_render_grouped() -> None:
     new = OLD.replace("  CLOSED\n", "  CLOSED\n  CANCELLED\n").replace("  note: String\n", "")
     new += "\ntype Customer {\n  id: ID!\n}\n"
-    changes = schema_changes(OLD, new)
+    changes = diffs.schema_changes(OLD, new)
     assert [change.kind for change in changes] == ["breaking", "dangerous", "safe"]
-    assert render(changes) == [
+    assert diffs.render(changes) == [
         "breaking:",
         "  FIELD_REMOVED: Field Order.note was removed.",
         "dangerous:",
@@ -115,33 +109,33 @@ def test_a_document_using_a_removed_field_is_rejected() -> None:
         "uses-note": "query Notes { orders { id note } }",
         "broken": "query { orders {",
     }
-    rejected = rejected_documents(OLD.replace("  note: String\n", ""), documents)
+    rejected = diffs.rejected_documents(OLD.replace("  note: String\n", ""), documents)
     assert rejected == {
         "uses-note": ["Cannot query field 'note' on type 'Order'."],
         "broken": ["Syntax Error: Expected Name, found <EOF>."],
     }
-    assert rejected_documents(OLD, documents) == {"broken": rejected["broken"]}
+    assert diffs.rejected_documents(OLD, documents) == {"broken": rejected["broken"]}
 
 
 def test_unparseable_schemas_and_manifests_say_where_in_one_line() -> None:
-    with pytest.raises(Unreadable, match=r"^old.graphql:2:1: Syntax Error: Expected Name"):
-        parse_schema("type Query {\n", "old.graphql")
-    with pytest.raises(Unreadable, match=r"^old.graphql: Unknown type 'Nope'\.$"):
-        parse_schema("type Query { a: Nope }", "old.graphql")
-    with pytest.raises(Unreadable, match=r"^m.json: not JSON"):
-        load_manifest("{", "m.json")
-    with pytest.raises(Unreadable, match=r"^m.json: not a JSON object of id → document$"):
-        load_manifest('["query { a }"]', "m.json")
+    with pytest.raises(diffs.Unreadable, match=r"^old.graphql:2:1: Syntax Error: Expected Name"):
+        diffs.parse_schema("type Query {\n", "old.graphql")
+    with pytest.raises(diffs.Unreadable, match=r"^old.graphql: Unknown type 'Nope'\.$"):
+        diffs.parse_schema("type Query { a: Nope }", "old.graphql")
+    with pytest.raises(diffs.Unreadable, match=r"^m.json: not JSON"):
+        diffs.load_manifest("{", "m.json")
+    with pytest.raises(diffs.Unreadable, match=r"^m.json: not a JSON object of id → document$"):
+        diffs.load_manifest('["query { a }"]', "m.json")
 
 
 def test_manifests_of_relay_codegen_and_apollo() -> None:
-    assert load_manifest('{"a1": "query { a }"}') == {"a1": "query { a }"}
+    assert diffs.load_manifest('{"a1": "query { a }"}') == {"a1": "query { a }"}
     apollo = {
         "format": "apollo-persisted-query-manifest",
         "version": 1,
         "operations": [{"id": "h1", "name": "A", "type": "query", "body": "query A { a }"}],
     }
-    assert load_manifest(json.dumps(apollo)) == {"h1": "query A { a }"}
+    assert diffs.load_manifest(json.dumps(apollo)) == {"h1": "query A { a }"}
 
 
 # ---- the command, run as a user would

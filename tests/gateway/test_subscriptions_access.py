@@ -13,14 +13,7 @@ from gateway.live import handler as live
 from tests.client import settings_for
 from tests.identity import token
 from tests.live import Served, connected, served
-from tests.subscribing import (
-    ISSUES,
-    ORDERS,
-    TICKETS,
-    close_code,
-    code_of,
-    until,
-)
+from tests.subscribing import ISSUES, ORDERS, TICKETS, close_code, code_of, until
 
 pytestmark = pytest.mark.streamed
 
@@ -55,13 +48,13 @@ async def test_an_expiring_token_closes_the_socket_with_4403(secured: Served) ->
 
 async def test_rules_of_the_query_counterparts(secured: Served) -> None:
     async with connected(secured) as anonymous:
-        refused = await anonymous.next_for(await anonymous.subscribe(TICKETS))
+        refused = await anonymous.answer(TICKETS)
         assert code_of(refused) == "UNAUTHENTICATED"
         # The connection stays open: an open subscription still works.
         await anonymous.subscribe(ISSUES)
         await until(lambda: secured.runtime.feed.active == 1)
     async with connected(secured, token("ada")) as ada:
-        refused = await ada.next_for(await ada.subscribe(ORDERS, c="grace"))
+        refused = await ada.answer(ORDERS, c="grace")
         assert code_of(refused) == "FORBIDDEN"
         await ada.subscribe(ORDERS, c="ada")
         await until(lambda: secured.runtime.feed.active == 1)
@@ -71,7 +64,7 @@ async def test_subscriptions_and_sockets_are_limited(secured: Served) -> None:
     async with connected(secured, token("ada")) as first, connected(secured, token("ada")):
         await first.subscribe(ISSUES)
         await first.subscribe(ISSUES)
-        third = await first.next_for(await first.subscribe(ISSUES))
+        third = await first.answer(ISSUES)
         assert code_of(third) == "RATE_LIMITED"
         async with connected(secured, init=False) as extra:
             await extra.send(
@@ -134,16 +127,12 @@ async def test_queries_and_mutations_over_the_socket_draw_on_the_rate_limit(
     frugal: Served,
 ) -> None:
     async with connected(frugal) as client:
-        created = await client.next_for(
-            await client.subscribe(
-                'mutation { createProduct(input: {id: "p9", name: "P"}) { id } }'
-            )
+        created = await client.answer(
+            'mutation { createProduct(input: {id: "p9", name: "P"}) { id } }'
         )
         assert created["payload"]["data"] == {"createProduct": {"id": "p9"}}
-        again = await client.next_for(
-            await client.subscribe(
-                'mutation { createProduct(input: {id: "p8", name: "P"}) { id } }'
-            )
+        again = await client.answer(
+            'mutation { createProduct(input: {id: "p8", name: "P"}) { id } }'
         )
         assert again["payload"]["data"] == {"createProduct": {"id": "p8"}}
         limiter = frugal.runtime.limiter
@@ -151,5 +140,5 @@ async def test_queries_and_mutations_over_the_socket_draw_on_the_rate_limit(
         # Two writes of a unit each, drawn as each operation ends: the bucket of one unit a
         # minute is a unit in debt.
         await until(lambda: limiter.retry_after("127.0.0.1") is not None)
-        refused = await client.next_for(await client.subscribe('{ product(id: "p9") { name } }'))
+        refused = await client.answer('{ product(id: "p9") { name } }')
         assert code_of(refused) == "RATE_LIMITED", refused

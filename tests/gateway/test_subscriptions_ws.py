@@ -29,13 +29,7 @@ from keys import repos as repo_keys
 from store.cost import Cost
 from tests.client import settings_for
 from tests.live import PROTOCOL, Served, connected, served
-from tests.subscribing import (
-    ISSUES,
-    code_of,
-    issue_item,
-    record,
-    until,
-)
+from tests.subscribing import ISSUES, code_of, issue_item, record, until
 
 pytestmark = pytest.mark.streamed
 
@@ -134,7 +128,7 @@ DEEP = """subscription {
 
 async def test_a_selection_over_the_limits_is_refused_at_subscribe(gateway: Served) -> None:
     async with connected(gateway) as client:
-        refused = await client.next_for(await client.subscribe(DEEP))
+        refused = await client.answer(DEEP)
         assert code_of(refused) == "QUERY_TOO_COMPLEX", refused
         await asyncio.sleep(0.1)
         assert gateway.runtime.feed.active == 0
@@ -315,15 +309,11 @@ async def test_the_stream_is_read_only_once_someone_connects(gateway: Served) ->
 
 async def test_queries_and_mutations_run_over_the_socket_too(gateway: Served) -> None:
     async with connected(gateway) as client:
-        created = await client.next_for(
-            await client.subscribe(
-                'mutation { createRepo(input: {owner: "ada", name: "ws"}) { name } }'
-            )
+        created = await client.answer(
+            'mutation { createRepo(input: {owner: "ada", name: "ws"}) { name } }'
         )
         assert created["payload"]["data"] == {"createRepo": {"name": "ws"}}
-        read = await client.next_for(
-            await client.subscribe('{ repo(owner: "ada", name: "ws") { name starCount } }')
-        )
+        read = await client.answer('{ repo(owner: "ada", name: "ws") { name starCount } }')
         assert read["payload"]["data"] == {"repo": {"name": "ws", "starCount": 0}}
         assert read["payload"]["extensions"]["cost"]["requests"] == 1
 
@@ -341,8 +331,8 @@ async def test_a_document_the_parser_refuses_says_why(
     gateway: Served, document: str, code: str
 ) -> None:
     async with connected(gateway) as client:
-        refused = await client.next_for(await client.subscribe(document))
+        refused = await client.answer(document)
         assert code_of(refused) == code, refused
         # The socket goes on serving.
-        read = await client.next_for(await client.subscribe("{ __typename }"))
+        read = await client.answer("{ __typename }")
         assert read["payload"]["data"] == {"__typename": "Query"}

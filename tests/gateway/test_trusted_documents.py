@@ -156,15 +156,15 @@ async def test_a_socket_runs_only_trusted_documents(
     settings = settings_for(endpoint, table, **SECURED, trusted_documents=True)
     async with served(settings) as gateway:
         async with connected(gateway, token("ada")) as ada:
-            refused = await ada.next_for(await ada.subscribe(ISSUES))
+            refused = await ada.answer(ISSUES)
             assert code_of(refused) == "FORBIDDEN"
-            query = await ada.next_for(await ada.subscribe(QUERY))
+            query = await ada.answer(QUERY)
             assert code_of(query) == "FORBIDDEN"
             await register_document(Store(client, table), ISSUES, trusted=True)
             await ada.subscribe(ISSUES)
             await until(lambda: gateway.runtime.feed.active == 1)
         async with connected(gateway, token("root", admin=True)) as admin:
-            answer = await admin.next_for(await admin.subscribe(QUERY))
+            answer = await admin.answer(QUERY)
             assert answer["type"] == "next" and answer["payload"]["data"] == {"product": None}
 
 
