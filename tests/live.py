@@ -116,9 +116,14 @@ class LiveClient:
         await self.send({"id": ident, "type": "complete"})
 
     async def receive(self, within: float = 10.0) -> dict[str, Any]:
-        """The next message other than a ping (answered, as clients do)."""
+        """The next message other than a ping (answered, as clients do), within `within`
+        seconds in all: the server's pings do not extend the wait."""
+        async with asyncio.timeout(within):
+            return await self._receive()
+
+    async def _receive(self) -> dict[str, Any]:
         while True:
-            raw = await asyncio.wait_for(self.socket.recv(), within)
+            raw = await self.socket.recv()
             assert isinstance(raw, str), f"a binary frame: {raw!r}"
             message: dict[str, Any] = json.loads(raw)
             if message.get("type") == "ping":
@@ -128,15 +133,17 @@ class LiveClient:
             return message
 
     async def next_for(self, ident: str, within: float = 10.0) -> dict[str, Any]:
-        """The next message of operation `ident` (others are kept for later)."""
+        """The next message of operation `ident` (others are kept for later), within
+        `within` seconds in all."""
         for position, message in enumerate(self.held):
             if message.get("id") == ident:
                 return self.held.pop(position)
-        while True:
-            message = await self.receive(within)
-            if message.get("id") == ident:
-                return message
-            self.held.append(message)
+        async with asyncio.timeout(within):
+            while True:
+                message = await self._receive()
+                if message.get("id") == ident:
+                    return message
+                self.held.append(message)
 
 
 @asynccontextmanager
