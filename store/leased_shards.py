@@ -21,8 +21,10 @@ logger = logging.getLogger("dynagate")
 # A shard taken over after its readers stopped a while goes on from there, but does not
 # deliver changes older than this again (they would reach subscribers long after).
 REPLAY_SECONDS = 60.0
-# Between this process's clock and DynamoDB's record times (whole seconds at that).
-CLOCK_MARGIN = 5.0
+# Between this process's clock and a record's time: clocks drift a few seconds, and a
+# record's time is rounded down (to the second by DynamoDB, to the minute by DynamoDB
+# Local), so a change is taken for older than it is by up to this much.
+CLOCK_MARGIN = 65.0
 
 
 class Hold(enum.Enum):
@@ -126,7 +128,7 @@ class LeasedShards:
         longer ago than `REPLAY_SECONDS` (all readers stopped for a while), is not
         delivered again."""
         shard.last, shard.start, shard.iterator = lease.checkpoint, "TRIM_HORIZON", None
-        skip = self._clock() - REPLAY_SECONDS
+        skip = self._clock() - REPLAY_SECONDS - CLOCK_MARGIN
         if lease.checkpoint is None and lease.start == "LATEST":
             skip = max(skip, lease.since - CLOCK_MARGIN)
         self._skip_before[shard.id] = skip

@@ -53,6 +53,8 @@ class FakeStreams:
         # False: every shard whatever the ShardFilter, as DynamoDB Local answers.
         self.filters = True
         self.sequence = 0
+        # Seconds a record's time is rounded down to (DynamoDB Local's: to the minute).
+        self.time_precision: float | None = None
 
     def shard(self, shard_id: str, parent: str | None = None, stream: str = ARN) -> FakeShard:
         self.shards[shard_id] = FakeShard(stream, shard_id, parent)
@@ -67,10 +69,14 @@ class FakeStreams:
                     "Keys": {"PK": {"S": f"P#{n}"}, "SK": {"S": "S"}},
                     "NewImage": {"PK": {"S": f"P#{n}"}, "SK": {"S": "S"}, "n": {"N": str(n)}},
                     "SequenceNumber": f"{self.sequence:021d}",
-                    "ApproximateCreationDateTime": datetime.fromtimestamp(self.now(), UTC),
+                    "ApproximateCreationDateTime": datetime.fromtimestamp(self._time(), UTC),
                 },
             }
         )
+
+    def _time(self) -> float:
+        step = self.time_precision
+        return self.now() if step is None else self.now() // step * step
 
     def iterator(self, shard_id: str, index: int) -> str:
         self.issued.append(f"{shard_id}@{index}#{len(self.issued)}")

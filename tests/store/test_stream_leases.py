@@ -151,3 +151,26 @@ async def test_a_lease_taken_over_goes_on_from_its_checkpoint_within_the_replay_
         assert clock.now - 1_000_000 < leases.seconds + 3 * 2.0 + REPLAY_SECONDS
     finally:
         task.cancel()
+
+
+async def test_a_change_whose_time_is_rounded_down_to_the_minute_is_not_taken_for_old() -> None:
+    """DynamoDB Local rounds a record's time down to the minute: written in a minute's last
+    second and read on by the process that takes the shard over some seconds later, it is
+    still within the replay window."""
+    clock = Clock()
+    streams = FakeStreams(clock)
+    streams.time_precision = 60.0
+    streams.shard("A")
+    leases = FakeLeases(clock)
+    batches: list[list[StreamRecord]] = []
+    streams.write("A", 0)
+    checkpoint = streams.shards["A"].records[0]["dynamodb"]["SequenceNumber"]
+    leases.hold("A", "dead", checkpoint=checkpoint)  # it delivered 0, then died
+    clock.now += 59 - clock.now % 60  # the last second of a minute
+    streams.write("A", 1)
+    task = await reading(streams, leases, clock, batches)
+    try:
+        await until(lambda: numbers(batches) == [1])
+        assert leases.items["A"]["owner"] == "me"
+    finally:
+        task.cancel()
