@@ -2,7 +2,7 @@
 
 A stream record is one item's change. Only an entity's own item makes an entity change
 (a marker's `MARKER#<id>` item, a comment's `COMMENT#<id>`, an issue's `ISSUE#<n>` under
-its repository, a ticket's `TICKET#<id>`, an order's `ORDER#<id>`); the items derived from
+its repository, an order's `ORDER#<id>`); the items derived from
 it (comment copies, marker places and cell counters, index attributes) make none, so one
 change of an entity is one change here, whichever items the write touched.
 
@@ -14,7 +14,7 @@ old and new states (`kind_of`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
@@ -23,12 +23,10 @@ from data.comments import Comment
 from data.map import Marker
 from data.orders import Order
 from data.repos import Issue
-from data.tickets import Ticket
 from keys import comments as comment_keys
 from keys import map as map_keys
 from keys import orders as order_keys
 from keys import repos as repo_keys
-from keys import tickets as ticket_keys
 from keys.map import Viewport
 from keys.orders import OrderStatus
 from keys.repos import IssueState
@@ -75,49 +73,48 @@ class Change:
 
 
 @dataclass(frozen=True)
-class _Entity:
-    """How to recognise an entity's own item and read its state and topic."""
+class Followed:
+    """An entity whose changes subscriptions follow: how its own item is recognised (by
+    its table key), its state read and its topic found."""
 
     name: str
-    template: KeyTemplate
+    owns: Callable[[str, str], bool]
     read: Callable[[Item], Any]
     topic: Callable[[Item, str], str]
     id_of: Callable[[Item], str]
-    # The issue's item hangs under its repository; the others are their own partition.
-    own_partition: bool = True
 
 
 def _by_id(item: Item) -> str:
     return str(item["id"])
 
 
-_ENTITIES = (
-    _Entity("marker", map_keys.MARKER, Marker.from_item, lambda _i, _pk: "", _by_id),
-    _Entity(
+def _own_partition(template: KeyTemplate) -> Callable[[str, str], bool]:
+    """An entity that is its own partition: PK = SK, rendered by `template`."""
+    return lambda partition, sort: partition == sort and template.matches(sort)
+
+
+# The hand-written areas' entities; a declared model's come from `data.entities`.
+AREAS_FOLLOWED = (
+    Followed(
+        "marker", _own_partition(map_keys.MARKER), Marker.from_item, lambda _i, _pk: "", _by_id
+    ),
+    Followed(
         "comment",
-        comment_keys.COMMENT,
+        _own_partition(comment_keys.COMMENT),
         Comment.from_item,
         lambda item, _pk: str(item["productId"]),
         _by_id,
     ),
-    _Entity(
+    Followed(
         "issue",
-        repo_keys.ISSUE,
+        lambda partition, sort: repo_keys.REPO.matches(partition) and repo_keys.ISSUE.matches(sort),
         Issue.from_item,
         lambda _item, partition: partition,
         lambda item: str(item["number"]),
-        own_partition=False,
     ),
-    _Entity(
-        "ticket",
-        ticket_keys.TICKET,
-        Ticket.from_item,
-        lambda item, _pk: str(item["queueId"]),
-        _by_id,
-    ),
-    _Entity(
+    Followed(
         "order",
-        order_keys.ORDER,
+        _own_partition(order_keys.ORDER),
         Order.from_item,
         lambda item, _pk: str(item["customerId"]),
         _by_id,
@@ -125,7 +122,7 @@ _ENTITIES = (
 )
 
 
-def entity_changes(record: Record) -> list[Change]:
+def entity_changes(record: Record, followed: Sequence[Followed] = AREAS_FOLLOWED) -> list[Change]:
     """The entity change `record` is, once per topic it concerns (two when the entity moves
     from one topic to another); none for an item derived from an entity, or one no
     subscription follows. An item that is not a whole entity raises KeyError, TypeError or
@@ -134,12 +131,8 @@ def entity_changes(record: Record) -> list[Change]:
     sort = record.keys.get(TABLE.sort_key)
     if not isinstance(partition, str) or not isinstance(sort, str):
         return []
-    for entity in _ENTITIES:
-        if entity.own_partition and partition != sort:
-            continue
-        if not entity.own_partition and not repo_keys.REPO.matches(partition):
-            continue
-        if not entity.template.matches(sort):
+    for entity in followed:
+        if not entity.owns(partition, sort):
             continue
         old = None if record.old is None else dict(record.old)
         new = None if record.new is None else dict(record.new)
@@ -160,9 +153,9 @@ def entity_changes(record: Record) -> list[Change]:
     return []
 
 
-def entity_change(record: Record) -> Change | None:
+def entity_change(record: Record, followed: Sequence[Followed] = AREAS_FOLLOWED) -> Change | None:
     """The change of a record whose entity stays in one topic (or None)."""
-    changes = entity_changes(record)
+    changes = entity_changes(record, followed)
     return changes[-1] if changes else None
 
 
@@ -207,10 +200,6 @@ def issue_changes(
 ) -> tuple[tuple[str, str], Callable[[Issue], bool]]:
     partition = repo_keys.REPO.render(owner=owner, name=name)
     return ("issue", partition), lambda issue: state is None or issue.state == state
-
-
-def ticket_changes(queue_id: str) -> tuple[tuple[str, str], Callable[[Ticket], bool]]:
-    return ("ticket", queue_id), lambda _ticket: True
 
 
 def order_changes(

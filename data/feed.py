@@ -12,11 +12,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from data.changes import Change, ChangeKind, Record, entity_changes, kind_of
+from data.changes import (
+    AREAS_FOLLOWED,
+    Change,
+    ChangeKind,
+    Followed,
+    Record,
+    entity_changes,
+    kind_of,
+)
 from keys.errors import Unavailable
 
 Topic = tuple[str, str]
@@ -70,7 +78,9 @@ class Subscriber:
 class ChangeFeed:
     """Every subscription of the process, by topic; fed by `publish`."""
 
-    def __init__(self) -> None:
+    def __init__(self, followed: Sequence[Followed] = AREAS_FOLLOWED) -> None:
+        # The entities whose changes subscriptions can follow (the model's).
+        self.followed = tuple(followed)
         self.topics: dict[Topic, set[Subscriber]] = {}
         # Told of events "delivered" and "dropped" (past a full buffer), with how many.
         self.observers: list[Callable[[str, int], None]] = []
@@ -86,7 +96,7 @@ class ChangeFeed:
             for listener in self.listeners:
                 listener(record)
             try:
-                changes = entity_changes(record)
+                changes = entity_changes(record, self.followed)
             except (KeyError, TypeError, ValueError):
                 # An item another writer left incomplete: the other changes still go out.
                 logger.warning("a stream record is not a whole entity; skipped", exc_info=True)

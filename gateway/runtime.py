@@ -25,6 +25,7 @@ from gateway.metrics import Metrics
 from gateway.readiness import warn_unless_ready
 from gateway.replicas.fanout import ChangeFanout
 from gateway.replicas.shared_limits import REDIS_SECONDS, SharedRateLimiter
+from gateway.served_model import served
 from gateway.settings import Settings
 from store.client import Store
 from store.connection import open_streams_client
@@ -51,7 +52,7 @@ class Runtime:
     # Every subscription of the process, fed by the stream reader the lifespan makes and
     # the first socket, or the first look-up of a persisted document, starts (a process
     # that has neither reads no stream).
-    feed: ChangeFeed = field(default_factory=ChangeFeed)
+    feed: ChangeFeed = field(default_factory=lambda: ChangeFeed(served().followed))
     reader: StreamReader | None = None
     reading: asyncio.Task[None] | None = None
 

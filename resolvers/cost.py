@@ -160,8 +160,14 @@ def writes(access_pattern: Callable[..., Any]) -> FieldCost:
     """A mutation: what the access pattern it calls declares as its worst case (the most
     calls, retries of its own included, and the most items its reads take)."""
     worst = declared(access_pattern)
+    return write_calls(worst.requests, worst.items)
+
+
+def write_calls(requests: int, items: int = 0) -> FieldCost:
+    """A mutation whose access pattern makes at most `requests` calls (its own retries
+    included) and whose reads take at most `items` items."""
     # With the reads that learn what a write did when its answers were lost (`store.witness`).
-    return FieldCost(requests=worst.requests + CHECK_READS, items=worst.items + CHECK_READS)
+    return FieldCost(requests=requests + CHECK_READS, items=items + CHECK_READS)
 
 
 def item_read(identity: Callable[[Args, Hashable], Hashable] | None = None) -> FieldCost:

@@ -20,7 +20,7 @@ from data.feed import Topic
 from data.orders import OrderStatus
 from data.repos import IssueState
 from keys.errors import Unavailable
-from resolvers.access import ANYONE, SIGNED_IN, Rule, Themselves
+from resolvers.access import ANYONE, Rule, Themselves
 from resolvers.comments import Comment
 from resolvers.context import Context
 from resolvers.cost import FieldCost, field_options
@@ -28,7 +28,6 @@ from resolvers.map import Marker, ViewportInput
 from resolvers.orders import Order
 from resolvers.relay import NOT_GIVEN, given
 from resolvers.repos import Issue
-from resolvers.tickets import Ticket
 
 Info = strawberry.Info[Context, None]
 Event = TypeVar("Event")
@@ -68,20 +67,13 @@ class IssueChange:
 
 
 @strawberry.type
-class TicketChange:
-    kind: ChangeKind
-    id: strawberry.ID
-    ticket: Ticket | None
-
-
-@strawberry.type
 class OrderChange:
     kind: ChangeKind
     id: strawberry.ID
     order: Order | None
 
 
-async def _follow(
+async def follow(
     info: Info,
     followed: tuple[Topic, Callable[[Any], bool]],
     event: Callable[[ChangeKind, Change], Event],
@@ -108,14 +100,14 @@ def _node(record: Any, make: Callable[[Any], Any]) -> Any:
 
 
 @strawberry.type
-class Subscription:
+class MarkerSubscription:
     @subscription(ANYONE)
     async def marker_changes(
         self, info: Info, viewport: ViewportInput
     ) -> AsyncGenerator[MarkerChange, None]:
         """Markers that enter, move or change inside the viewport, or leave it."""
         followed = changes.marker_changes(viewport.to_viewport())
-        return _follow(
+        return follow(
             info,
             followed,
             lambda kind, c: MarkerChange(
@@ -123,6 +115,9 @@ class Subscription:
             ),
         )
 
+
+@strawberry.type
+class CommentSubscription:
     @subscription(ANYONE)
     async def comment_changes(
         self,
@@ -133,7 +128,7 @@ class Subscription:
     ) -> AsyncGenerator[CommentChange, None]:
         """The product's comments, filtered as `Product.comments` filters them."""
         followed = changes.comment_changes(str(product_id), given(language), given(ratings))
-        return _follow(
+        return follow(
             info,
             followed,
             lambda kind, c: CommentChange(
@@ -141,13 +136,16 @@ class Subscription:
             ),
         )
 
+
+@strawberry.type
+class IssueSubscription:
     @subscription(ANYONE)
     async def issue_changes(
         self, info: Info, owner: str, name: str, state: IssueState | None = NOT_GIVEN
     ) -> AsyncGenerator[IssueChange, None]:
         """The repository's issues, filtered as `Repo.issues` filters them."""
         followed = changes.issue_changes(owner, name, given(state))
-        return _follow(
+        return follow(
             info,
             followed,
             lambda kind, c: IssueChange(
@@ -155,25 +153,15 @@ class Subscription:
             ),
         )
 
-    @subscription(SIGNED_IN)
-    async def ticket_changes(
-        self, info: Info, queue_id: strawberry.ID
-    ) -> AsyncGenerator[TicketChange, None]:
-        """The queue's tickets."""
-        return _follow(
-            info,
-            changes.ticket_changes(str(queue_id)),
-            lambda kind, c: TicketChange(
-                kind=kind, id=strawberry.ID(c.id), ticket=_node(c.new, Ticket.from_record)
-            ),
-        )
 
+@strawberry.type
+class OrderSubscription:
     @subscription(THE_CUSTOMER)
     async def order_changes(
         self, info: Info, customer_id: strawberry.ID, status: OrderStatus | None = NOT_GIVEN
     ) -> AsyncGenerator[OrderChange, None]:
         """The customer's orders, filtered by status as `Customer.orders` filters them."""
-        return _follow(
+        return follow(
             info,
             changes.order_changes(str(customer_id), given(status)),
             lambda kind, c: OrderChange(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 import strawberry
 from graphql import ASTValidationRule, GraphQLError
@@ -21,15 +22,9 @@ from gateway.documents.persisted import DocumentRegistration, PersistedDocuments
 from gateway.schema.execution import PlainFieldsExecutionContext
 from gateway.schema.extensions import CodedMaskErrors, CostReport, OperationChoice
 from gateway.schema.idempotency import KEEP_SECONDS, Idempotency
-from resolvers.comments import CommentsMutation, CommentsQuery
-from resolvers.map import MapMutation, MapQuery
-from resolvers.orders import OrdersMutation, OrdersQuery
-from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
-from resolvers.products import ProductsMutation, ProductsQuery
-from resolvers.repos import ReposMutation, ReposQuery
+from gateway.served_model import served
+from resolvers.derived_roots import Roots
 from resolvers.scalars import DATETIME_SCALAR
-from resolvers.subscriptions import Subscription
-from resolvers.tickets import TicketsMutation, TicketsQuery
 
 MAX_DEPTH = 15
 MAX_ALIASES = 30
@@ -38,31 +33,6 @@ MAX_TOKENS = 5_000
 # count as Strawberry's limiters do, in one linear walk (`gateway/documents/limits.py`).
 _LIMIT_RULES: list[type[ASTValidationRule]] = [limits_rule(MAX_DEPTH, MAX_ALIASES)]
 _NO_INTROSPECTION_RULES = [*_LIMIT_RULES, NoSchemaIntrospectionCustomRule]
-
-Query = merge_types(
-    "Query",
-    (
-        OrdersQuery,
-        ProductsQuery,
-        CommentsQuery,
-        ReposQuery,
-        OrganizationsQuery,
-        TicketsQuery,
-        MapQuery,
-    ),
-)
-Mutation = merge_types(
-    "Mutation",
-    (
-        OrdersMutation,
-        ProductsMutation,
-        CommentsMutation,
-        ReposMutation,
-        OrganizationsMutation,
-        TicketsMutation,
-        MapMutation,
-    ),
-)
 
 
 class Schema(strawberry.Schema):
@@ -81,7 +51,9 @@ def build_schema(
     max_batch: int = 0,
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
     documents: PersistedDocuments | None = None,
+    roots: Roots | None = None,
 ) -> Schema:
+    """The schema of `roots` (the default model's when not given)."""
     # Factories, so each request gets fresh extension instances (the caches are shared).
     rules = validation_rules(introspection)
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
@@ -97,10 +69,11 @@ def build_schema(
     ]
     if cost_report:
         extensions.append(CostReport)
+    roots = roots or served()
     return Schema(
-        query=Query,
-        mutation=Mutation,
-        subscription=Subscription,
+        query=merge_types("Query", roots.query),
+        mutation=_merged("Mutation", roots.mutation),
+        subscription=_merged("Subscription", roots.subscription),
         extensions=extensions,
         config=StrawberryConfig(
             scalar_map={datetime: DATETIME_SCALAR},
@@ -109,6 +82,10 @@ def build_schema(
         ),
         execution_context_class=PlainFieldsExecutionContext,
     )
+
+
+def _merged(name: str, parts: tuple[type[Any], ...]) -> type[Any] | None:
+    return merge_types(name, parts) if parts else None
 
 
 def validation_rules(introspection: bool) -> list[type[ASTValidationRule]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from data import repos, tickets
+from data import repos
 from data.collections import PageRead, page_for
 from keys.repos import repo_key
 from store.client import Store
@@ -13,6 +13,7 @@ from store.cost import Cost
 from store.cursors import CursorCodec
 from store.loaders import ItemLoader
 from store.pagination import PageArgs, Paginator
+from tests import demo_tickets as tickets
 
 FIRST_2 = PageArgs(size=2, backward=False, cursor=None)
 

@@ -14,7 +14,7 @@ import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
-from data import comments, orders, organizations, products, repos, tickets
+from data import comments, orders, organizations, products, repos
 from data import map as markers
 from data.comments_verify import diff, group
 from keys.codecs import format_timestamp
@@ -23,6 +23,7 @@ from store.client import Store
 from store.connection import LOCAL_CREDENTIALS
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, put_request, update_request
+from tests import demo_tickets as tickets
 from tests.faults import FaultProxy, without_backoff
 from tests.table import scan_all
 
@@ -100,7 +101,7 @@ async def test_create_organization(proxy: FaultProxy, faulty: Store, direct: Sto
 
 async def test_create_queue(proxy: FaultProxy, faulty: Store, direct: Store) -> None:
     made = await lost_once(proxy, "PutItem", tickets.create_queue(faulty, "q1", "Support"))
-    assert made.id == "q1"
+    assert made["id"] == "q1"
     assert [i["id"] for i in await of_type(direct, "QUEUE")] == ["q1"]
 
 
@@ -147,7 +148,7 @@ async def test_open_issue(proxy: FaultProxy, faulty: Store, direct: Store) -> No
 async def test_open_ticket(proxy: FaultProxy, faulty: Store, direct: Store) -> None:
     await tickets.create_queue(direct, "q1", "Support")
     ticket = await lost_once(proxy, "TransactWriteItems", tickets.open_ticket(faulty, "q1", "Help"))
-    assert [i["id"] for i in await of_type(direct, "TICKET")] == [ticket.id]
+    assert [i["id"] for i in await of_type(direct, "TICKET")] == [ticket["id"]]
 
 
 async def test_add_member(proxy: FaultProxy, faulty: Store, direct: Store) -> None:
@@ -256,13 +257,13 @@ async def test_update_ticket(proxy: FaultProxy, faulty: Store, direct: Store) ->
         proxy,
         "UpdateItem",
         tickets.update_ticket(
-            faulty, ItemLoader(faulty), opened.id, "Help!", tickets.TicketStatus.CLOSED
+            faulty, ItemLoader(faulty), opened["id"], "Help!", tickets.TicketStatus.CLOSED
         ),
     )
-    assert (updated.title, updated.status) == ("Help!", tickets.TicketStatus.CLOSED)
+    assert (updated["title"], updated["status"]) == ("Help!", tickets.TicketStatus.CLOSED)
     [stored] = await of_type(direct, "TICKET")
     # Written once: the resend did not move it a millisecond further.
-    assert stored["updatedAt"] == format_timestamp(updated.updated_at)
+    assert stored["updatedAt"] == format_timestamp(updated["updatedAt"])
 
 
 async def test_close_issue(proxy: FaultProxy, faulty: Store, direct: Store) -> None:

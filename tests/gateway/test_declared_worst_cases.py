@@ -19,9 +19,11 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import TypeSerializer
 
-from data import comments, map, orders, organizations, products, repos, tickets
+from data import comments, entity_writes, map, orders, organizations, products, repos
+from demo.model import MODEL
 from gateway.settings import Settings
-from store.cost import declared, every_declared, qualified_name
+from model import Create, Pattern, Update
+from store.cost import Worst, declared, every_declared, qualified_name
 from tests.client import Api
 from tests.faults import FaultProxy, without_backoff
 from tests.identity import SECURED, as_user
@@ -121,13 +123,33 @@ OPEN_TICKET = """mutation($q: ID!) { openTicket(input: {queueId: $q, title: "Hel
 ADD_MARKER = """mutation { addMarker(input: {lat: 48.85, lon: 2.35, label: "Here"}) { id } }"""
 
 CONFLICTS = ("TransactWriteItems", "conflict")
+# The default model's declared writes, by mutation.
+MODEL_WRITES: dict[str, Pattern] = {
+    p.field: p for p in MODEL.patterns if isinstance(p, Create | Update)
+}
+
+
+def worst_of(access_pattern: Callable[..., Any] | Pattern) -> Worst:
+    """The worst case an access pattern declares, or the engine derives for a declared one."""
+    if isinstance(access_pattern, Create):
+        return Worst(entity_writes.create_calls(MODEL, access_pattern.entity))
+    if isinstance(access_pattern, Update):
+        return Worst(entity_writes.update_calls(access_pattern.entity))
+    assert callable(access_pattern)
+    return declared(access_pattern)
+
+
+def named(access_pattern: Callable[..., Any] | Pattern) -> str:
+    return access_pattern.__name__ if callable(access_pattern) else access_pattern.field
 
 
 def condition_fails(operation: str) -> tuple[str, str]:
     return operation, "condition"
 
 
-def creates(access_pattern: Callable[..., Any], document: str, name: str, who: str = "") -> Case:
+def creates(
+    access_pattern: Callable[..., Any] | Pattern, document: str, name: str, who: str = ""
+) -> Case:
     """A create refused because the item exists: its one conditional put fails."""
     return Case(
         access_pattern,
@@ -140,7 +162,8 @@ def creates(access_pattern: Callable[..., Any], document: str, name: str, who: s
 
 @dataclass(frozen=True)
 class Case:
-    access_pattern: Callable[..., Any]
+    # A hand-written access pattern, or a declared one (`model/`).
+    access_pattern: Callable[..., Any] | Pattern
     document: str
     variables: Callable[[World], dict[str, Any]]
     # The fault that forces the retries: (DynamoDB operation, "conflict" or "condition").
@@ -240,14 +263,14 @@ CASES = [
         CONFLICTS,
     ),
     creates(
-        tickets.create_queue,
+        MODEL_WRITES["createQueue"],
         'mutation($id: ID!) { createQueue(input: {id: $id, name: "Q"}) { id } }',
         "q2",
         who=ROOT,
     ),
-    Case(tickets.open_ticket, OPEN_TICKET, lambda w: {"q": w.name("q")}, CONFLICTS),
+    Case(MODEL_WRITES["openTicket"], OPEN_TICKET, lambda w: {"q": w.name("q")}, CONFLICTS),
     Case(
-        tickets.update_ticket,
+        MODEL_WRITES["updateTicket"],
         "mutation($id: ID!) { updateTicket(input: {id: $id, status: CLOSED}) { id } }",
         lambda w: {"id": w.ids["ticket"]},
         condition_fails("UpdateItem"),
@@ -256,7 +279,10 @@ CASES = [
 
 
 def test_every_access_pattern_that_declares_a_worst_case_is_driven_here() -> None:
-    assert {qualified_name(case.access_pattern) for case in CASES} == set(every_declared())
+    functions = [c.access_pattern for c in CASES if callable(c.access_pattern)]
+    assert {qualified_name(function) for function in functions} == set(every_declared())
+    driven = {c.access_pattern for c in CASES if not callable(c.access_pattern)}
+    assert driven == set(MODEL_WRITES.values())
 
 
 async def stored(client: Any, table: str, key: str, value: str) -> dict[str, Any]:
@@ -266,7 +292,7 @@ async def stored(client: Any, table: str, key: str, value: str) -> dict[str, Any
     return {name: serializer.serialize(v) for name, v in item.items()}
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.access_pattern.__name__)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: named(c.access_pattern))
 async def test_forced_retries_stay_within_the_declared_worst_case(
     case: Case, api: Api, faulty: Api, proxy: FaultProxy, client: Any, table: str
 ) -> None:
@@ -278,7 +304,7 @@ async def test_forced_retries_stay_within_the_declared_worst_case(
         # A condition that fails against what is stored: the access pattern reads the item
         # that came back and decides whether to try again.
         fields: dict[str, object] = {}
-        if case.access_pattern is tickets.update_ticket:
+        if case.access_pattern is MODEL_WRITES["updateTicket"]:
             ticket = await stored(client, table, "title", "Help")
             fields["Item"] = {**ticket, "updatedAt": {"S": "2999-01-01T00:00:00.000Z"}}
         proxy.inject(
@@ -289,7 +315,7 @@ async def test_forced_retries_stay_within_the_declared_worst_case(
     # Refused for what DynamoDB said, never for passing the bound (a model too low).
     assert "INTERNAL_SERVER_ERROR" not in result.codes, result.body
     cost = result.cost
-    worst = declared(case.access_pattern)
+    worst = worst_of(case.access_pattern)
     assert cost["estimated"]["requests"] >= worst.requests
     assert cost["requests"] <= worst.requests, cost
     assert cost["itemsScanned"] <= max(worst.items, cost["estimated"]["itemsScanned"]), cost

@@ -12,7 +12,7 @@ import boto3
 import httpx
 import pytest
 
-from keys import tickets as ticket_keys
+from demo.model.tickets import TICKET
 from store.connection import LOCAL_CREDENTIALS
 from tests.client import settings_for
 from tests.faults import FaultProxy
@@ -202,7 +202,7 @@ async def test_a_write_straight_to_the_table_is_delivered(
         await asyncio.sleep(0.2)
         ticket_id = "2VQp3kQxLzVQbYy3w1wYfJk1bQe"
         item = {
-            **ticket_keys.ticket_key(ticket_id),
+            **TICKET.primary_key({"id": ticket_id}),
             "type": "TICKET",
             "id": ticket_id,
             "queueId": "elsewhere",

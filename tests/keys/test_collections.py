@@ -17,16 +17,19 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
+from demo.model.tickets import QUEUE, TICKET
 from keys import organizations as orgs
-from keys import repos, tickets
+from keys import repos
 from keys.codecs import IDENTIFIER_PATTERN, KSUID_EPOCH, to_millis
 from keys.codecs import ksuid as make_ksuid
 from keys.errors import BadUserInput
 from keys.table import GSI1, GSI3, TABLE
 from keys.template import DELIMITER, KeyTemplate, Segment
+from tests import demo_tickets as tickets
 from tests.keys.strategies import FAST, QUICK, any_zone, identifiers, ksuids, near_identifiers
 
 SK, PK = TABLE.sort_key, TABLE.partition_key
+TICKET_BY_UPDATE = TICKET.templates[GSI1.sort_key]
 instants = st.datetimes(datetime(1000, 1, 2), datetime(9999, 12, 30), timezones=any_zone)
 numbers = st.integers(1, repos.ISSUE_NUMBER.maximum)
 usernames = st.lists(identifiers, min_size=1, max_size=8)
@@ -45,14 +48,19 @@ TEMPLATES: dict[str, tuple[KeyTemplate, st.SearchStrategy[dict[str, Any]]]] = {
     "ORG": (orgs.ORGANIZATION, st.fixed_dictionaries({"organization": identifiers})),
     "#TEAM": (orgs.TEAM, st.fixed_dictionaries({"team": identifiers})),
     "USER": (orgs.MEMBER, st.fixed_dictionaries({"username": identifiers})),
-    "QUEUE": (tickets.QUEUE, st.fixed_dictionaries({"queue_id": identifiers})),
-    "TICKET": (tickets.TICKET, st.fixed_dictionaries({"ticket_id": ksuids})),
+    "QUEUE": (QUEUE.templates[SK], st.fixed_dictionaries({"id": identifiers})),
+    "TICKET": (TICKET.templates[SK], st.fixed_dictionaries({"id": ksuids})),
     "#TICKET": (
-        tickets.TICKET_BY_UPDATE,
-        st.fixed_dictionaries({"updated_at": instants, "ticket_id": ksuids}),
+        TICKET_BY_UPDATE,
+        st.fixed_dictionaries({"updatedAt": instants, "id": ksuids}),
     ),
 }
 FOLDED = {"REPO", "STAR", "ORG", "#TEAM", "USER"}
+
+
+def ticket_index(queue_id: str, ticket_id: str, updated_at: datetime) -> dict[str, str]:
+    values = {"id": ticket_id, "queueId": queue_id, "updatedAt": updated_at}
+    return TICKET.key_values(values, only=(GSI1.partition_key, GSI1.sort_key))
 
 
 def parsed(name: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -104,10 +112,10 @@ FOREIGN: list[tuple[KeyTemplate, str]] = [
     (orgs.TEAM, "TEAM#core"), (orgs.TEAM, "#TEAM"), (orgs.TEAM, "#TEAM#"),
     (orgs.TEAM, "#TEAMS#core"), (orgs.TEAM, "##TEAM#core"), (orgs.TEAM, "#TEAM#core#x"),
     (orgs.TEAM, "ORG#core"), (orgs.TEAM, "#TEAM#a b"),
-    (tickets.TICKET_BY_UPDATE, "#TICKET#2021-01-01T00:00:00.000Z"),
-    (tickets.TICKET_BY_UPDATE, f"TICKET#2021-01-01T00:00:00.000Z#{KSUID}"),
-    (tickets.TICKET_BY_UPDATE, f"#TICKET#2021-13-01T00:00:00.000Z#{KSUID}"),
-    (tickets.TICKET, f"#TICKET#{KSUID}"), (tickets.QUEUE, "#QUEUE#q1"),
+    (TICKET_BY_UPDATE, "#TICKET#2021-01-01T00:00:00.000Z"),
+    (TICKET_BY_UPDATE, f"TICKET#2021-01-01T00:00:00.000Z#{KSUID}"),
+    (TICKET_BY_UPDATE, f"#TICKET#2021-13-01T00:00:00.000Z#{KSUID}"),
+    (TICKET.templates[SK], f"#TICKET#{KSUID}"), (QUEUE.templates[SK], "#QUEUE#q1"),
     (repos.ISSUE, "ISSUE#1"), (repos.ISSUE, "ISSUE#123456789"),
 ]  # fmt: skip
 
@@ -160,10 +168,10 @@ def test_teams_sort_before_their_organization_and_members_after(
 def test_tickets_sort_before_their_queue_in_gsi1(
     queue_id: str, ticket_list: list[tuple[str, datetime]]
 ) -> None:
-    queue = tickets.queue_index_attributes(queue_id)
-    assert tickets.queue_key(queue_id)[SK] == queue[GSI1.sort_key]
+    queue = QUEUE.key_values({"id": queue_id})
+    assert queue[SK] == queue[GSI1.sort_key]
     for ticket_id, updated_at in ticket_list:
-        index = tickets.ticket_index_attributes(queue_id, ticket_id, updated_at)
+        index = ticket_index(queue_id, ticket_id, updated_at)
         assert index[GSI1.partition_key] == queue[GSI1.partition_key]
         assert index[GSI1.sort_key] < queue[GSI1.sort_key]
 
@@ -174,7 +182,7 @@ def test_ticket_index_keys_sort_by_update_time_then_id(
     ticket_list: list[tuple[str, datetime]], queue_id: str
 ) -> None:
     def index_key(ticket: tuple[str, datetime]) -> str:
-        return tickets.ticket_index_attributes(queue_id, ticket[0], ticket[1])[GSI1.sort_key]
+        return ticket_index(queue_id, ticket[0], ticket[1])[GSI1.sort_key]
 
     by_key = sorted(ticket_list, key=index_key)
     assert [(to_millis(t), i) for i, t in by_key] == sorted((to_millis(t), i) for i, t in by_key)
@@ -267,7 +275,7 @@ def test_queue_condition_holds_its_tickets(queue_id: str, ticket_id: str, at: da
     assert condition.contains(index[GSI1.sort_key])
     assert not condition.contains(tickets.queue_index_attributes(queue_id)[GSI1.sort_key])
     # The table key of a ticket is not its index key: it never moves.
-    assert tickets.ticket_key(ticket_id)[SK] == tickets.TICKET.render(ticket_id=ticket_id)
+    assert tickets.ticket_key(ticket_id)[SK] == TICKET.templates[SK].render(id=ticket_id)
 
 
 @FAST
@@ -309,7 +317,7 @@ def test_names_differing_in_case_have_equal_keys(name: str, pair: tuple[str, str
 def test_queue_ids_keep_their_case(queue_id: str) -> None:
     assume(queue_id.lower() != queue_id)
     assert tickets.queue_key(queue_id) != tickets.queue_key(queue_id.lower())
-    assert tickets.QUEUE.parse(tickets.queue_key(queue_id)[SK]) == {"queue_id": queue_id}
+    assert QUEUE.templates[SK].parse(tickets.queue_key(queue_id)[SK]) == {"id": queue_id}
 
 
 @QUICK

@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
-from data import tickets
+from data import entity_writes
+from demo.model import MODEL
+from demo.model.tickets import QUEUE as QUEUE_ENTITY
+from demo.model.tickets import TICKET as TICKET_ENTITY
 from keys.codecs import format_timestamp
 from store.client import Store
 from store.loaders import ItemLoader
@@ -178,12 +181,20 @@ async def test_the_opener_updating_with_a_lost_answer_succeeds_once(
     which is neither a refusal for the opener nor a ticket moved meanwhile."""
     without_backoff(monkeypatch)
     direct = Store(client, table)
-    await tickets.create_queue(direct, "q1", "Support")
-    opened = await tickets.open_ticket(direct, "q1", "Help", caller=caller("Bob"))
-    updating = tickets.update_ticket(
-        faulty, ItemLoader(faulty), opened.id, "Help!", None, caller=caller("bob")
+    queue = {"id": "q1", "name": "Support"}
+    await entity_writes.create(direct, MODEL, QUEUE_ENTITY, queue, caller=caller("Ann"))
+    ticket = {"queueId": "q1", "title": "Help"}
+    opened = await entity_writes.create(direct, MODEL, TICKET_ENTITY, ticket, caller=caller("Bob"))
+    updating = entity_writes.update(
+        faulty,
+        ItemLoader(faulty),
+        TICKET_ENTITY,
+        {"id": opened["id"]},
+        {"title": "Help!", "status": None},
+        caller=caller("bob"),
+        writer_only=True,
     )
     updated = await lost_once(proxy, "UpdateItem", updating)
-    assert (updated.title, updated.opened_by) == ("Help!", "Bob")
+    assert (updated["title"], updated["openedBy"]) == ("Help!", "Bob")
     [stored] = await items_of_type(client, table, "TICKET")
-    assert stored["updatedAt"] == format_timestamp(updated.updated_at)
+    assert stored["updatedAt"] == format_timestamp(updated["updatedAt"])

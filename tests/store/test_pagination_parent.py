@@ -16,12 +16,14 @@ from hypothesis import strategies as st
 
 from data import organizations as org_data
 from data import repos as repo_data
-from data import tickets as ticket_data
 from data.collections import PageRead
+from data.entities import list_read
+from demo.model.tickets import PATTERNS, QUEUE, TICKET
 from keys import organizations as orgs
-from keys import repos, tickets
+from keys import repos
 from keys.conditions import KeyCondition
 from keys.table import GSI1, GSI3, TABLE
+from model import ListOf
 from store.pagination import PageArgs, _widened, reads_parent, starts_at
 from store.requests import Filter
 from tests.keys.strategies import FAST, any_zone, identifiers, ksuids
@@ -32,6 +34,11 @@ numbers = st.integers(1, repos.ISSUE_NUMBER.maximum)
 OPEN = repo_data.IssueState.OPEN
 
 Found = list[tuple[KeyCondition, str, list[str], list[str]]]
+[TICKETS] = [p for p in PATTERNS if isinstance(p, ListOf)]
+
+
+def tickets_read(queue_id: str, args: PageArgs) -> PageRead[Any]:
+    return list_read(TICKETS, QUEUE, {"id": queue_id}, args)
 
 
 def _collections(parent: str, child: str, number: int, at: datetime, ticket_id: str) -> Found:
@@ -45,15 +52,16 @@ def _collections(parent: str, child: str, number: int, at: datetime, ticket_id: 
     member = orgs.member_key(parent, child)[SK]
     head = orgs.organization_index_attributes(parent)[GSI3.sort_key]
     admin = orgs.admin_attributes(parent, child)[GSI3.sort_key]
-    queue = tickets.queue_index_attributes(parent)[GSI1.sort_key]
-    ticket = tickets.ticket_index_attributes(parent, ticket_id, at)[GSI1.sort_key]
+    queue = QUEUE.key_values({"id": parent}, only=[GSI1.sort_key])[GSI1.sort_key]
+    values = {"id": ticket_id, "queueId": parent, "updatedAt": at}
+    ticket = TICKET.key_values(values, only=[GSI1.sort_key])[GSI1.sort_key]
     return [
         (repos.repo_issues(parent, child), repo, [issue], [star]),
         (repos.repo_stars(parent, child), repo, [star], [issue]),
         (orgs.organization_teams(parent), org, [team], [member]),
         (orgs.organization_members(parent), org, [member], [team]),
         (orgs.organization_admins(parent), head, [admin], []),
-        (tickets.queue_tickets(parent), queue, [ticket], []),
+        (tickets_read(parent, PageArgs(10, False, None)).condition, queue, [ticket], []),
     ]
 
 
@@ -102,8 +110,8 @@ def test_widened_takes_in_the_parent_and_nothing_beyond_it(found: Found) -> None
         (org_data.members_read("acme", PageArgs(10, False, None)), True),
         (org_data.admins_read("acme", PageArgs(10, False, None)), True),
         (org_data.teams_read("acme"), True),
-        (ticket_data.tickets_read("q1", PageArgs(10, False, None)), True),
-        (ticket_data.tickets_read("q1", PageArgs(10, True, None)), False),
+        (tickets_read("q1", PageArgs(10, False, None)), True),
+        (tickets_read("q1", PageArgs(10, True, None)), False),
     ],
 )
 def test_which_pages_of_each_area_come_with_their_parent(read: PageRead[Any], joins: bool) -> None:

@@ -1,0 +1,190 @@
+"""A declared entity's reads (`model/`): its records, the check of each value a client
+gives, an entity by key through the request's loader, and the pages of a list, the first
+read with the parent in one Query.
+
+A record is a mapping of the entity's attribute names to their values (timestamps as
+`datetime`, choices as their enum), whatever the item's key attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from data import validation
+from data.callers import author_of
+from data.changes import Followed
+from data.collections import PageRead, Prefetched, load_with_pages
+from keys.codecs import format_timestamp, parse_timestamp
+from keys.conditions import KeyCondition
+from keys.errors import BadUserInput
+from model import Author, Choice, Entity, GeneratedId, Identifier, ListOf, Number, Text, Timestamp
+from model.attributes import Attribute
+from store.cursors import Binding
+from store.loaders import ItemLoader
+from store.pagination import PageArgs, Paginator
+from store.requests import Item, Key
+
+Record = Mapping[str, Any]
+
+
+def record(entity: Entity, item: Item) -> Record:
+    """The entity's values held by its `item`."""
+    values: dict[str, Any] = {}
+    for name, attribute in entity.attributes.items():
+        if isinstance(attribute, Author):
+            values[name] = author_of(item)
+        else:
+            values[name] = _loaded(attribute, item.get(name))
+    return values
+
+
+@dataclass(frozen=True)
+class RecordOf:
+    """`record` of one entity, equal for equal entities: two reads of one page compare
+    equal (`data.collections.page_for`)."""
+
+    entity: Entity
+
+    def __call__(self, item: Item) -> Record:
+        return record(self.entity, item)
+
+
+def most_bytes(entity: Entity) -> int:
+    """The most bytes one of the entity's items takes, keys and names included."""
+    return validation.ITEM_OVERHEAD_BYTES + sum(a.most_bytes for a in entity.attributes.values())
+
+
+def stored(entity: Entity, values: Mapping[str, Any]) -> Item:
+    """The item attributes that hold `values` (the authors' are the caller's to write)."""
+    return {
+        name: _stored(entity.attributes[name], value)
+        for name, value in values.items()
+        if value is not None and not isinstance(entity.attributes[name], Author)
+    }
+
+
+def checked(attribute: Attribute, value: Any, field: str) -> Any:
+    """A client's `value` for `attribute` as it is kept, or BAD_USER_INPUT naming `field`."""
+    if value is None:
+        if attribute.optional:
+            return None
+        raise BadUserInput("must be given", field=field)
+    if isinstance(attribute, Identifier | GeneratedId):
+        return validation.ident(str(value), field)
+    if isinstance(attribute, Text):
+        return validation.text(value, field, attribute.max_length, multiline=attribute.multiline)
+    if isinstance(attribute, Number):
+        return validation.number(value, field, attribute.low, attribute.high)
+    if isinstance(attribute, Choice):
+        return attribute.values(getattr(value, "value", value))
+    return value
+
+
+def key_of(entity: Entity, arguments: Mapping[str, Any]) -> Key | None:
+    """The primary key `arguments` name (each checked as its attribute), or None when they
+    are valid but can name no such entity (an id that is not a KSUID, say): a miss."""
+    values = {
+        name: checked(entity.attributes[name], arguments[name], name)
+        for name in entity.key_attributes
+    }
+    try:
+        return entity.primary_key(values)
+    except ValueError:
+        return None
+
+
+def described(entity: Entity, arguments: Mapping[str, Any]) -> str:
+    """How messages name the entity the key `arguments` name: `ticket '2VQp…'`."""
+    values = [repr(str(arguments[name])) for name in entity.key_attributes]
+    return f"{entity.noun} {', '.join(values)}"
+
+
+async def load(items: ItemLoader, entity: Entity, arguments: Mapping[str, Any]) -> Record | None:
+    key = key_of(entity, arguments)
+    item = None if key is None else await items.load_item(key)
+    return None if item is None else record(entity, item)
+
+
+def list_read(
+    pattern: ListOf, parent: Entity, of: Mapping[str, Any], args: PageArgs
+) -> PageRead[Record]:
+    """The page of `pattern` under the parent whose values (its key's, at least) are `of`."""
+    index, entity = pattern.index, pattern.entity
+    theirs = parent.templates
+    values = {s.name: of[s.name] for s in theirs[index.partition_key].segments}
+    partition = theirs[index.partition_key].render(**values)
+    sort = entity.templates[index.sort_key].prefix()
+    condition = KeyCondition.prefix(index, partition, sort)
+    # The cursor is bound to the list by its parent type and field, as clients see it.
+    binding = Binding(f"{parent.name}.{pattern.field}", partition, {})
+    at = theirs[index.sort_key]
+    head = at.render(**{s.name: of[s.name] for s in at.segments})
+    return PageRead(
+        condition,
+        binding,
+        args,
+        forward=not pattern.descending,
+        record=RecordOf(entity),
+        parent=head,
+    )
+
+
+async def load_with_lists(
+    items: ItemLoader,
+    pages: Paginator,
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    reads: Mapping[str, PageRead[Any]],
+) -> tuple[Record | None, Prefetched]:
+    """The entity, with the first pages of `reads` read in the same Queries."""
+    key = key_of(entity, arguments)
+    if key is None:
+        return None, {}
+    item, prefetched = await load_with_pages(items, key, pages, reads)
+    return (None if item is None else record(entity, item)), prefetched
+
+
+def _loaded(attribute: Attribute, value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(attribute, Timestamp):
+        return parse_timestamp(value)
+    if isinstance(attribute, Choice):
+        return attribute.values(value)
+    if isinstance(attribute, Number):
+        return int(value)
+    return value
+
+
+def _stored(attribute: Attribute, value: Any) -> Any:
+    if isinstance(attribute, Timestamp):
+        return format_timestamp(value)
+    if isinstance(attribute, Choice):
+        return str(value)
+    return value
+
+
+def followed(pattern: ListOf) -> Followed:
+    """How the change feed recognises and files changes of the entities `pattern` lists:
+    its topic is the list's partition (the parent's values)."""
+    entity = pattern.entity
+    partition = entity.all_keys[pattern.index].partition.attributes
+    same = entity.key.partition == entity.key.sort
+
+    def owns(pk: str, sk: str) -> bool:
+        return (pk == sk or not same) and entity.owns(pk, sk)
+
+    return Followed(
+        entity.noun,
+        owns,
+        RecordOf(entity),
+        lambda item, _pk: topic(str(item[name]) for name in partition),
+        lambda item: topic(str(item[name]) for name in entity.key_attributes),
+    )
+
+
+def topic(values: Iterable[str]) -> str:
+    """A topic or an id made of several values."""
+    return "#".join(values)

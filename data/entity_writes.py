@@ -1,0 +1,160 @@
+"""A declared entity's writes (`model/`): create and update, each one request or one
+transaction, every key attribute derived from the values in the same write.
+
+A create stamps its timestamps, makes its generated id and records its author; under a
+parent it is one transaction with the check that the parent exists. An update re-renders
+every key that uses a changed attribute. When the entity has a timestamp stamped on every
+write (seed 001's changing sort key), the write is conditional on the stored one being
+earlier, so a clock running behind or two updates in one millisecond never move an item
+back: it is written again just after the stored time, which the refusal brings back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from data.callers import AUTHOR_KEY, Caller, wrote
+from data.clock import new_ksuid, new_token, now
+from data.creates import put_new, put_under
+from data.entities import Record, checked, described, key_of, record, stored
+from keys.codecs import format_timestamp, parse_timestamp
+from keys.errors import BadUserInput, Conflict, Forbidden, NotFound
+from model import Choice, Entity, GeneratedId, Model, Timestamp
+from store.client import TRANSACT_CALLS, Store
+from store.errors import ConditionFailed
+from store.loaders import ItemLoader
+from store.requests import update_request
+
+# Timestamps have millisecond precision: the smallest step that still moves an item up.
+_TICK = timedelta(milliseconds=1)
+UPDATE_ATTEMPTS = 5
+
+
+def create_calls(model: Model, entity: Entity) -> int:
+    """The most DynamoDB calls a create makes."""
+    return 1 if model.parent_of(entity) is None else TRANSACT_CALLS
+
+
+def update_calls(entity: Entity) -> int:
+    return UPDATE_ATTEMPTS if entity.write_stamps else 1
+
+
+async def create(
+    store: Store,
+    model: Model,
+    entity: Entity,
+    given: Mapping[str, Any],
+    *,
+    done: str = "created",
+    caller: Caller,
+) -> Record:
+    values: dict[str, Any] = {}
+    created = now()
+    for name, attribute in entity.attributes.items():
+        if attribute.given:
+            values[name] = checked(attribute, given.get(name), name)
+        elif isinstance(attribute, GeneratedId):
+            values[name] = new_ksuid(created)
+        elif isinstance(attribute, Timestamp):
+            values[name] = created
+        elif isinstance(attribute, Choice):
+            values[name] = attribute.initial
+    item = {
+        **entity.key_values(values),
+        "type": entity.label,
+        **stored(entity, values),
+        **(caller.authored() if entity.author is not None else {}),
+    }
+    parent = model.parent_of(entity)
+    if parent is None or entity.parent is None:
+        await put_new(store, item, f"{described(entity, values)} already exists")
+    else:
+        theirs = {their: values[mine] for mine, their in entity.parent.attributes.items()}
+        await put_under(
+            store,
+            parent.primary_key(theirs),
+            f"{described(parent, theirs)} does not exist",
+            item,
+            retry=f"the {entity.noun} could not be {done}; try again",
+        )
+    return record(entity, item)
+
+
+async def update(
+    store: Store,
+    items: ItemLoader,
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    changes: Mapping[str, Any],
+    *,
+    caller: Caller,
+    writer_only: bool,
+) -> Record:
+    """Change those of `changes` that are given (at least one) of the entity `arguments`
+    name; with `writer_only`, only its author (or an admin) may, which the same write's
+    condition checks: a refusal that brings back another's entity is FORBIDDEN, at once."""
+    for name in entity.key_attributes:
+        checked(entity.attributes[name], arguments[name], name)
+    given = {name: value for name, value in changes.items() if value is not None}
+    if not given:
+        raise BadUserInput(_give(list(changes)))
+    values = {name: checked(entity.attributes[name], v, name) for name, v in given.items()}
+    key = key_of(entity, arguments)
+    missing = f"{described(entity, arguments)} does not exist"
+    if key is None:
+        raise NotFound(missing)
+    author = entity.author
+    held_to = caller.restriction(f"sign in to change a {entity.noun}") if writer_only else None
+    stamp_name = entity.write_stamps[0] if entity.write_stamps else None
+    at = now()
+    token = new_token()
+    for _ in range(UPDATE_ATTEMPTS):
+        changed = dict(values)
+        if stamp_name is not None:
+            changed[stamp_name] = at
+        both = {**{n: arguments[n] for n in entity.key_attributes}, **changed}
+        keys = entity.key_values(both, only=entity.rerendered(changed))
+        stamp = None if stamp_name is None else format_timestamp(at)
+        request = update_request(
+            store.table,
+            key,
+            set_values={**stored(entity, changed), **keys},
+            condition=None if stamp_name is None else f"#{stamp_name} < :stamp",
+            condition_values=None if stamp is None else {":stamp": stamp},
+            expect=None if held_to is None else {AUTHOR_KEY: held_to},
+            token=token,
+        )
+        try:
+            item = await store.update(request)
+        except ConditionFailed as exc:
+            if exc.item is None:
+                raise NotFound(missing) from None
+            done = exc.written_by(token)
+            if done is None:
+                if writer_only and not wrote(exc.item, caller):
+                    verb = "written" if author is None else author[1].verb
+                    raise Forbidden(
+                        f"{described(entity, arguments)} was {verb} by someone else"
+                    ) from None
+                if stamp_name is None:
+                    raise Conflict(
+                        f"{described(entity, arguments)} changed meanwhile; try again"
+                    ) from None
+                # Changed meanwhile, or this clock is behind: write again just after it.
+                at = max(now(), parse_timestamp(exc.item[stamp_name]) + _TICK)
+                continue
+            item = done
+        items.refresh(key, item)
+        return record(entity, item)
+    raise Conflict(f"{described(entity, arguments)} is being changed by other requests; try again")
+
+
+def _give(names: list[str]) -> str:
+    quoted = [f"`{name}`" for name in names]
+    if len(quoted) == 1:
+        return f"give {quoted[0]}"
+    if len(quoted) == 2:
+        return f"give {quoted[0]}, {quoted[1]} or both"
+    return f"give at least one of {', '.join(quoted)}"

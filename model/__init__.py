@@ -1,0 +1,41 @@
+"""Declarations of entities and their access patterns, from which the engine derives keys,
+item shapes, writes, bounds, cursors, GraphQL fields and subscriptions (docs/model.md)."""
+
+from model.attributes import (
+    Attribute,
+    Author,
+    Choice,
+    GeneratedId,
+    Identifier,
+    Number,
+    Text,
+    Timestamp,
+)
+from model.entities import Entity, Key, Keys, ModelError, Parent, key, same
+from model.model import Model
+from model.patterns import Access, Create, ListOf, Lookup, Pattern, Update
+
+__all__ = [
+    "Access",
+    "Attribute",
+    "Author",
+    "Choice",
+    "Create",
+    "Entity",
+    "GeneratedId",
+    "Identifier",
+    "Key",
+    "Keys",
+    "ListOf",
+    "Lookup",
+    "Model",
+    "ModelError",
+    "Number",
+    "Parent",
+    "Pattern",
+    "Text",
+    "Timestamp",
+    "Update",
+    "key",
+    "same",
+]

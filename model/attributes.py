@@ -1,0 +1,187 @@
+"""What an entity's attributes hold, as data: each kind says how a value is checked, how it
+is stored, which key codec renders it into a key segment, and its GraphQL type.
+
+The kinds are declarations only; the access patterns (`data/`) check and write them, and
+the resolvers (`resolvers/`) show them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Literal
+
+from keys.codecs import ChoiceCodec, Codec, IdentifierCodec, KsuidCodec, NumberCodec, TimestampCodec
+
+TEXT_MAX = 200
+# The kinds' GraphQL scalar types (a `Choice` is its own enum).
+Scalar = Literal["ID", "String", "Int", "DateTime"]
+# When a timestamp is set by the engine: on create only, or on every write.
+Stamp = Literal["create", "write"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Attribute:
+    """One attribute. `shown`: a field of the entity's GraphQL type; `optional`: may be
+    left out (null); `description`: the field's, in the schema."""
+
+    shown: bool = True
+    optional: bool = False
+    description: str | None = None
+    # Set by the engine, never by a client (a generated id, the author).
+    set_by_engine: ClassVar[bool] = False
+
+    @property
+    def scalar(self) -> Scalar | type[StrEnum]:
+        raise NotImplementedError
+
+    @property
+    def codec(self) -> Codec[Any] | None:
+        """How the attribute renders into a key segment; None: it cannot be part of a key."""
+        return None
+
+    @property
+    def given(self) -> bool:
+        """Whether a client gives its value when the entity is created."""
+        return not self.set_by_engine
+
+    @property
+    def changeable(self) -> bool:
+        """Whether an update may set it (one the engine sets never is)."""
+        return not self.set_by_engine
+
+    @property
+    def most_bytes(self) -> int:
+        """The most bytes its stored value takes (UTF-8), for item-size bounds."""
+        return 64
+
+
+@dataclass(frozen=True, kw_only=True)
+class Identifier(Attribute):
+    """An identifier the client chooses (docs/design.md#validation: no delimiter can reach
+    a key)."""
+
+    @property
+    def scalar(self) -> Scalar:
+        return "ID"
+
+    @property
+    def codec(self) -> Codec[Any]:
+        return IdentifierCodec()
+
+
+@dataclass(frozen=True, kw_only=True)
+class GeneratedId(Attribute):
+    """A KSUID made when the entity is created: ids sort the way their items were made."""
+
+    set_by_engine: ClassVar[bool] = True
+
+    @property
+    def scalar(self) -> Scalar:
+        return "ID"
+
+    @property
+    def codec(self) -> Codec[Any]:
+        return KsuidCodec()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Text(Attribute):
+    """Free text of 1 to `max_length` characters; `multiline` also allows newlines and tabs."""
+
+    max_length: int = TEXT_MAX
+    multiline: bool = False
+
+    @property
+    def scalar(self) -> Scalar:
+        return "String"
+
+    @property
+    def most_bytes(self) -> int:
+        return 4 * self.max_length
+
+
+@dataclass(frozen=True, kw_only=True)
+class Number(Attribute):
+    """A whole number from `low` to `high`."""
+
+    low: int = 0
+    high: int = 1_000_000_000
+
+    @property
+    def scalar(self) -> Scalar:
+        return "Int"
+
+    @property
+    def codec(self) -> Codec[Any] | None:
+        return NumberCodec(len(str(self.high))) if self.low >= 0 else None
+
+    @property
+    def most_bytes(self) -> int:
+        return 21
+
+
+@dataclass(frozen=True, kw_only=True)
+class Choice(Attribute):
+    """One of an enum's values; a new entity starts at `initial` when it is given, and the
+    client then does not give it on create."""
+
+    values: type[StrEnum]
+    initial: StrEnum | None = None
+
+    @property
+    def scalar(self) -> type[StrEnum]:
+        return self.values
+
+    @property
+    def codec(self) -> Codec[Any]:
+        return ChoiceCodec(frozenset(self.values))
+
+    @property
+    def given(self) -> bool:
+        return self.initial is None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Timestamp(Attribute):
+    """A time, in milliseconds; `stamped` on create or on every write by the engine's clock
+    (then never given by a client). A timestamp stamped on every write that sorts an index
+    is seed 001's changing sort key: an update moves the item within that index."""
+
+    stamped: Stamp | None = None
+
+    @property
+    def scalar(self) -> Scalar:
+        return "DateTime"
+
+    @property
+    def codec(self) -> Codec[Any]:
+        return TimestampCodec()
+
+    @property
+    def given(self) -> bool:
+        return self.stamped is None
+
+    @property
+    def changeable(self) -> bool:
+        return self.stamped is None
+
+    @property
+    def most_bytes(self) -> int:
+        return 24
+
+
+@dataclass(frozen=True, kw_only=True)
+class Author(Attribute):
+    """Who wrote the entity: the signed-in caller's username, set on create (null when
+    identity is off). `verb` says what they did ("opened"), `role` what that makes them
+    ("opener"): a rule may hold changes to the author."""
+
+    verb: str
+    role: str
+    optional: bool = True
+    set_by_engine: ClassVar[bool] = True
+
+    @property
+    def scalar(self) -> Scalar:
+        return "String"

@@ -1,0 +1,173 @@
+"""An entity declared once: its attributes, its primary key and its index keys as templates
+over its attributes, and the parent whose item collection it belongs to.
+
+    TICKET = Entity(
+        "Ticket",
+        {"id": GeneratedId(), "queueId": Identifier(shown=False), ...},
+        key=same(key("TICKET", "id")),
+        indexes={GSI1: Keys(key("QUEUE", "queueId"), key("#TICKET", "updatedAt", "id"))},
+        parent=Parent("Queue", {"queueId": "id"}),
+    )
+
+From it every key attribute of an item is rendered (`keys/template.py` is the key language),
+and an update knows which of them a change of an attribute re-renders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from keys.table import TABLE, Index
+from keys.template import KeyTemplate, Segment
+from model.attributes import Attribute, Author, Timestamp
+
+
+class ModelError(Exception):
+    """A declaration the engine cannot serve; the message names it."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """A key template over attributes: the `label`, then each attribute's segment."""
+
+    label: str
+    attributes: tuple[str, ...] = ()
+
+
+def key(label: str, *attributes: str) -> Key:
+    return Key(label, attributes)
+
+
+@dataclass(frozen=True)
+class Keys:
+    """An entity's partition and sort key on one index (or the table)."""
+
+    partition: Key
+    sort: Key
+
+
+def same(one: Key) -> Keys:
+    """The partition key and the sort key alike: an entity heading its own collection."""
+    return Keys(one, one)
+
+
+@dataclass(frozen=True)
+class Parent:
+    """The entity whose collection this one belongs to, and which of this entity's
+    attributes hold the parent's (`{"queueId": "id"}`): a child is created only under an
+    existing parent."""
+
+    entity: str
+    attributes: Mapping[str, str]
+
+
+@dataclass(frozen=True, eq=False)
+class Entity:
+    """One kind of item; each declared once, so it is equal only to itself."""
+
+    name: str
+    attributes: Mapping[str, Attribute]
+    key: Keys
+    indexes: Mapping[Index, Keys] = field(default_factory=dict)
+    parent: Parent | None = None
+
+    def __post_init__(self) -> None:
+        for index, keys in self.all_keys.items():
+            for one in (keys.partition, keys.sort):
+                for name in one.attributes:
+                    attribute = self.attributes.get(name)
+                    where = f"{self.name}'s key {one.label!r} on {index.name or 'the table'}"
+                    if attribute is None:
+                        raise ModelError(f"{where} names {name!r}, which {self.name} lacks")
+                    if attribute.codec is None:
+                        raise ModelError(f"{where}: {name!r} cannot be part of a key")
+                    if attribute.optional:
+                        raise ModelError(f"{where}: {name!r} is optional")
+
+    @property
+    def label(self) -> str:
+        """The item's `type` attribute."""
+        return self.name.upper()
+
+    @property
+    def noun(self) -> str:
+        """How messages name it ("ticket")."""
+        return self.name[0].lower() + self.name[1:]
+
+    @property
+    def all_keys(self) -> dict[Index, Keys]:
+        return {TABLE: self.key, **self.indexes}
+
+    @cached_property
+    def templates(self) -> dict[str, KeyTemplate]:
+        """Each key attribute of its items (`PK`, `GSI1SK`, …) and its template."""
+        rendered: dict[str, KeyTemplate] = {}
+        for index, keys in self.all_keys.items():
+            rendered[index.partition_key] = self._template(keys.partition)
+            rendered[index.sort_key] = self._template(keys.sort)
+        return rendered
+
+    @property
+    def key_attributes(self) -> tuple[str, ...]:
+        """The attributes its primary key is made of, in order."""
+        return tuple(dict.fromkeys((*self.key.partition.attributes, *self.key.sort.attributes)))
+
+    @property
+    def author(self) -> tuple[str, Author] | None:
+        found = [(n, a) for n, a in self.attributes.items() if isinstance(a, Author)]
+        return found[0] if found else None
+
+    @property
+    def write_stamps(self) -> tuple[str, ...]:
+        """The timestamps every write sets."""
+        return tuple(
+            name
+            for name, attribute in self.attributes.items()
+            if isinstance(attribute, Timestamp) and attribute.stamped == "write"
+        )
+
+    def primary_key(self, values: Mapping[str, Any]) -> dict[str, str]:
+        """`PK` and `SK` of the item with these attribute values (raises ValueError or
+        BadUserInput for a value its codec refuses)."""
+        return self._render((TABLE.partition_key, TABLE.sort_key), values)
+
+    def key_values(
+        self, values: Mapping[str, Any], only: Iterable[str] | None = None
+    ) -> dict[str, str]:
+        """Every key attribute, of the table and of each index (or `only` those)."""
+        return self._render(self.templates if only is None else only, values)
+
+    def rerendered(self, changed: Iterable[str]) -> tuple[str, ...]:
+        """The key attributes a change of the `changed` attributes renders anew."""
+        changed = set(changed)
+        return tuple(
+            attribute
+            for attribute, template in self.templates.items()
+            if changed.intersection(s.name for s in template.segments)
+        )
+
+    def owns(self, partition: str, sort: str) -> bool:
+        """Whether a table key is one of this entity's items."""
+        return self.templates[TABLE.partition_key].matches(partition) and self.templates[
+            TABLE.sort_key
+        ].matches(sort)
+
+    def _render(self, attributes: Iterable[str], values: Mapping[str, Any]) -> dict[str, str]:
+        templates = self.templates
+        return {
+            name: templates[name].render(
+                **{s.name: values[s.name] for s in templates[name].segments}
+            )
+            for name in attributes
+        }
+
+    def _template(self, one: Key) -> KeyTemplate:
+        segments = []
+        for name in one.attributes:
+            codec = self.attributes[name].codec
+            assert codec is not None  # checked when declared
+            segments.append(Segment(name, codec))
+        return KeyTemplate(one.label, tuple(segments))

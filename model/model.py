@@ -1,0 +1,153 @@
+"""A model: entities and their access patterns, checked once when it is built, so what
+the engine derives from it cannot fail at run time for want of a declaration."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+from keys.table import Index
+from model.entities import Entity, ModelError
+from model.patterns import Create, ListOf, Lookup, Pattern, Update
+
+P = TypeVar("P", Lookup, ListOf, Create, Update)
+
+
+@dataclass(frozen=True)
+class Model:
+    entities: tuple[Entity, ...]
+    patterns: tuple[Pattern, ...]
+
+    def __post_init__(self) -> None:
+        names = Counter(entity.name for entity in self.entities)
+        twice = sorted(name for name, count in names.items() if count > 1)
+        if twice:
+            raise ModelError(f"entities declared twice: {twice}")
+        for entity in self.entities:
+            _check_parent(self, entity)
+        _check_collisions(self.entities)
+        for pattern in self.patterns:
+            if pattern.entity not in self.entities:
+                raise ModelError(f"{pattern.field}: {pattern.entity.name} is not in the model")
+            if isinstance(pattern, ListOf):
+                _check_list(self, pattern)
+            elif isinstance(pattern, Update):
+                _check_update(pattern)
+        _check_names(self)
+
+    def entity(self, name: str) -> Entity:
+        for entity in self.entities:
+            if entity.name == name:
+                return entity
+        raise ModelError(f"no entity {name!r} in the model")
+
+    def parent_of(self, entity: Entity) -> Entity | None:
+        return None if entity.parent is None else self.entity(entity.parent.entity)
+
+    def of_kind(self, kind: type[P]) -> Iterator[P]:
+        return (pattern for pattern in self.patterns if isinstance(pattern, kind))
+
+    def lists_under(self, parent: Entity) -> list[ListOf]:
+        """The lists that are a connection field of `parent`'s type."""
+        return [p for p in self.of_kind(ListOf) if self.parent_of(p.entity) is parent]
+
+
+def _check_parent(model: Model, entity: Entity) -> None:
+    if entity.parent is None:
+        return
+    parent = model.entity(entity.parent.entity)
+    for mine, theirs in entity.parent.attributes.items():
+        if mine not in entity.attributes or theirs not in parent.attributes:
+            raise ModelError(
+                f"{entity.name}'s parent {parent.name}: {mine!r} → {theirs!r} names an"
+                " attribute either lacks"
+            )
+
+
+def _check_list(model: Model, pattern: ListOf) -> None:
+    entity = pattern.entity
+    where = f"{entity.name} list {pattern.field!r}"
+    parent = model.parent_of(entity)
+    if parent is None or entity.parent is None:
+        raise ModelError(f"{where}: {entity.name} declares no parent")
+    mine, theirs = entity.all_keys.get(pattern.index), parent.all_keys.get(pattern.index)
+    if mine is None or theirs is None:
+        raise ModelError(
+            f"{where}: {entity.name} and {parent.name} both need keys on {_on(pattern.index)}"
+        )
+    mapped = tuple(entity.parent.attributes.get(a) for a in mine.partition.attributes)
+    if mine.partition.label != theirs.partition.label or mapped != theirs.partition.attributes:
+        raise ModelError(
+            f"{where}: its partition on {_on(pattern.index)} is not {parent.name}'s"
+            f" ({theirs.partition.label} of {list(theirs.partition.attributes)})"
+        )
+    if mine.sort.label == theirs.sort.label:
+        raise ModelError(f"{where}: its sort key's label is {parent.name}'s own")
+
+
+def _check_update(pattern: Update) -> None:
+    entity = pattern.entity
+    where = f"{entity.name} update {pattern.field!r}"
+    if not pattern.changes:
+        raise ModelError(f"{where} changes nothing")
+    for name in pattern.changes:
+        attribute = entity.attributes.get(name)
+        if attribute is None or not attribute.changeable:
+            raise ModelError(f"{where}: {name!r} is not an attribute a client may change")
+        if name in entity.key_attributes:
+            raise ModelError(f"{where}: {name!r} is part of the primary key")
+    known = {*entity.key_attributes, *entity.write_stamps, *pattern.changes}
+    changed = {*pattern.changes, *entity.write_stamps}
+    for key_attribute in entity.rerendered(changed):
+        segments = {s.name for s in entity.templates[key_attribute].segments}
+        lacking = sorted(segments - known)
+        if lacking:
+            raise ModelError(
+                f"{where}: the key {key_attribute} uses a changed attribute, and {lacking} that"
+                " the update neither knows nor changes"
+            )
+
+
+def _check_collisions(entities: tuple[Entity, ...]) -> None:
+    """Two entities whose keys on one index share both labels could render the same key."""
+    seen: dict[tuple[Index, str, str], str] = {}
+    for entity in entities:
+        for index, keys in entity.all_keys.items():
+            labels = (index, keys.partition.label, keys.sort.label)
+            other = seen.setdefault(labels, entity.name)
+            if other != entity.name:
+                raise ModelError(
+                    f"{entity.name} and {other} keys on {_on(index)} can collide: both"
+                    f" {keys.partition.label} / {keys.sort.label}"
+                )
+
+
+def _check_names(model: Model) -> None:
+    """The names the GraphQL schema gets from the model are each given once."""
+    types: list[str] = []
+    for entity in model.entities:
+        types += [entity.name, f"{entity.name}Connection", f"{entity.name}Edge"]
+    roots: dict[str, list[str]] = {"Query": [], "Mutation": [], "Subscription": []}
+    for pattern in model.patterns:
+        if isinstance(pattern, Lookup):
+            roots["Query"].append(pattern.field)
+        elif isinstance(pattern, Create | Update):
+            roots["Mutation"].append(pattern.field)
+            types.append(_capital(pattern.field) + "Input")
+        elif pattern.subscription is not None:
+            roots["Subscription"].append(pattern.subscription)
+            types.append(f"{pattern.entity.name}Change")
+    for where, names in [("type", types), *((f"{r} field", n) for r, n in roots.items())]:
+        clashes = sorted(name for name, count in Counter(names).items() if count > 1)
+        if clashes:
+            raise ModelError(f"generated {where} names clash: {clashes}")
+
+
+def _capital(name: str) -> str:
+    return name[0].upper() + name[1:]
+
+
+def _on(index: Index) -> str:
+    return index.name or "the table"

@@ -1,0 +1,72 @@
+"""Access patterns as declarations: what a client may ask of an entity, and who may.
+
+From each the engine derives the key condition, the cursor's binding, the loader path, the
+worst case for the bound, the GraphQL field with its arguments and resolver, and, for a
+list, the subscription's matching.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from keys.table import Index
+from model.entities import Entity
+
+# Who may use a field (docs/identity.md): decided on the token before any read, but for
+# `writer`, which the write's own condition decides (the entity's author, or an admin).
+Access = Literal["anyone", "signed_in", "author", "admins", "writer"]
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A root field answering one entity by its primary key's attributes (through the
+    request's loader: lookups of one request coalesce)."""
+
+    entity: Entity
+    field: str
+    access: Access = "signed_in"
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """The entities in a parent's collection on `index`, a connection field of the parent's
+    type: equality on the partition (the parent's own) and the entity's sort-key label.
+    `descending`: largest sort key first. `subscription`: the root field that follows the
+    list's changes (ADDED, CHANGED, REMOVED), open to `subscription_access`."""
+
+    entity: Entity
+    index: Index
+    field: str
+    descending: bool = False
+    description: str | None = None
+    subscription: str | None = None
+    subscription_access: Access = "signed_in"
+    subscription_description: str | None = None
+
+
+@dataclass(frozen=True)
+class Create:
+    """A mutation making a new entity from an input of its given attributes; under its
+    parent, which must exist. `done` is how messages say it ("opened")."""
+
+    entity: Entity
+    field: str
+    access: Access = "author"
+    done: str = "created"
+
+
+@dataclass(frozen=True)
+class Update:
+    """A mutation changing some of `changes` (at least one) of the entity its key names.
+    Every key that uses a changed attribute is re-rendered in the same write; a timestamp
+    stamped on every write only moves forward."""
+
+    entity: Entity
+    field: str
+    changes: tuple[str, ...]
+    access: Access = "writer"
+    description: str | None = None
+
+
+Pattern = Lookup | ListOf | Create | Update

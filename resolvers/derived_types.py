@@ -1,0 +1,121 @@
+"""The Strawberry types of a declared model's entities (`model/`): one object type per
+entity, with a field per shown attribute and a connection field per list under it, and the
+event type of each list that has a subscription.
+
+Types are made with `type()` and annotations holding the types themselves, as
+`@strawberry.type` reads them; an entity's children are made before it, so its connection
+fields can name them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from enum import Enum
+from typing import Any, TypeVar
+
+import strawberry
+
+from data import entities
+from data.changes import ChangeKind
+from data.collections import Prefetched, page_for
+from model import Author, Entity, ListOf, Model
+from model.attributes import Attribute
+from resolvers.context import Context
+from resolvers.cost import page_read
+from resolvers.relay import Connection, connection_field
+from store.pagination import PageArgs
+
+Info = strawberry.Info[Context, None]
+E = TypeVar("E", bound=Enum)
+_SCALARS: Mapping[str, Any] = {"ID": strawberry.ID, "String": str, "Int": int, "DateTime": datetime}
+
+
+def graphql_type(attribute: Attribute) -> Any:
+    """The Python type Strawberry shows `attribute` as (an enum registered once)."""
+    scalar = attribute.scalar
+    kind = _SCALARS[scalar] if isinstance(scalar, str) else _enum(scalar)
+    return kind | None if attribute.optional else kind
+
+
+def _enum(values: type[E]) -> type[E]:
+    if not hasattr(values, "__strawberry_definition__"):
+        strawberry.enum(values)
+    return values
+
+
+class EntityTypes:
+    """The object type of each entity of `model`, by entity name."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.types: dict[str, type[Any]] = {}
+        self.changes: dict[str, type[Any]] = {}
+        for entity in sorted(model.entities, key=self._depth, reverse=True):
+            self.types[entity.name] = self._object_type(entity)
+        for pattern in model.of_kind(ListOf):
+            if pattern.subscription is not None:
+                self.changes[pattern.entity.name] = self._change_type(pattern.entity)
+
+    def node(
+        self, entity: Entity, record: entities.Record, prefetched: Prefetched | None = None
+    ) -> Any:
+        """The object of `entity` answering `record`."""
+        kind = self.types[entity.name]
+        shown = {n: record[n] for n, a in entity.attributes.items() if a.shown}
+        return kind(**shown, record=record, prefetched=prefetched or {})
+
+    def _depth(self, entity: Entity) -> int:
+        parent = self.model.parent_of(entity)
+        return 0 if parent is None else 1 + self._depth(parent)
+
+    def _object_type(self, entity: Entity) -> type[Any]:
+        annotations: dict[str, Any] = {}
+        namespace: dict[str, Any] = {}
+        for name, attribute in entity.attributes.items():
+            if not attribute.shown:
+                continue
+            annotations[name] = graphql_type(attribute)
+            description = attribute.description
+            if isinstance(attribute, Author):
+                verb = attribute.verb
+                description = f"Who {verb} it; null for a {entity.noun} {verb} with identity off."
+            if description is not None:
+                namespace[name] = strawberry.field(description=description)
+        annotations["record"] = strawberry.Private[Mapping[str, Any]]
+        annotations["prefetched"] = strawberry.Private[Prefetched]
+        for pattern in self.model.lists_under(entity):
+            namespace[pattern.field] = self._connection(entity, pattern)
+        namespace["__annotations__"] = annotations
+        return strawberry.type(type(entity.name, (), namespace))
+
+    def _connection(self, parent: Entity, pattern: ListOf) -> Any:
+        child = pattern.entity
+        item_bytes = entities.most_bytes(child)
+
+        def node(record: entities.Record) -> Any:
+            return self.node(child, record)
+
+        async def resolve(self: Any, info: Info, page: PageArgs) -> Any:
+            read = entities.list_read(pattern, parent, self.record, page)
+            found = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
+            return Connection.from_page(found, node)
+
+        resolve.__name__ = pattern.field
+        resolve.__doc__ = pattern.description
+        resolve.__annotations__ = {
+            "info": Info,
+            "page": PageArgs,
+            "return": Connection[self.types[child.name]],  # type: ignore[name-defined]
+        }
+        field = connection_field(page_read(item_bytes))(resolve)
+        if pattern.description is not None:
+            field.description = pattern.description
+        return field
+
+    def _change_type(self, entity: Entity) -> type[Any]:
+        annotations: dict[str, Any] = {"kind": _enum(ChangeKind)}
+        for name in entity.key_attributes:
+            annotations[name] = graphql_type(entity.attributes[name])
+        annotations[entity.noun] = self.types[entity.name] | None
+        return strawberry.type(type(f"{entity.name}Change", (), {"__annotations__": annotations}))

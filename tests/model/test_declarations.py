@@ -1,0 +1,172 @@
+"""Declarations (`model/`), pure: the keys an entity renders, the keys a change re-renders,
+and every declaration the engine could not serve refused when the model is built, naming it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from demo.model.tickets import QUEUE, TICKET
+from keys.codecs import to_millis
+from keys.table import GSI1, GSI2, TABLE
+from model import (
+    Choice,
+    Create,
+    Entity,
+    GeneratedId,
+    Identifier,
+    Keys,
+    ListOf,
+    Lookup,
+    Model,
+    ModelError,
+    Parent,
+    Text,
+    Timestamp,
+    Update,
+    key,
+    same,
+)
+from tests.keys.strategies import FAST, any_zone, identifiers, ksuids
+
+instants = st.datetimes(datetime(1000, 1, 2), datetime(9999, 12, 30), timezones=any_zone)
+
+
+class Size(StrEnum):
+    S = "S"
+    M = "M"
+
+
+@FAST
+@given(identifiers, ksuids, instants)
+def test_every_key_of_an_item_parses_back_to_its_values(
+    queue_id: str, ticket_id: str, at: datetime
+) -> None:
+    values = {"id": ticket_id, "queueId": queue_id, "updatedAt": to_millis(at)}
+    keys = TICKET.key_values(values)
+    for attribute, template in TICKET.templates.items():
+        parsed = template.parse(keys[attribute])
+        assert all(parsed[name] == values[name] for name in parsed)
+    # A ticket lists under its queue: same partition on GSI1, a sort key the queue's is not.
+    head = QUEUE.key_values({"id": queue_id})
+    assert keys[GSI1.partition_key] == head[GSI1.partition_key]
+    assert keys[GSI1.sort_key] < head[GSI1.sort_key]
+    assert TICKET.owns(keys[TABLE.partition_key], keys[TABLE.sort_key])
+    assert not QUEUE.owns(keys[TABLE.partition_key], keys[TABLE.sort_key])
+
+
+def test_a_change_re_renders_exactly_the_keys_that_use_it() -> None:
+    assert TICKET.rerendered(["updatedAt"]) == (GSI1.sort_key,)
+    assert TICKET.rerendered(["queueId"]) == (GSI1.partition_key,)
+    assert TICKET.rerendered(["title", "status"]) == ()
+    assert TICKET.key_attributes == ("id",)
+    assert TICKET.write_stamps == ("updatedAt",)
+
+
+def item(name: str = "Item", **more: Any) -> Entity:
+    attributes = {"id": Identifier(), "size": Choice(values=Size), "note": Text(), **more}
+    return Entity(name, attributes, key=same(key(name.upper(), "id")))
+
+
+@pytest.mark.parametrize(
+    ("declare", "refusal"),
+    [
+        (
+            lambda: Entity("Box", {"id": Identifier()}, key=same(key("BOX", "code"))),
+            "Box's key 'BOX' on the table names 'code', which Box lacks",
+        ),
+        (
+            lambda: Entity("Box", {"id": Identifier(), "t": Text()}, key=same(key("BOX", "t"))),
+            "'t' cannot be part of a key",
+        ),
+        (
+            lambda: Model((item("A"), item("A")), ()),
+            "entities declared twice: ['A']",
+        ),
+        (
+            lambda: Model((item("A"), Entity("B", {"id": Identifier()}, same(key("A", "id")))), ()),
+            "B and A keys on the table can collide: both A / A",
+        ),
+        (
+            lambda: Model((item(),), (Update(item(), "change", ("note",)),)),
+            "change: Item is not in the model",
+        ),
+        (
+            lambda: _one(lambda e: Update(e, "change", ())),
+            "Item update 'change' changes nothing",
+        ),
+        (
+            lambda: _one(lambda e: Update(e, "change", ("id",))),
+            "'id' is part of the primary key",
+        ),
+        (
+            lambda: _one(
+                lambda e: Update(e, "change", ("made",)), made=Timestamp(stamped="create")
+            ),
+            "'made' is not an attribute a client may change",
+        ),
+        (
+            lambda: _sorted_by_size_and_note(("size",)),
+            "the key GSI2SK uses a changed attribute, and ['note'] that the update neither",
+        ),
+        (
+            lambda: _one(lambda e: ListOf(e, GSI1, "items")),
+            "Item list 'items': Item declares no parent",
+        ),
+        (
+            lambda: _one(lambda e: Create(e, "item"), lambda e: Update(e, "item", ("note",))),
+            "generated type names clash: ['ItemInput']",
+        ),
+        (
+            lambda: _one(lambda e: Lookup(e, "item"), lambda e: Lookup(e, "item")),
+            "generated Query field names clash: ['item']",
+        ),
+    ],
+)
+def test_a_declaration_the_engine_cannot_serve_is_refused_by_name(
+    declare: Any, refusal: str
+) -> None:
+    with pytest.raises(ModelError, match=_escaped(refusal)):
+        declare()
+
+
+def test_a_list_must_share_its_parents_partition() -> None:
+    shelf = Entity(
+        "Shelf",
+        {"id": Identifier()},
+        key=same(key("SHELF", "id")),
+        indexes={GSI1: same(key("SHELF", "id"))},
+    )
+    book = Entity(
+        "Book",
+        {"id": GeneratedId(), "shelf": Identifier()},
+        key=same(key("BOOK", "id")),
+        indexes={GSI1: Keys(key("RACK", "shelf"), key("#BOOK", "id"))},
+        parent=Parent("Shelf", {"shelf": "id"}),
+    )
+    with pytest.raises(ModelError, match="its partition on GSI1 is not Shelf's"):
+        Model((shelf, book), (ListOf(book, GSI1, "books"),))
+
+
+def _one(*patterns: Any, **more: Any) -> Model:
+    entity = item(**more)
+    return Model((entity,), tuple(p(entity) for p in patterns))
+
+
+def _sorted_by_size_and_note(changes: tuple[str, ...]) -> Model:
+    entity = Entity(
+        "Item",
+        {"id": Identifier(), "size": Choice(values=Size), "note": Identifier()},
+        key=same(key("ITEM", "id")),
+        indexes={GSI2: Keys(key("ITEMS"), key("ITEM", "size", "note"))},
+    )
+    return Model((entity,), (Update(entity, "change", changes),))
+
+
+def _escaped(text: str) -> str:
+    return "".join("\\" + c if c in "[]().*+?{}|^$\\" else c for c in text)
