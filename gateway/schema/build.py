@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import strawberry
@@ -69,11 +69,11 @@ def build_schema(
     ]
     if cost_report:
         extensions.append(CostReport)
-    roots = roots or served()
+    query, mutation, subscription = _root_types(roots or served())
     return Schema(
-        query=merge_types("Query", roots.query),
-        mutation=_merged("Mutation", roots.mutation),
-        subscription=_merged("Subscription", roots.subscription),
+        query=query,
+        mutation=mutation,
+        subscription=subscription,
         extensions=extensions,
         config=StrawberryConfig(
             scalar_map={datetime: DATETIME_SCALAR},
@@ -81,6 +81,16 @@ def build_schema(
             batching_config={"max_operations": max_batch} if max_batch else None,
         ),
         execution_context_class=PlainFieldsExecutionContext,
+    )
+
+
+@cache
+def _root_types(roots: Roots) -> tuple[type[Any], type[Any] | None, type[Any] | None]:
+    """Query, Mutation and Subscription, each merged once per model."""
+    return (
+        merge_types("Query", roots.query),
+        _merged("Mutation", roots.mutation),
+        _merged("Subscription", roots.subscription),
     )
 
 
