@@ -124,13 +124,14 @@ AREAS_FOLLOWED = (
 
 def entity_changes(record: Record, followed: Sequence[Followed] = AREAS_FOLLOWED) -> list[Change]:
     """The entity change `record` is, once per topic it concerns (two when the entity moves
-    from one topic to another); none for an item derived from an entity, or one no
-    subscription follows. An item that is not a whole entity raises KeyError, TypeError or
-    ValueError."""
+    from one topic to another, one per list that follows it); none for an item derived from
+    an entity, or one no subscription follows. An item that is not a whole entity raises
+    KeyError, TypeError or ValueError."""
     partition = record.keys.get(TABLE.partition_key)
     sort = record.keys.get(TABLE.sort_key)
     if not isinstance(partition, str) or not isinstance(sort, str):
         return []
+    found: list[Change] = []
     for entity in followed:
         if not entity.owns(partition, sort):
             continue
@@ -148,9 +149,10 @@ def entity_changes(record: Record, followed: Sequence[Followed] = AREAS_FOLLOWED
         )
         left = None if old is None else (entity.name, entity.topic(old, partition))
         if left is None or left == change.topic:
-            return [change]
-        return [replace(change, topic=left, is_here=False), replace(change, was_here=False)]
-    return []
+            found.append(change)
+        else:
+            found += [replace(change, topic=left, is_here=False), replace(change, was_here=False)]
+    return found
 
 
 def entity_change(record: Record, followed: Sequence[Followed] = AREAS_FOLLOWED) -> Change | None:

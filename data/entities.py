@@ -8,22 +8,19 @@ A record is a mapping of the entity's attribute names to their values (timestamp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from data import validation
 from data.callers import author_of
-from data.changes import Followed
 from data.collections import PageRead, Prefetched, load_with_pages
 from keys.codecs import format_timestamp, parse_timestamp
-from keys.conditions import KeyCondition
 from keys.errors import BadUserInput
-from model import Author, Choice, Entity, GeneratedId, Identifier, ListOf, Number, Text, Timestamp
+from model import Author, Choice, Entity, GeneratedId, Identifier, Number, Text, Timestamp
 from model.attributes import Attribute
-from store.cursors import Binding
 from store.loaders import ItemLoader
-from store.pagination import PageArgs, Paginator
+from store.pagination import Paginator
 from store.requests import Item, Key
 
 Record = Mapping[str, Any]
@@ -107,30 +104,6 @@ async def load(items: ItemLoader, entity: Entity, arguments: Mapping[str, Any]) 
     return None if item is None else record(entity, item)
 
 
-def list_read(
-    pattern: ListOf, parent: Entity, of: Mapping[str, Any], args: PageArgs
-) -> PageRead[Record]:
-    """The page of `pattern` under the parent whose values (its key's, at least) are `of`."""
-    index, entity = pattern.index, pattern.entity
-    theirs = parent.templates
-    values = {s.name: of[s.name] for s in theirs[index.partition_key].segments}
-    partition = theirs[index.partition_key].render(**values)
-    sort = entity.templates[index.sort_key].prefix()
-    condition = KeyCondition.prefix(index, partition, sort)
-    # The cursor is bound to the list by its parent type and field, as clients see it.
-    binding = Binding(f"{parent.name}.{pattern.field}", partition, {})
-    at = theirs[index.sort_key]
-    head = at.render(**{s.name: of[s.name] for s in at.segments})
-    return PageRead(
-        condition,
-        binding,
-        args,
-        forward=not pattern.descending,
-        record=RecordOf(entity),
-        parent=head,
-    )
-
-
 async def load_with_lists(
     items: ItemLoader,
     pages: Paginator,
@@ -164,27 +137,3 @@ def _stored(attribute: Attribute, value: Any) -> Any:
     if isinstance(attribute, Choice):
         return str(value)
     return value
-
-
-def followed(pattern: ListOf) -> Followed:
-    """How the change feed recognises and files changes of the entities `pattern` lists:
-    its topic is the list's partition (the parent's values)."""
-    entity = pattern.entity
-    partition = entity.all_keys[pattern.index].partition.attributes
-    same = entity.key.partition == entity.key.sort
-
-    def owns(pk: str, sk: str) -> bool:
-        return (pk == sk or not same) and entity.owns(pk, sk)
-
-    return Followed(
-        entity.noun,
-        owns,
-        RecordOf(entity),
-        lambda item, _pk: topic(str(item[name]) for name in partition),
-        lambda item: topic(str(item[name]) for name in entity.key_attributes),
-    )
-
-
-def topic(values: Iterable[str]) -> str:
-    """A topic or an id made of several values."""
-    return "#".join(values)

@@ -62,7 +62,7 @@ async def create(
         elif isinstance(attribute, Choice):
             values[name] = attribute.initial
     item = {
-        **entity.key_values(values),
+        **entity.item_keys(values),
         "type": entity.label,
         **stored(entity, values),
         **(caller.authored() if entity.author is not None else {}),
@@ -115,12 +115,13 @@ async def update(
         if stamp_name is not None:
             changed[stamp_name] = at
         both = {**{n: arguments[n] for n in entity.key_attributes}, **changed}
-        keys = entity.key_values(both, only=entity.rerendered(changed))
+        keys, removed = _index_changes(entity, both, changed)
         stamp = None if stamp_name is None else format_timestamp(at)
         request = update_request(
             store.table,
             key,
             set_values={**stored(entity, changed), **keys},
+            remove=removed,
             condition=None if stamp_name is None else f"#{stamp_name} < :stamp",
             condition_values=None if stamp is None else {":stamp": stamp},
             expect=None if held_to is None else {AUTHOR_KEY: held_to},
@@ -149,6 +150,30 @@ async def update(
         items.refresh(key, item)
         return record(entity, item)
     raise Conflict(f"{described(entity, arguments)} is being changed by other requests; try again")
+
+
+def _index_changes(
+    entity: Entity, values: Mapping[str, Any], changed: Mapping[str, Any]
+) -> tuple[dict[str, str], list[str]]:
+    """The key attributes an update sets (those using a changed attribute; every key of a
+    sparse index it enters) and those it removes (of a sparse index it leaves)."""
+    rendered = set(entity.rerendered(changed))
+    removed: list[str] = []
+    for index, predicate in entity.sparse.items():
+        if predicate.attribute not in changed:
+            continue
+        if predicate.holds(values):
+            rendered.update(index.attributes)
+        else:
+            rendered.difference_update(index.attributes)
+            removed += index.attributes
+    lacking = sorted(
+        {s.name for name in rendered for s in entity.templates[name].segments} - set(values)
+    )
+    if lacking:
+        given = ", ".join(f"`{name}`" for name in changed)
+        raise BadUserInput(f"give {', '.join(f'`{n}`' for n in lacking)} with {given}")
+    return entity.key_values(values, only=sorted(rendered)), removed
 
 
 def _give(names: list[str]) -> str:

@@ -52,7 +52,7 @@ class Runtime:
     # Every subscription of the process, fed by the stream reader the lifespan makes and
     # the first socket, or the first look-up of a persisted document, starts (a process
     # that has neither reads no stream).
-    feed: ChangeFeed = field(default_factory=lambda: ChangeFeed(served().followed))
+    feed: ChangeFeed = field(init=False)
     reader: StreamReader | None = None
     reading: asyncio.Task[None] | None = None
 
@@ -101,6 +101,7 @@ class Runtime:
     _opened: AsyncExitStack = field(init=False, default_factory=AsyncExitStack)
 
     def __post_init__(self) -> None:
+        self.feed = ChangeFeed(served(self.settings.model).followed)
         self.limiter = self._rate_limiter()
         if self.metrics is not None:
             self.feed.observers.append(self.metrics.event)

@@ -10,22 +10,28 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
+from gateway.settings import DEFAULT_MODEL, SettingsError
 from model import Model
 from resolvers.derived_roots import Roots, derived_roots
-
-DEFAULT_MODEL = "demo.model"
 
 
 @cache
 def served(name: str = DEFAULT_MODEL) -> Roots:
-    """The root types and followed entities of the model module `name`, made once."""
-    module = importlib.import_module(name)
-    model = module.MODEL
+    """The root types and followed entities of the model module `name`, made once; a module
+    that is missing or declares no model is a SettingsError naming it, a declaration the
+    engine cannot serve a ModelError naming that."""
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise SettingsError(f"DYNAGATE_MODEL={name!r}: there is no module {exc.name!r}") from None
+    model = getattr(module, "MODEL", None)
     if not isinstance(model, Model):
-        raise TypeError(f"{name}.MODEL is not a model.Model")
+        raise SettingsError(
+            f"DYNAGATE_MODEL={name!r}: the module declares no MODEL (docs/model.md)"
+        )
     derived = derived_roots(model)
     hook = getattr(module, "roots", None)
     roots = derived if hook is None else hook(derived)
     if not isinstance(roots, Roots):
-        raise TypeError(f"{name}.roots() did not return Roots")
+        raise SettingsError(f"DYNAGATE_MODEL={name!r}: its roots() returned no Roots")
     return roots

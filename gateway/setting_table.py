@@ -13,6 +13,7 @@ from gateway.setting_values import (
     claim,
     flag,
     hidden,
+    module_name,
     origins,
     positive,
     rate,
@@ -66,6 +67,15 @@ SETTINGS: tuple[Setting, ...] = (
         "dynagate",
         "the table's name",
         table_name,
+    ),
+    Setting(
+        "DYNAGATE_MODEL",
+        _TABLE,
+        "a Python module's dotted name",
+        "demo.model (the demo)",
+        "the model served: the module that declares its entities and access patterns "
+        "(docs/model.md)",
+        module_name,
     ),
     Setting(
         "AWS_REGION",

@@ -31,9 +31,15 @@ class SettingsError(ValueError):
     """A setting has a value the gateway cannot run with."""
 
 
+# The model served unless DYNAGATE_MODEL names another: the demo's, reached by its name.
+DEFAULT_MODEL = "demo.model"
+
+
 @dataclass(frozen=True)
 class Settings:
     table: str = "dynagate"
+    # The model served (docs/model.md): its module's dotted name.
+    model: str = DEFAULT_MODEL
     endpoint: str | None = None
     region: str = "us-east-1"
     cursor_secret: bytes = b""
@@ -117,6 +123,7 @@ class Settings:
         rate_limit = given.get("DYNAGATE_RATE_LIMIT", "default")
         return cls(
             table=given.get("DYNAGATE_TABLE", "dynagate"),
+            model=given.get("DYNAGATE_MODEL", DEFAULT_MODEL),
             endpoint=endpoint,
             region=region or "us-east-1",
             cursor_secret=_cursor_secret(given, development=development, serving=serving),

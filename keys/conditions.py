@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from keys.codecs import KEY_MAX
 from keys.table import Index
+from keys.template import KeyTemplate
 
 
 @dataclass(frozen=True)
@@ -35,3 +38,21 @@ class KeyCondition:
         return (self.low is None or self.low <= sort_key) and (
             self.high is None or sort_key <= self.high
         )
+
+
+def within(
+    index: Index,
+    partition: str,
+    template: KeyTemplate,
+    leading: Mapping[str, Any],
+    name: str,
+    start: Any | None,
+    end: Any | None,
+) -> KeyCondition:
+    """The keys of `template` with the `leading` segments, whose next segment `name` is from
+    `start` to `end` (both inclusive; None leaves that end open)."""
+    whole = KeyCondition.prefix(index, partition, template.prefix(**leading))
+    low = whole.low if start is None else template.prefix(**leading, **{name: start})
+    # Keys at the end's value extend its prefix, so the prefix plus KEY_MAX bounds them.
+    high = whole.high if end is None else template.prefix(**leading, **{name: end}) + KEY_MAX
+    return KeyCondition(index, partition, low, high)

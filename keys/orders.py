@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from keys.codecs import KEY_MAX, ChoiceCodec, IdentifierCodec, KsuidCodec, TimestampCodec
-from keys.conditions import KeyCondition
+from keys.codecs import ChoiceCodec, IdentifierCodec, KsuidCodec, TimestampCodec
+from keys.conditions import KeyCondition, within
 from keys.errors import BadUserInput
 from keys.table import GSI1, GSI2, GSI3, Index, entity_key
 from keys.template import KeyTemplate, Segment
@@ -126,14 +126,6 @@ def _time_interval(
     leading: dict[str, str],
     placed: TimeRange | None,
 ) -> KeyCondition:
-    whole = KeyCondition.prefix(index, partition, template.prefix(**leading))
     if placed is None:
-        return whole
-    low = whole.low if placed.start is None else template.prefix(**leading, placed_at=placed.start)
-    # Keys at the end's millisecond extend its prefix, so the prefix plus KEY_MAX bounds them.
-    high = (
-        whole.high
-        if placed.end is None
-        else template.prefix(**leading, placed_at=placed.end) + KEY_MAX
-    )
-    return KeyCondition(index, partition, low, high)
+        return KeyCondition.prefix(index, partition, template.prefix(**leading))
+    return within(index, partition, template, leading, "placed_at", placed.start, placed.end)

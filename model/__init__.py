@@ -11,9 +11,9 @@ from model.attributes import (
     Text,
     Timestamp,
 )
-from model.entities import Entity, Key, Keys, ModelError, Parent, key, same
+from model.entities import Entity, Key, Keys, ModelError, Only, Parent, key, only, same
 from model.model import Model
-from model.patterns import Access, Create, ListOf, Lookup, Pattern, Update
+from model.patterns import Access, Create, ListOf, Lookup, Pattern, Range, Update
 
 __all__ = [
     "Access",
@@ -31,11 +31,14 @@ __all__ = [
     "Model",
     "ModelError",
     "Number",
+    "Only",
     "Parent",
     "Pattern",
+    "Range",
     "Text",
     "Timestamp",
     "Update",
     "key",
+    "only",
     "same",
 ]

@@ -64,6 +64,21 @@ class Parent:
     attributes: Mapping[str, str]
 
 
+@dataclass(frozen=True)
+class Only:
+    """A sparse index: an item is in it only while `attribute` holds one of `values`."""
+
+    attribute: str
+    values: tuple[Any, ...]
+
+    def holds(self, values: Mapping[str, Any]) -> bool:
+        return values.get(self.attribute) in self.values
+
+
+def only(attribute: str, *values: Any) -> Only:
+    return Only(attribute, values)
+
+
 @dataclass(frozen=True, eq=False)
 class Entity:
     """One kind of item; each declared once, so it is equal only to itself."""
@@ -73,8 +88,16 @@ class Entity:
     key: Keys
     indexes: Mapping[Index, Keys] = field(default_factory=dict)
     parent: Parent | None = None
+    # The indexes an item is in only while a predicate holds (seed 000's sparse indexes).
+    sparse: Mapping[Index, Only] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for index, predicate in self.sparse.items():
+            if index not in self.indexes or predicate.attribute not in self.attributes:
+                raise ModelError(
+                    f"{self.name}'s sparse {_on(index)}: it needs keys there and the attribute"
+                    f" {predicate.attribute!r}"
+                )
         for index, keys in self.all_keys.items():
             for one in (keys.partition, keys.sort):
                 for name in one.attributes:
@@ -140,6 +163,17 @@ class Entity:
         """Every key attribute, of the table and of each index (or `only` those)."""
         return self._render(self.templates if only is None else only, values)
 
+    def item_keys(self, values: Mapping[str, Any]) -> dict[str, str]:
+        """The key attributes an item with these values carries: those of a sparse index
+        only while its predicate holds."""
+        left_out = {
+            attribute
+            for index, predicate in self.sparse.items()
+            if not predicate.holds(values)
+            for attribute in index.attributes
+        }
+        return self.key_values(values, [a for a in self.templates if a not in left_out])
+
     def rerendered(self, changed: Iterable[str]) -> tuple[str, ...]:
         """The key attributes a change of the `changed` attributes renders anew."""
         changed = set(changed)
@@ -171,3 +205,7 @@ class Entity:
             assert codec is not None  # checked when declared
             segments.append(Segment(name, codec))
         return KeyTemplate(one.label, tuple(segments))
+
+
+def _on(index: Index) -> str:
+    return index.name or "the table"

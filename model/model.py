@@ -51,7 +51,9 @@ class Model:
 
     def lists_under(self, parent: Entity) -> list[ListOf]:
         """The lists that are a connection field of `parent`'s type."""
-        return [p for p in self.of_kind(ListOf) if self.parent_of(p.entity) is parent]
+        return [
+            p for p in self.of_kind(ListOf) if not p.root and self.parent_of(p.entity) is parent
+        ]
 
 
 def _check_parent(model: Model, entity: Entity) -> None:
@@ -69,6 +71,17 @@ def _check_parent(model: Model, entity: Entity) -> None:
 def _check_list(model: Model, pattern: ListOf) -> None:
     entity = pattern.entity
     where = f"{entity.name} list {pattern.field!r}"
+    keys = entity.all_keys.get(pattern.index)
+    if keys is None:
+        raise ModelError(f"{where}: {entity.name} has no keys on {_on(pattern.index)}")
+    narrowing = pattern.narrowing
+    if keys.sort.attributes[: len(narrowing)] != narrowing:
+        raise ModelError(
+            f"{where}: its arguments narrow {list(narrowing)}, which are not the leading"
+            f" segments of its sort key {list(keys.sort.attributes)}"
+        )
+    if pattern.root:
+        return
     parent = model.parent_of(entity)
     if parent is None or entity.parent is None:
         raise ModelError(f"{where}: {entity.name} declares no parent")
@@ -100,7 +113,17 @@ def _check_update(pattern: Update) -> None:
             raise ModelError(f"{where}: {name!r} is part of the primary key")
     known = {*entity.key_attributes, *entity.write_stamps, *pattern.changes}
     changed = {*pattern.changes, *entity.write_stamps}
-    for key_attribute in entity.rerendered(changed):
+    rendered = set(entity.rerendered(changed))
+    for index, predicate in entity.sparse.items():
+        if predicate.attribute in changed:
+            rendered.update(index.attributes)  # entering the index: every key is written
+        elif index.partition_key in rendered:
+            raise ModelError(
+                f"{where}: it re-renders {index.partition_key} of the sparse {_on(index)}"
+                f" without changing {predicate.attribute!r}, which decides whether the item"
+                " is there"
+            )
+    for key_attribute in sorted(rendered):
         segments = {s.name for s in entity.templates[key_attribute].segments}
         lacking = sorted(segments - known)
         if lacking:
@@ -138,7 +161,10 @@ def _check_names(model: Model) -> None:
             types.append(_capital(pattern.field) + "Input")
         elif pattern.subscription is not None:
             roots["Subscription"].append(pattern.subscription)
-            types.append(f"{pattern.entity.name}Change")
+        if isinstance(pattern, ListOf) and pattern.root:
+            roots["Query"].append(pattern.field)
+    # One change type per entity, whichever of its lists are followed.
+    types += sorted({f"{p.entity.name}Change" for p in model.of_kind(ListOf) if p.subscription})
     for where, names in [("type", types), *((f"{r} field", n) for r, n in roots.items())]:
         clashes = sorted(name for name, count in Counter(names).items() if count > 1)
         if clashes:

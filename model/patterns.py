@@ -29,20 +29,44 @@ class Lookup:
 
 
 @dataclass(frozen=True)
+class Range:
+    """A range on one sort-key segment: the argument `argument` (`{from, to}`, both
+    inclusive, at least one) bounds the attribute `attribute`."""
+
+    attribute: str
+    argument: str
+
+
+@dataclass(frozen=True)
 class ListOf:
-    """The entities in a parent's collection on `index`, a connection field of the parent's
-    type: equality on the partition (the parent's own) and the entity's sort-key label.
-    `descending`: largest sort key first. `subscription`: the root field that follows the
-    list's changes (ADDED, CHANGED, REMOVED), open to `subscription_access`."""
+    """The entities of one partition on `index`, by their sort key: a connection field of
+    the parent's type, whose partition it is (an item collection), or with `root`, a Query
+    field whose required arguments are the partition's attributes.
+
+    The key condition is equality on the partition and the entity's sort-key label, then on
+    the leading segments `equal` (optional arguments, given in order), then `range` on the
+    next one. `descending`: largest sort key first; `direction` lets the client choose.
+    `subscription`: the root field that follows the list's changes (ADDED, CHANGED, REMOVED,
+    filtered by the same arguments), open to `subscription_access`."""
 
     entity: Entity
     index: Index
     field: str
     descending: bool = False
+    equal: tuple[str, ...] = ()
+    range: Range | None = None
+    direction: bool = False
+    root: bool = False
+    access: Access = "signed_in"
     description: str | None = None
     subscription: str | None = None
     subscription_access: Access = "signed_in"
     subscription_description: str | None = None
+
+    @property
+    def narrowing(self) -> tuple[str, ...]:
+        """The sort-key segments its arguments narrow, in order."""
+        return self.equal + (() if self.range is None else (self.range.attribute,))
 
 
 @dataclass(frozen=True)

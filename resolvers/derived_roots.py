@@ -1,15 +1,11 @@
-"""The root fields of a declared model (`model/`): a Query field per lookup, a Mutation per
-create and update (each with its input type), a Subscription per followed list; each with
-its worst case (`resolvers/cost.py`) and its rule of access (`resolvers/access.py`).
-
-Resolvers are made per pattern; Strawberry reads their arguments from the signature each
-is given, so the schema shows exactly the declared arguments.
-"""
+"""The root fields of a declared model (`model/`): a Query field per lookup and per root
+list, a Mutation per create and update (each with its input type), a Subscription per
+followed list; each with its worst case (`resolvers/cost.py`) and its rule of access
+(`resolvers/access.py`)."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,15 +13,26 @@ import strawberry
 
 from data import entities, entity_writes
 from data.changes import ChangeKind, Followed
+from data.entity_lists import Narrowed, followed, list_read, topic
 from model import Access, Create, Entity, ListOf, Lookup, Model, Update
 from resolvers import lookahead
 from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, Rule, Stored
 from resolvers.context import Context
 from resolvers.cost import entity as named_entity
-from resolvers.cost import field_with_cost, item_read, mutation_with_cost, write_calls
-from resolvers.derived_types import EntityTypes, graphql_type
-from resolvers.relay import NOT_GIVEN, given
+from resolvers.cost import field_with_cost, item_read, mutation_with_cost, page_read, write_calls
+from resolvers.derived_arguments import (
+    REQUIRED,
+    Parameters,
+    graphql_type,
+    list_parameters,
+    narrowing,
+    signed,
+)
+from resolvers.derived_types import EntityTypes
+from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
+from resolvers.scalars import SortDirection
 from resolvers.subscriptions import follow, subscription
+from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
 _RULES: Mapping[str, Rule] = {
@@ -48,22 +55,29 @@ class Roots:
 
 
 def derived_roots(model: Model) -> Roots:
-    """The root types of `model`'s patterns."""
+    """The root types of `model`'s patterns, in the order they are declared."""
     types = EntityTypes(model)
-    query = {p.field: _lookup(model, types, p) for p in model.of_kind(Lookup)}
+    query: dict[str, Any] = {}
     mutation: dict[str, Any] = {}
+    follows: dict[str, Any] = {}
     for pattern in model.patterns:
-        if isinstance(pattern, Create):
+        if isinstance(pattern, Lookup):
+            query[pattern.field] = _lookup(model, types, pattern)
+        elif isinstance(pattern, Create):
             mutation[pattern.field] = _create(model, types, pattern)
         elif isinstance(pattern, Update):
             mutation[pattern.field] = _update(types, pattern)
+        else:
+            if pattern.root:
+                query[pattern.field] = _root_list(types, pattern)
+            if pattern.subscription is not None:
+                follows[pattern.subscription] = _follow(types, pattern)
     lists = [p for p in model.of_kind(ListOf) if p.subscription is not None]
-    follows = {p.subscription: _follow(types, p) for p in lists if p.subscription is not None}
     return Roots(
         query=_root("DerivedQuery", query),
         mutation=_root("DerivedMutation", mutation),
         subscription=_root("DerivedSubscription", follows),
-        followed=tuple(entities.followed(p) for p in lists),
+        followed=tuple(followed(p) for p in lists),
     )
 
 
@@ -79,30 +93,12 @@ def _root(name: str, fields: Mapping[str, Any]) -> tuple[type[Any], ...]:
     return (strawberry.type(type(name, (), dict(fields))),) if fields else ()
 
 
-def _signed(
-    resolve: Callable[..., Any], name: str, arguments: Mapping[str, Any], returns: Any
-) -> Callable[..., Any]:
-    """`resolve(self, info, **arguments)` as Strawberry sees a resolver named `name` with
-    these arguments (by name, their types) and return type."""
-    keyword = inspect.Parameter.KEYWORD_ONLY
-    parameters = [
-        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-        inspect.Parameter("info", keyword, annotation=Info),
-        *(inspect.Parameter(n, keyword, annotation=t) for n, t in arguments.items()),
-    ]
-    resolve.__name__ = name
-    resolve.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
-    return resolve
-
-
 def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
     entity = pattern.entity
-    lists = model.lists_under(entity)
+    lists = [p for p in model.lists_under(entity) if _prefetchable(p, entity)]
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> Any:
-        builders = {
-            p.field: _prefetch(p, entity, arguments) for p in lists if _prefetchable(p, entity)
-        }
+        builders = {p.field: _prefetch(p, entity, arguments) for p in lists}
         reads = lookahead.child_reads(info, builders)
         context = info.context
         found, prefetched = await entities.load_with_lists(
@@ -110,11 +106,12 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
         )
         return None if found is None else types.node(entity, found, prefetched)
 
-    arguments = {n: graphql_type(entity.attributes[n]) for n in entity.key_attributes}
+    parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
     kind = types.types[entity.name]
-    signed = _signed(resolve, pattern.field, arguments, kind | None)
     cost = item_read(named_entity(entity.name, *entity.key_attributes))
-    return field_with_cost(cost, rule(pattern.access, entity))(signed)
+    return field_with_cost(cost, rule(pattern.access, entity))(
+        signed(resolve, pattern.field, parameters, kind | None)
+    )
 
 
 def _prefetchable(pattern: ListOf, parent: Entity) -> bool:
@@ -124,23 +121,55 @@ def _prefetchable(pattern: ListOf, parent: Entity) -> bool:
 
 
 def _prefetch(pattern: ListOf, parent: Entity, arguments: Mapping[str, Any]) -> Any:
-    return lambda a: entities.list_read(pattern, parent, arguments, lookahead.page_args(a))
+    """The read a list below the lookup makes, from the list's arguments as the document
+    gives them; a narrowed list reads its own page (it does not begin at the parent)."""
+
+    def build(given_arguments: Mapping[str, Any]) -> Any:
+        narrowed = _unnarrowed(pattern, given_arguments)
+        page = lookahead.page_args(given_arguments)
+        return list_read(pattern, parent, arguments, page, narrowed)
+
+    return build
 
 
-def _input(name: str, fields: Mapping[str, Any], description: str | None) -> type[Any]:
-    annotations: dict[str, Any] = {}
-    defaults: dict[str, Any] = {}
-    for field, (kind, optional) in fields.items():
-        annotations[field] = kind | None if optional else kind
-        if optional:
-            defaults[field] = NOT_GIVEN
+def _unnarrowed(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
+    names = (*pattern.equal, *(() if pattern.range is None else (pattern.range.argument,)))
+    if any(arguments.get(name) is not None for name in names):
+        raise ValueError("narrowed")  # left to the field itself
+    direction = lookahead.enum_value(SortDirection, arguments.get("direction"))
+    return narrowing(pattern, {} if direction is None else {"direction": direction})
+
+
+def _root_list(types: EntityTypes, pattern: ListOf) -> Any:
+    entity = pattern.entity
+
+    async def resolve(self: Any, info: Info, page: PageArgs, **arguments: Any) -> Any:
+        read = list_read(pattern, None, arguments, page, narrowing(pattern, arguments))
+        found = await read.page(info.context.pages)
+        return Connection.from_page(found.map(read.record), lambda r: types.node(entity, r))
+
+    parameters = {**list_parameters(pattern, partition=True), "page": (PageArgs, REQUIRED)}
+    returns = Connection[types.types[entity.name]]  # type: ignore[name-defined]
+    cost = page_read(entities.most_bytes(entity))
+    return connection_field(cost, rule(pattern.access, entity))(
+        signed(resolve, pattern.field, parameters, returns)
+    )
+
+
+def _input(name: str, fields: Parameters, description: str | None) -> type[Any]:
+    annotations = {field: kind for field, (kind, _) in fields.items()}
+    defaults = {field: d for field, (_, d) in fields.items() if d is not REQUIRED}
     namespace = {"__annotations__": annotations, **defaults}
     return strawberry.input(type(name, (), namespace), description=description)
 
 
 def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
     entity = pattern.entity
-    fields = {n: (graphql_type(a), a.optional) for n, a in entity.attributes.items() if a.given}
+    fields = {
+        n: (graphql_type(a) | None, NOT_GIVEN) if a.optional else (graphql_type(a), REQUIRED)
+        for n, a in entity.attributes.items()
+        if a.given
+    }
     kind = _input(_capital(pattern.field) + "Input", fields, None)
 
     async def resolve(self: Any, info: Info, input: Any) -> Any:
@@ -151,15 +180,20 @@ def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
         )
         return types.node(entity, created)
 
-    signed = _signed(resolve, pattern.field, {"input": kind}, types.types[entity.name])
+    returns = types.types[entity.name]
     cost = write_calls(entity_writes.create_calls(model, entity))
-    return mutation_with_cost(cost, rule(pattern.access, entity))(signed)
+    return mutation_with_cost(cost, rule(pattern.access, entity))(
+        signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
+    )
 
 
 def _update(types: EntityTypes, pattern: Update) -> Any:
     entity = pattern.entity
-    fields = {n: (graphql_type(entity.attributes[n]), False) for n in entity.key_attributes}
-    fields.update({n: (graphql_type(entity.attributes[n]), True) for n in pattern.changes})
+    fields: dict[str, tuple[Any, Any]] = {
+        n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes
+    }
+    for name in pattern.changes:
+        fields[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
     kind = _input(_capital(pattern.field) + "Input", fields, pattern.description)
 
     async def resolve(self: Any, info: Info, input: Any) -> Any:
@@ -175,9 +209,11 @@ def _update(types: EntityTypes, pattern: Update) -> Any:
         )
         return types.node(entity, updated)
 
-    signed = _signed(resolve, pattern.field, {"input": kind}, types.types[entity.name])
+    returns = types.types[entity.name]
     cost = write_calls(entity_writes.update_calls(entity))
-    return mutation_with_cost(cost, rule(pattern.access, entity))(signed)
+    return mutation_with_cost(cost, rule(pattern.access, entity))(
+        signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
+    )
 
 
 def _follow(types: EntityTypes, pattern: ListOf) -> Any:
@@ -193,15 +229,14 @@ def _follow(types: EntityTypes, pattern: ListOf) -> Any:
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
         values = [str(entities.checked(entity.attributes[n], arguments[n], n)) for n in partition]
-        topic = (entity.noun, entities.topic(values))
-        return follow(info, (topic, lambda _state: True), made)
+        narrowed = narrowing(pattern, arguments)
+        wanted = (pattern.subscription or pattern.field, topic(values))
+        return follow(info, (wanted, lambda state: narrowed.contains(pattern, state)), made)
 
-    arguments = {n: graphql_type(entity.attributes[n]) for n in partition}
-    name = pattern.subscription or ""
-    signed = _signed(resolve, name, arguments, AsyncGenerator[event, None])  # type: ignore[valid-type]
-    if pattern.subscription_description is not None:
-        signed.__doc__ = pattern.subscription_description
-    return subscription(rule(pattern.subscription_access, entity))(signed)
+    returns = AsyncGenerator[event, None]  # type: ignore[valid-type]
+    parameters = list_parameters(pattern, partition=True, direction=False)
+    resolver = signed(resolve, pattern.subscription or "", parameters, returns)
+    return subscription(rule(pattern.subscription_access, entity))(resolver)
 
 
 def _capital(name: str) -> str:

@@ -10,7 +10,6 @@ fields can name them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -19,29 +18,23 @@ import strawberry
 from data import entities
 from data.changes import ChangeKind
 from data.collections import Prefetched, page_for
+from data.entity_lists import list_read
 from model import Author, Entity, ListOf, Model
-from model.attributes import Attribute
 from resolvers.context import Context
 from resolvers.cost import page_read
+from resolvers.derived_arguments import (
+    REQUIRED,
+    enum,
+    graphql_type,
+    list_parameters,
+    narrowing,
+    signed,
+)
 from resolvers.relay import Connection, connection_field
 from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
 E = TypeVar("E", bound=Enum)
-_SCALARS: Mapping[str, Any] = {"ID": strawberry.ID, "String": str, "Int": int, "DateTime": datetime}
-
-
-def graphql_type(attribute: Attribute) -> Any:
-    """The Python type Strawberry shows `attribute` as (an enum registered once)."""
-    scalar = attribute.scalar
-    kind = _SCALARS[scalar] if isinstance(scalar, str) else _enum(scalar)
-    return kind | None if attribute.optional else kind
-
-
-def _enum(values: type[E]) -> type[E]:
-    if not hasattr(values, "__strawberry_definition__"):
-        strawberry.enum(values)
-    return values
 
 
 class EntityTypes:
@@ -96,25 +89,23 @@ class EntityTypes:
         def node(record: entities.Record) -> Any:
             return self.node(child, record)
 
-        async def resolve(self: Any, info: Info, page: PageArgs) -> Any:
-            read = entities.list_read(pattern, parent, self.record, page)
+        async def resolve(self: Any, info: Info, page: PageArgs, **arguments: Any) -> Any:
+            narrowed = narrowing(pattern, arguments)
+            read = list_read(pattern, parent, self.record, page, narrowed)
             found = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
             return Connection.from_page(found, node)
 
-        resolve.__name__ = pattern.field
-        resolve.__doc__ = pattern.description
-        resolve.__annotations__ = {
-            "info": Info,
-            "page": PageArgs,
-            "return": Connection[self.types[child.name]],  # type: ignore[name-defined]
-        }
-        field = connection_field(page_read(item_bytes))(resolve)
+        parameters = {**list_parameters(pattern, partition=False), "page": (PageArgs, REQUIRED)}
+        returns = Connection[self.types[child.name]]  # type: ignore[name-defined]
+        field = connection_field(page_read(item_bytes))(
+            signed(resolve, pattern.field, parameters, returns)
+        )
         if pattern.description is not None:
             field.description = pattern.description
         return field
 
     def _change_type(self, entity: Entity) -> type[Any]:
-        annotations: dict[str, Any] = {"kind": _enum(ChangeKind)}
+        annotations: dict[str, Any] = {"kind": enum(ChangeKind)}
         for name in entity.key_attributes:
             annotations[name] = graphql_type(entity.attributes[name])
         annotations[entity.noun] = self.types[entity.name] | None

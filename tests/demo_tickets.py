@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from data import entities, entity_writes
+from data import entities, entity_lists, entity_writes
 from data.callers import OPEN, Caller
 from data.collections import PageRead, Prefetched
 from data.entities import Record
@@ -50,7 +50,7 @@ async def update_ticket(
 
 
 def tickets_read(queue_id: str, args: PageArgs) -> PageRead[Record]:
-    return entities.list_read(TICKETS, QUEUE, {"id": queue_id}, args)
+    return entity_lists.list_read(TICKETS, QUEUE, {"id": queue_id}, args)
 
 
 async def load_queue(

@@ -15,6 +15,7 @@ from gateway.cli.parser import command_parser
 from gateway.logs import logging_config
 from gateway.settings import SettingsError
 from keys.errors import Unavailable
+from model import ModelError
 from store.errors import NO_CREDENTIALS, UNREACHABLE, DynamoDBFailure, admin_failures
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with admin_failures():
             result: int = args.run(args)
-    except SettingsError as exc:
+    except (SettingsError, ModelError) as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 2
     except DynamoDBFailure as exc:

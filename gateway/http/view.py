@@ -36,6 +36,7 @@ from gateway.playground import Playground
 from gateway.runtime import Runtime
 from gateway.schema.build import build_schema
 from gateway.schema.idempotency import REPLAYED, kept, requested_key
+from gateway.served_model import served
 from keys.errors import BadUserInput, Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
 from store.cost import Cost
@@ -84,6 +85,7 @@ class GraphQLApp(GraphQL[Context, None]):
                 max_batch=settings.max_batch,
                 max_document_bytes=settings.max_document_bytes,
                 documents=documents,
+                roots=served(settings.model),
             ),
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=True,

@@ -116,7 +116,7 @@ def test_each_entity_has_its_topic_and_id() -> None:
     assert (found.id, found.old.state, found.new) == ("7", IssueState.OPEN, None)
     ticket = ticket_item()
     found = entity_change(changed(None, ticket))
-    assert found is not None and found.topic == ("ticket", "q1")
+    assert found is not None and found.topic == ("ticketChanges", "q1")
     order = order_item(KSUID, "c1", [OrderLine("S", 1, 5)], AT, AT)
     found = entity_change(changed(None, order))
     assert found is not None and found.topic == ("order", "c1")
@@ -213,8 +213,8 @@ def test_an_entity_moved_to_another_topic_leaves_one_and_enters_the_other() -> N
         return True
 
     assert [(c.topic, kind_of(c, anything)) for c in moved] == [
-        (("ticket", "q1"), ChangeKind.REMOVED),
-        (("ticket", "q2"), ChangeKind.ADDED),
+        (("ticketChanges", "q1"), ChangeKind.REMOVED),
+        (("ticketChanges", "q2"), ChangeKind.ADDED),
     ]
     assert all(c.new is not None and c.new["title"] == "t" for c in moved)
 

@@ -111,12 +111,20 @@ def item(name: str = "Item", **more: Any) -> Entity:
             "'made' is not an attribute a client may change",
         ),
         (
-            lambda: _sorted_by_size_and_note(("size",)),
+            lambda: _sorted_by_size_and_note(("size",), Update, "change"),
             "the key GSI2SK uses a changed attribute, and ['note'] that the update neither",
         ),
         (
             lambda: _one(lambda e: ListOf(e, GSI1, "items")),
+            "Item list 'items': Item has no keys on GSI1",
+        ),
+        (
+            lambda: _sorted_by_size_and_note((), ListOf, GSI2, "items"),
             "Item list 'items': Item declares no parent",
+        ),
+        (
+            lambda: _sorted_by_size_and_note((), ListOf, GSI2, "items", equal=("note",)),
+            "its arguments narrow ['note'], which are not the leading segments of its sort key",
         ),
         (
             lambda: _one(lambda e: Create(e, "item"), lambda e: Update(e, "item", ("note",))),
@@ -158,14 +166,18 @@ def _one(*patterns: Any, **more: Any) -> Model:
     return Model((entity,), tuple(p(entity) for p in patterns))
 
 
-def _sorted_by_size_and_note(changes: tuple[str, ...]) -> Model:
+def _sorted_by_size_and_note(changes: tuple[str, ...], kind: Any, *args: Any, **more: Any) -> Model:
+    """An item listed on GSI2 by size, then note; `kind(entity, *args, …)` its pattern."""
     entity = Entity(
         "Item",
         {"id": Identifier(), "size": Choice(values=Size), "note": Identifier()},
         key=same(key("ITEM", "id")),
         indexes={GSI2: Keys(key("ITEMS"), key("ITEM", "size", "note"))},
     )
-    return Model((entity,), (Update(entity, "change", changes),))
+    pattern = (
+        kind(entity, *args, changes, **more) if kind is Update else kind(entity, *args, **more)
+    )
+    return Model((entity,), (pattern,))
 
 
 def _escaped(text: str) -> str:

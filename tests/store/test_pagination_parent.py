@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from data import organizations as org_data
 from data import repos as repo_data
 from data.collections import PageRead
-from data.entities import list_read
+from data.entity_lists import list_read
 from demo.model.tickets import PATTERNS, QUEUE, TICKET
 from keys import organizations as orgs
 from keys import repos

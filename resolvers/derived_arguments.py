@@ -1,0 +1,117 @@
+"""The arguments of a declared model's fields (`model/`): resolvers are made per pattern,
+and Strawberry reads their arguments from the signature each is given, so the schema shows
+exactly the declared arguments; a list's own arguments (equality, range, direction) are
+turned into its checked narrowing here."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from enum import Enum
+from functools import cache
+from typing import Any, TypeVar
+
+import strawberry
+
+from data.entity_lists import Narrowed, narrowed
+from model import ListOf
+from model.attributes import Attribute
+from resolvers.context import Context
+from resolvers.relay import NOT_GIVEN, given
+from resolvers.scalars import DateTimeRange, SortDirection
+
+Info = strawberry.Info[Context, None]
+E = TypeVar("E", bound=Enum)
+# An argument's type, and its default (`REQUIRED`: none).
+Parameters = Mapping[str, tuple[Any, Any]]
+REQUIRED = inspect.Parameter.empty
+_SCALARS: Mapping[str, Any] = {"ID": strawberry.ID, "String": str, "Int": int, "DateTime": datetime}
+
+
+def graphql_type(attribute: Attribute) -> Any:
+    """The Python type Strawberry shows `attribute` as (an enum registered once)."""
+    scalar = attribute.scalar
+    kind = _SCALARS[scalar] if isinstance(scalar, str) else enum(scalar)
+    return kind | None if attribute.optional else kind
+
+
+def enum(values: type[E]) -> type[E]:
+    if not hasattr(values, "__strawberry_definition__"):
+        strawberry.enum(values)
+    return values
+
+
+def signed(
+    resolve: Callable[..., Any], name: str, parameters: Parameters, returns: Any
+) -> Callable[..., Any]:
+    """`resolve(self, info, **arguments)` as Strawberry sees a resolver named `name` with
+    these parameters and return type."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    resolve.__name__ = name
+    resolve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            inspect.Parameter("info", keyword, annotation=Info),
+            *(
+                inspect.Parameter(n, keyword, annotation=t, default=d)
+                for n, (t, d) in parameters.items()
+            ),
+        ],
+        return_annotation=returns,
+    )
+    return resolve
+
+
+def list_parameters(
+    pattern: ListOf, *, partition: bool, direction: bool = True
+) -> dict[str, tuple[Any, Any]]:
+    """A list's arguments: its partition's attributes (for a root list or a subscription),
+    then the equalities, the range and the direction it declares (but to a subscription)."""
+    entity = pattern.entity
+    parameters: dict[str, tuple[Any, Any]] = {}
+    if partition:
+        for name in entity.all_keys[pattern.index].partition.attributes:
+            parameters[name] = (graphql_type(entity.attributes[name]), REQUIRED)
+    for name in pattern.equal:
+        parameters[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
+    if pattern.range is not None:
+        bounded = entity.attributes[pattern.range.attribute]
+        parameters[pattern.range.argument] = (range_input(bounded) | None, NOT_GIVEN)
+    if pattern.direction and direction:
+        default = SortDirection.DESC if pattern.descending else SortDirection.ASC
+        parameters["direction"] = (SortDirection | None, default)
+    return parameters
+
+
+def narrowing(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
+    """The list's own arguments, as the resolver receives them, checked."""
+    equal = {name: given(arguments.get(name)) for name in pattern.equal}
+    span = None
+    if pattern.range is not None:
+        bounds = given(arguments.get(pattern.range.argument))
+        span = None if bounds is None else (given(bounds.from_), given(bounds.to))
+    direction = given(arguments.get("direction")) if pattern.direction else None
+    forward = None if direction is None else direction is SortDirection.ASC
+    return narrowed(pattern, equal, span, forward)
+
+
+def range_input(attribute: Attribute) -> Any:
+    """The input type of a range over `attribute`: `DateTimeRange`, `IntRange`, …"""
+    scalar = attribute.scalar
+    if scalar == "DateTime":
+        return DateTimeRange
+    assert isinstance(scalar, str), "a range over an enum orders nothing"
+    return _range_of(scalar)
+
+
+@cache
+def _range_of(scalar: str) -> Any:
+    kind = _SCALARS[scalar] | None
+    namespace = {
+        "__annotations__": {"from_": kind, "to": kind},
+        "from_": strawberry.field(name="from", default=strawberry.UNSET),
+        "to": strawberry.UNSET,
+    }
+    description = "Both bounds inclusive; at least one."
+    return strawberry.input(type(f"{scalar}Range", (), namespace), description=description)
