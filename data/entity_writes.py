@@ -20,12 +20,12 @@ from data.clock import new_ksuid, new_token, now
 from data.creates import put_new, put_under
 from data.entities import Record, checked, described, key_of, record, stored
 from keys.codecs import format_timestamp, parse_timestamp
-from keys.errors import BadUserInput, Conflict, Forbidden, NotFound
+from keys.errors import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
 from model import Choice, Entity, GeneratedId, Model, Timestamp
 from store.client import TRANSACT_CALLS, Store
-from store.errors import ConditionFailed
-from store.loaders import ItemLoader
-from store.requests import update_request
+from store.errors import ConditionFailed, TransactionCanceled
+from store.loaders import ItemLoader, item_key
+from store.requests import expecting, transaction_delete, update_request
 
 # Timestamps have millisecond precision: the smallest step that still moves an item up.
 _TICK = timedelta(milliseconds=1)
@@ -39,6 +39,10 @@ def create_calls(model: Model, entity: Entity) -> int:
 
 def update_calls(entity: Entity) -> int:
     return UPDATE_ATTEMPTS if entity.write_stamps else 1
+
+
+# A delete is one transaction (so a resend whose first attempt landed is recognised).
+DELETE_CALLS = TRANSACT_CALLS
 
 
 async def create(
@@ -105,7 +109,6 @@ async def update(
     missing = f"{described(entity, arguments)} does not exist"
     if key is None:
         raise NotFound(missing)
-    author = entity.author
     held_to = caller.restriction(f"sign in to change a {entity.noun}") if writer_only else None
     stamp_name = entity.write_stamps[0] if entity.write_stamps else None
     at = now()
@@ -135,10 +138,7 @@ async def update(
             done = exc.written_by(token)
             if done is None:
                 if writer_only and not wrote(exc.item, caller):
-                    verb = "written" if author is None else author[1].verb
-                    raise Forbidden(
-                        f"{described(entity, arguments)} was {verb} by someone else"
-                    ) from None
+                    raise _not_theirs(entity, arguments) from None
                 if stamp_name is None:
                     raise Conflict(
                         f"{described(entity, arguments)} changed meanwhile; try again"
@@ -176,6 +176,11 @@ def _index_changes(
     return entity.key_values(values, only=sorted(rendered)), removed
 
 
+def _not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:
+    verb = "written" if entity.author is None else entity.author[1].verb
+    return Forbidden(f"{described(entity, arguments)} was {verb} by someone else")
+
+
 def _give(names: list[str]) -> str:
     quoted = [f"`{name}`" for name in names]
     if len(quoted) == 1:
@@ -183,3 +188,35 @@ def _give(names: list[str]) -> str:
     if len(quoted) == 2:
         return f"give {quoted[0]}, {quoted[1]} or both"
     return f"give at least one of {', '.join(quoted)}"
+
+
+async def delete(
+    store: Store,
+    items: ItemLoader,
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    *,
+    caller: Caller,
+    writer_only: bool,
+) -> bool:
+    """Remove the entity `arguments` name; with `writer_only`, only its author (or an
+    admin) may, decided by the delete's own condition."""
+    key = key_of(entity, arguments)
+    missing = NotFound(f"{described(entity, arguments)} does not exist")
+    if key is None:
+        raise missing
+    held_to = caller.restriction(f"sign in to remove a {entity.noun}") if writer_only else None
+    action = transaction_delete(store.table, key, must_exist=True)
+    if held_to is not None:
+        action = expecting(action, {AUTHOR_KEY: held_to}, old_on_failure=True)
+    try:
+        await store.transact([action])
+    except TransactionCanceled as exc:
+        stored = exc.items[0]
+        refusal: DynagateError = missing
+        if stored is not None and not wrote(stored, caller):
+            refusal = _not_theirs(entity, arguments)
+        retry = f"the {entity.noun} could not be removed; try again"
+        raise exc.explained({0: refusal}, retry) from exc
+    items.clear(item_key(key))
+    return True

@@ -13,7 +13,7 @@ from model.attributes import (
 )
 from model.entities import Entity, Key, Keys, ModelError, Only, Parent, key, only, same
 from model.model import Model
-from model.patterns import Access, Create, ListOf, Lookup, Pattern, Range, Update
+from model.patterns import Access, Create, Delete, ListOf, Lookup, Pattern, Range, Update
 
 __all__ = [
     "Access",
@@ -21,6 +21,7 @@ __all__ = [
     "Author",
     "Choice",
     "Create",
+    "Delete",
     "Entity",
     "GeneratedId",
     "Identifier",

@@ -10,9 +10,9 @@ from typing import TypeVar
 
 from keys.table import Index
 from model.entities import Entity, ModelError
-from model.patterns import Create, ListOf, Lookup, Pattern, Update
+from model.patterns import Create, Delete, ListOf, Lookup, Pattern, Update
 
-P = TypeVar("P", Lookup, ListOf, Create, Update)
+P = TypeVar("P", Lookup, ListOf, Create, Update, Delete)
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,8 @@ def _check_names(model: Model) -> None:
         elif isinstance(pattern, Create | Update):
             roots["Mutation"].append(pattern.field)
             types.append(_capital(pattern.field) + "Input")
+        elif isinstance(pattern, Delete):
+            roots["Mutation"].append(pattern.field)
         elif pattern.subscription is not None:
             roots["Subscription"].append(pattern.subscription)
         if isinstance(pattern, ListOf) and pattern.root:

@@ -93,4 +93,15 @@ class Update:
     description: str | None = None
 
 
-Pattern = Lookup | ListOf | Create | Update
+@dataclass(frozen=True)
+class Delete:
+    """A mutation removing the entity its key names, answering true; a missing one is
+    NOT_FOUND. With `access="writer"` only its author (or an admin) may, which the delete's
+    own condition decides."""
+
+    entity: Entity
+    field: str
+    access: Access = "writer"
+
+
+Pattern = Lookup | ListOf | Create | Update | Delete

@@ -14,7 +14,7 @@ import strawberry
 from data import entities, entity_writes
 from data.changes import ChangeKind, Followed
 from data.entity_lists import Narrowed, followed, list_read, topic
-from model import Access, Create, Entity, ListOf, Lookup, Model, Update
+from model import Access, Create, Delete, Entity, ListOf, Lookup, Model, Update
 from resolvers import lookahead
 from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, Rule, Stored
 from resolvers.context import Context
@@ -67,6 +67,8 @@ def derived_roots(model: Model) -> Roots:
             mutation[pattern.field] = _create(model, types, pattern)
         elif isinstance(pattern, Update):
             mutation[pattern.field] = _update(types, pattern)
+        elif isinstance(pattern, Delete):
+            mutation[pattern.field] = _delete(pattern)
         else:
             if pattern.root:
                 query[pattern.field] = _root_list(types, pattern)
@@ -213,6 +215,27 @@ def _update(types: EntityTypes, pattern: Update) -> Any:
     cost = write_calls(entity_writes.update_calls(entity))
     return mutation_with_cost(cost, rule(pattern.access, entity))(
         signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
+    )
+
+
+def _delete(pattern: Delete) -> Any:
+    entity = pattern.entity
+
+    async def resolve(self: Any, info: Info, **arguments: Any) -> bool:
+        context = info.context
+        return await entity_writes.delete(
+            context.store,
+            context.items,
+            entity,
+            arguments,
+            caller=context.caller,
+            writer_only=pattern.access == "writer",
+        )
+
+    parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
+    cost = write_calls(entity_writes.DELETE_CALLS)
+    return mutation_with_cost(cost, rule(pattern.access, entity))(
+        signed(resolve, pattern.field, parameters, bool)
     )
 
 

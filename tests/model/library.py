@@ -17,6 +17,7 @@ from model import (
     Author,
     Choice,
     Create,
+    Delete,
     Entity,
     GeneratedId,
     Identifier,
@@ -95,5 +96,6 @@ MODEL = Model(
         Create(SHELF, "createShelf", access="admins"),
         Create(BOOK, "addBook", done="added"),
         Update(BOOK, "updateBook", ("title", "genre", "year", "loan", "note")),
+        Delete(BOOK, "removeBook"),
     ),
 )

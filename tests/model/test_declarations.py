@@ -30,6 +30,7 @@ from model import (
     Timestamp,
     Update,
     key,
+    only,
     same,
 )
 from tests.keys.strategies import FAST, any_zone, identifiers, ksuids
@@ -182,3 +183,19 @@ def _sorted_by_size_and_note(changes: tuple[str, ...], kind: Any, *args: Any, **
 
 def _escaped(text: str) -> str:
     return "".join("\\" + c if c in "[]().*+?{}|^$\\" else c for c in text)
+
+
+def test_a_sparse_index_is_left_or_entered_only_by_its_predicate() -> None:
+    def loans(changes: tuple[str, ...]) -> Model:
+        entity = Entity(
+            "Item",
+            {"id": Identifier(), "desk": Identifier(), "size": Choice(values=Size)},
+            key=same(key("ITEM", "id")),
+            indexes={GSI2: Keys(key("DESK", "desk"), key("ITEM", "id"))},
+            sparse={GSI2: only("size", Size.M)},
+        )
+        return Model((entity,), (Update(entity, "change", changes),))
+
+    with pytest.raises(ModelError, match="re-renders GSI2PK of the sparse GSI2 without changing"):
+        loans(("desk",))
+    assert loans(("desk", "size"))  # the update decides membership, and knows every segment

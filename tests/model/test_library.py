@@ -119,6 +119,11 @@ async def _rules(api: Api) -> None:
     taken = await bob(UPDATE, input={"id": book["id"], "title": "Bob's"})
     assert (taken.codes, taken.cost["requests"]) == (["FORBIDDEN"], 1)
     assert (await ann(UPDATE, input={"id": book["id"], "title": "Still mine"})).ok()
+    remove = "mutation ($id: ID!) { removeBook(id: $id) }"
+    kept = await bob(remove, id=book["id"])
+    assert (kept.codes, kept.cost["requests"]) == (["FORBIDDEN"], 1)
+    assert (await ann(remove, id=book["id"])).ok() == {"removeBook": True}
+    assert (await ann(remove, id=book["id"])).codes == ["NOT_FOUND"]
 
 
 async def test_a_retried_create_happens_once(api: Api, client: Any) -> None:
@@ -166,12 +171,14 @@ async def test_each_list_has_its_subscription(gateway: Served) -> None:
         given = {"shelfId": "s1", "title": "New", "genre": "NOVEL", "year": 1995}
         book = (await call(ADD, input=given))["addBook"]["id"]
         await call(UPDATE, input={"id": book, "loan": "ON_LOAN"})
-        kinds = [(await live.next_for(shelf, within=10))["payload"]["data"] for _ in range(3)]
-        assert [k["bookChanges"]["kind"] for k in kinds] == ["ADDED", "ADDED", "CHANGED"]
+        await call("mutation ($id: ID!) { removeBook(id: $id) }", id=book)
+        kinds = [(await live.next_for(shelf, within=10))["payload"]["data"] for _ in range(4)]
+        assert [k["bookChanges"]["kind"] for k in kinds] == ["ADDED", "ADDED", "CHANGED", "REMOVED"]
         first = (await live.next_for(nineties, within=10))["payload"]["data"]
         assert first["genreChanges"] == {"kind": "ADDED", "book": {"title": "New"}}
-        lent = (await live.next_for(loans, within=10))["payload"]["data"]["loanChanges"]
-        assert lent == {"kind": "ADDED", "id": book}
+        for kind in ("ADDED", "REMOVED"):
+            lent = (await live.next_for(loans, within=10))["payload"]["data"]["loanChanges"]
+            assert lent == {"kind": kind, "id": book}
 
 
 def _place(book: dict[str, Any]) -> tuple[int, str]:
