@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from data import validation
 from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
-from keys.codecs import format_timestamp, parse_timestamp
+from keys.codecs import format_timestamp, parse_timestamp, to_millis
 from keys.errors import BadUserInput
 from model import Author, Choice, Entity, GeneratedId, Identifier, Number, Text, Timestamp
 from model.attributes import Attribute
@@ -76,6 +77,10 @@ def checked(attribute: Attribute, value: Any, field: str) -> Any:
         return validation.number(value, field, attribute.low, attribute.high)
     if isinstance(attribute, Choice):
         return attribute.values(getattr(value, "value", value))
+    if isinstance(attribute, Timestamp):
+        if not isinstance(value, datetime) or value.utcoffset() is None:
+            raise BadUserInput("a time needs a time zone", field=field)
+        return to_millis(value)
     return value
 
 

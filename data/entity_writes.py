@@ -11,7 +11,7 @@ back: it is written again just after the stored time, which the refusal brings b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -118,7 +118,7 @@ async def update(
         if stamp_name is not None:
             changed[stamp_name] = at
         both = {**{n: arguments[n] for n in entity.key_attributes}, **changed}
-        keys, removed = _index_changes(entity, both, changed)
+        keys, removed = index_changes(entity, both, changed)
         stamp = None if stamp_name is None else format_timestamp(at)
         request = update_request(
             store.table,
@@ -152,7 +152,7 @@ async def update(
     raise Conflict(f"{described(entity, arguments)} is being changed by other requests; try again")
 
 
-def _index_changes(
+def index_changes(
     entity: Entity, values: Mapping[str, Any], changed: Mapping[str, Any]
 ) -> tuple[dict[str, str], list[str]]:
     """The key attributes an update sets (those using a changed attribute; every key of a
@@ -161,6 +161,8 @@ def _index_changes(
     removed: list[str] = []
     for index, predicate in entity.sparse.items():
         if predicate.attribute not in changed:
+            if index.partition_key in rendered:  # whether it belongs there is unknown
+                raise BadUserInput(f"give `{predicate.attribute}` with {_named(changed)}")
             continue
         if predicate.holds(values):
             rendered.update(index.attributes)
@@ -171,9 +173,12 @@ def _index_changes(
         {s.name for name in rendered for s in entity.templates[name].segments} - set(values)
     )
     if lacking:
-        given = ", ".join(f"`{name}`" for name in changed)
-        raise BadUserInput(f"give {', '.join(f'`{n}`' for n in lacking)} with {given}")
+        raise BadUserInput(f"give {_named(lacking)} with {_named(changed)}")
     return entity.key_values(values, only=sorted(rendered)), removed
+
+
+def _named(names: Iterable[str]) -> str:
+    return ", ".join(f"`{name}`" for name in names)
 
 
 def _not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from keys.table import TABLE, Index
+from keys.codecs import ANY, DELIMITERS
+from keys.table import SECONDARY_INDEXES, TABLE, Index
 from keys.template import KeyTemplate, Segment
-from model.attributes import Attribute, Author, Timestamp
+from model.attributes import Attribute, Author, Choice, Number, Timestamp
 
 
 class ModelError(Exception):
@@ -92,6 +93,8 @@ class Entity:
     sparse: Mapping[Index, Only] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for name, declared in self.attributes.items():
+            _check_attribute(self.name, name, declared)
         for index, predicate in self.sparse.items():
             if index not in self.indexes or predicate.attribute not in self.attributes:
                 raise ModelError(
@@ -109,6 +112,15 @@ class Entity:
                         raise ModelError(f"{where}: {name!r} cannot be part of a key")
                     if attribute.optional:
                         raise ModelError(f"{where}: {name!r} is optional")
+                    if isinstance(attribute, Choice) and any(
+                        DELIMITERS.intersection(v) or v == ANY for v in attribute.values
+                    ):
+                        raise ModelError(f"{where}: a value of {name!r} holds a key delimiter")
+                if not one.label.lstrip("#") or DELIMITERS.intersection(one.label.lstrip("#")):
+                    raise ModelError(
+                        f"{self.name}'s key label {one.label!r}: letters and digits, after"
+                        " leading '#'s if any (they sort a collection's items before others)"
+                    )
 
     @property
     def label(self) -> str:
@@ -209,3 +221,27 @@ class Entity:
 
 def _on(index: Index) -> str:
     return index.name or "the table"
+
+
+# Attributes the engine writes itself on every item, or uses for its own fields.
+RESERVED = frozenset(
+    {"type", "author", "authorKey", "writeToken", "expiresAt", "record", "prefetched"}
+    | {a for index in (TABLE, *SECONDARY_INDEXES) for a in index.attributes}
+)
+# GraphQL's Int: 32 bits, signed.
+INT_MAX = 2**31 - 1
+
+
+def _check_attribute(entity: str, name: str, attribute: Attribute) -> None:
+    where = f"{entity}'s attribute {name!r}"
+    if name in RESERVED:
+        raise ModelError(f"{where}: the name is the engine's own ({sorted(RESERVED)})")
+    if (
+        isinstance(attribute, Number)
+        and not -INT_MAX - 1 <= attribute.low <= attribute.high <= INT_MAX
+    ):
+        raise ModelError(f"{where}: low to high must be in order, within GraphQL's 32-bit Int")
+    if isinstance(attribute, Choice) and (
+        attribute.initial is not None and not isinstance(attribute.initial, attribute.values)
+    ):
+        raise ModelError(f"{where}: its initial value is not one of its values")

@@ -35,6 +35,8 @@ class Model:
                 _check_list(self, pattern)
             elif isinstance(pattern, Update):
                 _check_update(pattern)
+            if isinstance(pattern, Update | Delete):
+                _check_writer(self, pattern)
         _check_names(self)
 
     def entity(self, name: str) -> Entity:
@@ -66,6 +68,27 @@ def _check_parent(model: Model, entity: Entity) -> None:
                 f"{entity.name}'s parent {parent.name}: {mine!r} → {theirs!r} names an"
                 " attribute either lacks"
             )
+    lacking = sorted(set(parent.key_attributes) - set(entity.parent.attributes.values()))
+    if lacking:
+        raise ModelError(f"{entity.name}'s parent {parent.name}: nothing holds its key's {lacking}")
+
+
+def _check_writer(model: Model, pattern: Update | Delete) -> None:
+    """Only an author can be held to a `writer` rule; a child cannot move to another
+    parent (nothing would check the new one exists); a parent is not deleted from under
+    its children."""
+    entity = pattern.entity
+    where = f"{entity.name} {pattern.field!r}"
+    if pattern.access == "writer" and entity.author is None:
+        raise ModelError(f"{where}: access 'writer' needs an Author attribute to hold to")
+    if isinstance(pattern, Update) and entity.parent is not None:
+        moved = sorted(set(pattern.changes) & set(entity.parent.attributes))
+        if moved:
+            raise ModelError(f"{where}: {moved} hold its parent's key, which an update keeps")
+    if isinstance(pattern, Delete):
+        children = sorted(e.name for e in model.entities if model.parent_of(e) is entity)
+        if children:
+            raise ModelError(f"{where}: {entity.name} is the parent of {children}")
 
 
 def _check_list(model: Model, pattern: ListOf) -> None:
@@ -80,8 +103,25 @@ def _check_list(model: Model, pattern: ListOf) -> None:
             f"{where}: its arguments narrow {list(narrowing)}, which are not the leading"
             f" segments of its sort key {list(keys.sort.attributes)}"
         )
+    if len(keys.sort.attributes) <= len(narrowing):
+        raise ModelError(
+            f"{where}: its sort key must end with a segment its arguments leave free (an id),"
+            " so that each item's key is its own"
+        )
+    if pattern.range is not None:
+        ranged = entity.attributes[pattern.range.attribute]
+        if not isinstance(ranged.scalar, str) or ranged.scalar == "String":
+            raise ModelError(f"{where}: a range over {pattern.range.attribute!r} orders nothing")
+    names = [*pattern.equal, *(() if pattern.range is None else (pattern.range.argument,))]
+    if len(set(names)) < len(names) or {"direction", "forward"} & set(names):
+        raise ModelError(f"{where}: its arguments {names} must be distinct, none 'direction'")
     if pattern.root:
         return
+    if pattern.access is not None:
+        raise ModelError(
+            f"{where}: a list below its parent is reached through the parent's field, whose"
+            " rule applies: give `access` to root lists only"
+        )
     parent = model.parent_of(entity)
     if parent is None or entity.parent is None:
         raise ModelError(f"{where}: {entity.name} declares no parent")
@@ -98,6 +138,18 @@ def _check_list(model: Model, pattern: ListOf) -> None:
         )
     if mine.sort.label == theirs.sort.label:
         raise ModelError(f"{where}: its sort key's label is {parent.name}'s own")
+    # Read with its parent, the page reaches from its own keys to the parent's: nothing
+    # else of that partition may sort in between.
+    low, high = sorted((mine.sort.label, theirs.sort.label))
+    for other in model.entities:
+        keys = other.all_keys.get(pattern.index)
+        if other in (entity, parent) or keys is None:
+            continue
+        if keys.partition.label == mine.partition.label and low < keys.sort.label < high:
+            raise ModelError(
+                f"{where}: {other.name}'s items ({keys.sort.label}) sort between its own and"
+                f" {parent.name}'s on {_on(pattern.index)}"
+            )
 
 
 def _check_update(pattern: Update) -> None:

@@ -57,7 +57,8 @@ class ListOf:
     range: Range | None = None
     direction: bool = False
     root: bool = False
-    access: Access = "signed_in"
+    # For a root list (a list below its parent is reached through the parent's field).
+    access: Access | None = None
     description: str | None = None
     subscription: str | None = None
     subscription_access: Access = "signed_in"

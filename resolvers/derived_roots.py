@@ -153,7 +153,7 @@ def _root_list(types: EntityTypes, pattern: ListOf) -> Any:
     parameters = {**list_parameters(pattern, partition=True), "page": (PageArgs, REQUIRED)}
     returns = Connection[types.types[entity.name]]  # type: ignore[name-defined]
     cost = page_read(entities.most_bytes(entity))
-    return connection_field(cost, rule(pattern.access, entity))(
+    return connection_field(cost, rule(pattern.access or "signed_in", entity))(
         signed(resolve, pattern.field, parameters, returns)
     )
 
@@ -251,7 +251,9 @@ def _follow(types: EntityTypes, pattern: ListOf) -> Any:
         return event(kind=kind, **keys, **{entity.noun: node})
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
-        values = [str(entities.checked(entity.attributes[n], arguments[n], n)) for n in partition]
+        # As the items hold them: the topic is made from a stored item.
+        checked = {n: entities.checked(entity.attributes[n], arguments[n], n) for n in partition}
+        values = [str(v) for v in entities.stored(entity, checked).values()]
         narrowed = narrowing(pattern, arguments)
         wanted = (pattern.subscription or pattern.field, topic(values))
         return follow(info, (wanted, lambda state: narrowed.contains(pattern, state)), made)

@@ -11,12 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from data.entity_writes import index_changes
 from demo.model.tickets import QUEUE, TICKET
 from keys.codecs import to_millis
+from keys.errors import BadUserInput
 from keys.table import GSI1, GSI2, TABLE
 from model import (
     Choice,
     Create,
+    Delete,
     Entity,
     GeneratedId,
     Identifier,
@@ -25,7 +28,9 @@ from model import (
     Lookup,
     Model,
     ModelError,
+    Number,
     Parent,
+    Range,
     Text,
     Timestamp,
     Update,
@@ -128,7 +133,9 @@ def item(name: str = "Item", **more: Any) -> Entity:
             "its arguments narrow ['note'], which are not the leading segments of its sort key",
         ),
         (
-            lambda: _one(lambda e: Create(e, "item"), lambda e: Update(e, "item", ("note",))),
+            lambda: _one(
+                lambda e: Create(e, "item"), lambda e: Update(e, "item", ("note",), access="admins")
+            ),
             "generated type names clash: ['ItemInput']",
         ),
         (
@@ -194,8 +201,137 @@ def test_a_sparse_index_is_left_or_entered_only_by_its_predicate() -> None:
             indexes={GSI2: Keys(key("DESK", "desk"), key("ITEM", "id"))},
             sparse={GSI2: only("size", Size.M)},
         )
-        return Model((entity,), (Update(entity, "change", changes),))
+        return Model((entity,), (Update(entity, "change", changes, access="admins"),))
 
     with pytest.raises(ModelError, match="re-renders GSI2PK of the sparse GSI2 without changing"):
         loans(("desk",))
     assert loans(("desk", "size"))  # the update decides membership, and knows every segment
+
+
+def _shelf_and(child: Entity, *patterns: Any) -> Model:
+    shelf = Entity(
+        "Shelf",
+        {"id": Identifier()},
+        key=same(key("SHELF", "id")),
+        indexes={GSI1: same(key("SHELF", "id"))},
+    )
+    return Model((shelf, child), tuple(p(child) if callable(p) else p for p in patterns))
+
+
+def _child(label: str = "#BOOK", **more: Any) -> Entity:
+    return Entity(
+        more.pop("name", "Book"),
+        {"id": GeneratedId(), "shelf": Identifier(), "size": Choice(values=Size), **more},
+        key=same(key(label.strip("#"), "id")),
+        indexes={GSI1: Keys(key("SHELF", "shelf"), key(label, "size", "id"))},
+        parent=Parent("Shelf", {"shelf": "id"}),
+    )
+
+
+@pytest.mark.parametrize(
+    ("declare", "refusal"),
+    [
+        (lambda: item(type=Text()), "'type': the name is the engine's own"),
+        (lambda: item(GSI1PK=Text()), "'GSI1PK': the name is the engine's own"),
+        (lambda: item(count=Number(high=2**31)), "within GraphQL's 32-bit Int"),
+        (lambda: item(count=Number(low=5, high=1)), "low to high must be in order"),
+        (lambda: item(hue=Choice(values=Size, initial="L")), "initial value is not one of"),  # type: ignore[arg-type]
+        (
+            lambda: Entity("Box", {"id": Identifier()}, key=same(key("BOX#A", "id"))),
+            "Box's key label 'BOX#A'",
+        ),
+        (
+            lambda: Entity(
+                "Box", {"id": Identifier(), "s": Choice(values=Odd)}, key=same(key("BOX", "s"))
+            ),
+            "a value of 's' holds a key delimiter",
+        ),
+        (
+            lambda: _shelf_and(
+                _child(),
+                lambda c: ListOf(c, GSI1, "books", equal=("size",), range=Range("id", "ids")),
+            ),
+            "its sort key must end with a segment its arguments leave free",
+        ),
+        (
+            lambda: _shelf_and(
+                _child(), lambda c: ListOf(c, GSI1, "books", range=Range("size", "sizes"))
+            ),
+            "a range over 'size' orders nothing",
+        ),
+        (
+            lambda: _shelf_and(
+                _child(), lambda c: ListOf(c, GSI1, "books", equal=("size",), access="anyone")
+            ),
+            "give `access` to root lists only",
+        ),
+        (
+            lambda: _shelf_and(_child(), lambda c: Update(c, "move", ("shelf",), access="admins")),
+            "['shelf'] hold its parent's key",
+        ),
+        (
+            lambda: _shelf_and(_child(), lambda c: Update(c, "resize", ("size",))),
+            "access 'writer' needs an Author attribute",
+        ),
+        (
+            lambda: Model(
+                (
+                    Entity("Shelf", {"id": Identifier()}, key=same(key("SHELF", "id"))),
+                    Entity(
+                        "Book",
+                        {"id": GeneratedId(), "shelf": Identifier()},
+                        key=same(key("BOOK", "id")),
+                        parent=Parent("Shelf", {}),
+                    ),
+                ),
+                (),
+            ),
+            "Book's parent Shelf: nothing holds its key's ['id']",
+        ),
+    ],
+)
+def test_what_would_fail_at_run_time_is_refused_when_declared(declare: Any, refusal: str) -> None:
+    with pytest.raises(ModelError, match=_escaped(refusal)):
+        declare()
+
+
+def test_a_list_read_with_its_parent_has_nothing_else_in_between() -> None:
+    notes = _child("#NOTE", name="Note")
+    mags = _child("#MAG", name="Mag")
+    shelf = Entity(
+        "Shelf",
+        {"id": Identifier()},
+        key=same(key("SHELF", "id")),
+        indexes={GSI1: same(key("SHELF", "id"))},
+    )
+    with pytest.raises(
+        ModelError, match="Note's items \\(#NOTE\\) sort between its own and Shelf's"
+    ):
+        Model((shelf, mags, notes), (ListOf(mags, GSI1, "mags"),))
+    with pytest.raises(ModelError, match="Shelf 'drop': Shelf is the parent of \\['Mag'\\]"):
+        Model((shelf, mags), (Delete(shelf, "drop", access="admins"),))
+
+
+def test_an_update_that_would_move_an_item_into_a_sparse_index_unasked_is_refused() -> None:
+    entity = Entity(
+        "Item",
+        {"id": Identifier(), "desk": Identifier(), "size": Choice(values=Size)},
+        key=same(key("ITEM", "id")),
+        indexes={GSI2: Keys(key("DESK", "desk"), key("ITEM", "id"))},
+        sparse={GSI2: only("size", Size.M)},
+    )
+    values = {"id": "i1", "desk": "d2"}
+    with pytest.raises(BadUserInput, match="give `size` with `desk`"):
+        index_changes(entity, values, {"desk": "d2"})
+    entering, removed = index_changes(
+        entity, {**values, "size": Size.M}, {"desk": "d2", "size": Size.M}
+    )
+    assert (entering, removed) == ({"GSI2PK": "DESK#d2", "GSI2SK": "ITEM#i1"}, [])
+    assert index_changes(entity, {**values, "size": Size.S}, {"size": Size.S}) == (
+        {},
+        ["GSI2PK", "GSI2SK"],
+    )
+
+
+class Odd(StrEnum):
+    A = "A#B"
