@@ -11,7 +11,7 @@ back: it is written again just after the stored time, which the refusal brings b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -21,7 +21,7 @@ from data.creates import put_new, put_under
 from data.entities import Record, checked, described, key_of, record, stored
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
-from model import Choice, Entity, GeneratedId, Model, Timestamp
+from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
 from store.client import TRANSACT_CALLS, Store
 from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader, item_key
@@ -95,10 +95,12 @@ async def update(
     *,
     caller: Caller,
     writer_only: bool,
+    transitions: Sequence[Moves] = (),
 ) -> Record:
     """Change those of `changes` that are given (at least one) of the entity `arguments`
     name; with `writer_only`, only its author (or an admin) may, which the same write's
-    condition checks: a refusal that brings back another's entity is FORBIDDEN, at once."""
+    condition checks: a refusal that brings back another's entity is FORBIDDEN, at once.
+    A choice with `transitions` moves only as they allow, checked by the same condition."""
     for name in entity.key_attributes:
         checked(entity.attributes[name], arguments[name], name)
     given = {name: value for name, value in changes.items() if value is not None}
@@ -110,6 +112,7 @@ async def update(
     if key is None:
         raise NotFound(missing)
     held_to = caller.restriction(f"sign in to change a {entity.noun}") if writer_only else None
+    allowed, allowed_values = _allowed(entity, transitions, values)
     stamp_name = entity.write_stamps[0] if entity.write_stamps else None
     at = now()
     token = new_token()
@@ -125,8 +128,14 @@ async def update(
             key,
             set_values={**stored(entity, changed), **keys},
             remove=removed,
-            condition=None if stamp_name is None else f"#{stamp_name} < :stamp",
-            condition_values=None if stamp is None else {":stamp": stamp},
+            condition=" AND ".join(
+                [*allowed, *(() if stamp_name is None else (f"#{stamp_name} < :stamp",))]
+            )
+            or None,
+            condition_values={
+                **allowed_values,
+                **({} if stamp is None else {":stamp": stamp}),
+            },
             expect=None if held_to is None else {AUTHOR_KEY: held_to},
             token=token,
         )
@@ -139,6 +148,7 @@ async def update(
             if done is None:
                 if writer_only and not wrote(exc.item, caller):
                     raise _not_theirs(entity, arguments) from None
+                _check_moves(entity, arguments, transitions, values, exc.item)
                 if stamp_name is None:
                     raise Conflict(
                         f"{described(entity, arguments)} changed meanwhile; try again"
@@ -175,6 +185,44 @@ def index_changes(
     if lacking:
         raise BadUserInput(f"give {_named(lacking)} with {_named(changed)}")
     return entity.key_values(values, only=sorted(rendered)), removed
+
+
+def _allowed(
+    entity: Entity, transitions: Sequence[Moves], values: Mapping[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
+    """The condition terms that hold each moved choice to the values it may move from."""
+    terms: list[str] = []
+    bound: dict[str, Any] = {}
+    for n, transition in enumerate(transitions):
+        name = transition.attribute
+        if name not in values:
+            continue
+        sources = transition.sources(values[name])
+        if not sources:
+            raise BadUserInput(f"no {entity.noun} moves to {values[name]}", field=name)
+        names = [f":from{n}_{i}" for i in range(len(sources))]
+        bound.update({alias: str(source) for alias, source in zip(names, sources, strict=True)})
+        terms.append(f"#{name} IN ({', '.join(names)})")
+    return terms, bound
+
+
+def _check_moves(
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    transitions: Sequence[Moves],
+    values: Mapping[str, Any],
+    item: Mapping[str, Any],
+) -> None:
+    """BAD_USER_INPUT when the stored item's choice may not move to the value asked."""
+    for transition in transitions:
+        name = transition.attribute
+        sources = [str(source) for source in transition.sources(values.get(name))]
+        if name in values and item.get(name) not in sources:
+            raise BadUserInput(
+                f"{described(entity, arguments)} cannot move from {item.get(name)} to"
+                f" {values[name]}",
+                field=name,
+            )
 
 
 def _named(names: Iterable[str]) -> str:

@@ -13,7 +13,18 @@ from model.attributes import (
 )
 from model.entities import Entity, Key, Keys, ModelError, Only, Parent, key, only, same
 from model.model import Model
-from model.patterns import Access, Create, Delete, ListOf, Lookup, Pattern, Range, Update
+from model.patterns import (
+    Access,
+    Create,
+    Delete,
+    ListOf,
+    Lookup,
+    Moves,
+    Pattern,
+    Range,
+    Update,
+    moves,
+)
 
 __all__ = [
     "Access",
@@ -31,6 +42,7 @@ __all__ = [
     "Lookup",
     "Model",
     "ModelError",
+    "Moves",
     "Number",
     "Only",
     "Parent",
@@ -40,6 +52,7 @@ __all__ = [
     "Timestamp",
     "Update",
     "key",
+    "moves",
     "only",
     "same",
 ]

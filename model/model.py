@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from keys.table import Index
+from model.attributes import Choice
 from model.entities import Entity, ModelError
 from model.patterns import Create, Delete, ListOf, Lookup, Pattern, Update
 
@@ -163,6 +164,15 @@ def _check_update(pattern: Update) -> None:
             raise ModelError(f"{where}: {name!r} is not an attribute a client may change")
         if name in entity.key_attributes:
             raise ModelError(f"{where}: {name!r} is part of the primary key")
+    for transitions in pattern.moves:
+        attribute = entity.attributes.get(transitions.attribute)
+        if transitions.attribute not in pattern.changes or not isinstance(attribute, Choice):
+            raise ModelError(
+                f"{where}: moves of {transitions.attribute!r}, not a choice it changes"
+            )
+        named = {v for start, ends in transitions.allowed for v in (start, *ends)}
+        if not all(isinstance(v, attribute.values) for v in named):
+            raise ModelError(f"{where}: moves of {transitions.attribute!r} name other values")
     known = {*entity.key_attributes, *entity.write_stamps, *pattern.changes}
     changed = {*pattern.changes, *entity.write_stamps}
     rendered = set(entity.rerendered(changed))

@@ -7,8 +7,9 @@ list, the subscription's matching.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from keys.table import Index
 from model.entities import Entity
@@ -82,16 +83,35 @@ class Create:
 
 
 @dataclass(frozen=True)
+class Moves:
+    """State transitions as data: the values `attribute` may move to from each value; an
+    update to any other is refused, decided by the write's own condition."""
+
+    attribute: str
+    allowed: tuple[tuple[Any, tuple[Any, ...]], ...]
+
+    def sources(self, value: Any) -> tuple[Any, ...]:
+        """The values from which `attribute` may move to `value`."""
+        return tuple(start for start, ends in self.allowed if value in ends)
+
+
+def moves(attribute: str, allowed: Mapping[Any, Iterable[Any]]) -> Moves:
+    """`moves("status", {OPEN: [SHIPPED, CANCELLED], SHIPPED: [DELIVERED]})`."""
+    return Moves(attribute, tuple((start, tuple(ends)) for start, ends in allowed.items()))
+
+
+@dataclass(frozen=True)
 class Update:
     """A mutation changing some of `changes` (at least one) of the entity its key names.
     Every key that uses a changed attribute is re-rendered in the same write; a timestamp
-    stamped on every write only moves forward."""
+    stamped on every write only moves forward; `moves` are the transitions a choice may make."""
 
     entity: Entity
     field: str
     changes: tuple[str, ...]
     access: Access = "writer"
     description: str | None = None
+    moves: tuple[Moves, ...] = ()
 
 
 @dataclass(frozen=True)

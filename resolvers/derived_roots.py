@@ -208,6 +208,7 @@ def _update(types: EntityTypes, pattern: Update) -> Any:
             {name: given(getattr(input, name)) for name in pattern.changes},
             caller=context.caller,
             writer_only=pattern.access == "writer",
+            transitions=pattern.moves,
         )
         return types.node(entity, updated)
 

@@ -6,6 +6,7 @@ from these declarations alone (`DYNAGATE_MODEL=tests.model.library`).
             GSI1  SHELF#<shelfId> / #BOOK#<updatedAt>#<ksuid>    a collection, changing sort
             GSI2  SHELF#<shelfId> / BOOK#<genre>#<year>#<ksuid>  composite: genre, then years
             GSI3  LOANS / BOOK#<updatedAt>#<ksuid>               sparse: while ON_LOAN
+A book is lent only while available, and given back only while on loan.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from model import (
     Timestamp,
     Update,
     key,
+    moves,
     only,
     same,
 )
@@ -95,7 +97,14 @@ MODEL = Model(
         ListOf(BOOK, GSI3, "onLoan", descending=True, root=True, subscription="loanChanges"),
         Create(SHELF, "createShelf", access="admins"),
         Create(BOOK, "addBook", done="added"),
-        Update(BOOK, "updateBook", ("title", "genre", "year", "loan", "note")),
+        Update(
+            BOOK,
+            "updateBook",
+            ("title", "genre", "year", "loan", "note"),
+            moves=(
+                moves("loan", {Loan.AVAILABLE: [Loan.ON_LOAN], Loan.ON_LOAN: [Loan.AVAILABLE]}),
+            ),
+        ),
         Delete(BOOK, "removeBook"),
     ),
 )

@@ -35,6 +35,7 @@ from model import (
     Timestamp,
     Update,
     key,
+    moves,
     only,
     same,
 )
@@ -272,6 +273,18 @@ def _child(label: str = "#BOOK", **more: Any) -> Entity:
         (
             lambda: _shelf_and(_child(), lambda c: Update(c, "resize", ("size",))),
             "access 'writer' needs an Author attribute",
+        ),
+        (
+            lambda: _one(lambda e: Update(e, "c", ("note",), moves=(moves("size", {}),))),
+            "moves of 'size', not a choice it changes",
+        ),
+        (
+            lambda: _one(
+                lambda e: Update(
+                    e, "c", ("size",), access="admins", moves=(moves("size", {Size.S: ["L"]}),)
+                )
+            ),
+            "moves of 'size' name other values",
         ),
         (
             lambda: Model(

@@ -93,6 +93,9 @@ async def test_a_sparse_index_holds_a_book_only_while_on_loan(api: Api, client: 
     books = await stock(api)
     lent = next(iter(books))
     await api(UPDATE, input={"id": lent, "loan": "ON_LOAN"})
+    again = await api(UPDATE, input={"id": lent, "loan": "ON_LOAN"})
+    assert (again.codes, again.cost["requests"]) == (["BAD_USER_INPUT"], 1), again.body
+    assert "cannot move from ON_LOAN to ON_LOAN" in again.errors[0]["message"]
     on_loan = await api(f"{{ onLoan(first: 5) {{ {PAGE} }} }}")
     assert ids(on_loan.ok()["onLoan"]) == [lent]
     await api(UPDATE, input={"id": lent, "loan": "AVAILABLE", "title": "back"})
