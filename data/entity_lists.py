@@ -17,6 +17,7 @@ from keys.errors import BadUserInput
 from model import Entity, ListOf
 from store.cursors import Binding
 from store.pagination import PageArgs
+from store.requests import Filter
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,22 @@ class Narrowed:
     start: Any = None
     end: Any = None
     forward: bool | None = None
+    # The choices a FilterExpression keeps.
+    only: Mapping[str, Any] = field(default_factory=dict)
+
+    def filter(self, entity: Entity) -> Filter | None:
+        """The FilterExpression of `only`; the entity's parent item passes it too."""
+        if not self.only:
+            return None
+        names = {f"#f{n}": name for n, name in enumerate(self.only)}
+        values = {f":f{n}": str(value) for n, value in enumerate(self.only.values())}
+        kept = " AND ".join(f"#f{n} = :f{n}" for n in range(len(self.only)))
+        return Filter(
+            f"({kept}) OR #type <> :type",
+            {**values, ":type": entity.label},
+            {**names, "#type": "type"},
+            passes_parent=True,
+        )
 
     def contains(self, pattern: ListOf, record: Record) -> bool:
         """Whether an entity in the list's partition is in the list these arguments ask for
@@ -35,7 +52,8 @@ class Narrowed:
         predicate = pattern.entity.sparse.get(pattern.index)
         if predicate is not None and not predicate.holds(record):
             return False
-        if any(record[name] != value for name, value in self.equal.items()):
+        wanted = {**self.equal, **self.only}
+        if any(record[name] != value for name, value in wanted.items()):
             return False
         if pattern.range is None:
             return True
@@ -46,7 +64,8 @@ class Narrowed:
 
     def bound(self, pattern: ListOf) -> dict[str, Any]:
         """What a cursor is bound to besides the list and its partition."""
-        bound: dict[str, Any] = {name: str(value) for name, value in self.equal.items()}
+        wanted = {**self.equal, **self.only}
+        bound: dict[str, Any] = {name: str(value) for name, value in wanted.items()}
         if pattern.range is not None and (self.start, self.end) != (None, None):
             bound[pattern.range.argument] = [_text(self.start), _text(self.end)]
         if self.forward is not None:
@@ -62,6 +81,7 @@ def narrowed(
     equal: Mapping[str, Any],
     span: tuple[Any, Any] | None = None,
     forward: bool | None = None,
+    only: Mapping[str, Any] | None = None,
 ) -> Narrowed:
     """The list's arguments checked: `equal` by attribute (None: not given), given in the
     sort key's order; `span` the range's bounds, given only with every equality."""
@@ -87,7 +107,12 @@ def narrowed(
             raise BadUserInput("give `from`, `to` or both", field=argument)
         if start is not None and end is not None and start > end:
             raise BadUserInput("`from` is later than `to`", field=argument)
-    return Narrowed(values, start, end, forward)
+    kept = {
+        name: checked(entity.attributes[name], value, name)
+        for name, value in (only or {}).items()
+        if value is not None
+    }
+    return Narrowed(values, start, end, forward, kept)
 
 
 def list_read(
@@ -130,6 +155,7 @@ def list_read(
         args,
         forward=not pattern.descending if forward is None else forward,
         record=RecordOf(entity),
+        filter=narrowing.filter(entity),
         parent=head,
     )
 

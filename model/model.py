@@ -113,7 +113,14 @@ def _check_list(model: Model, pattern: ListOf) -> None:
         ranged = entity.attributes[pattern.range.attribute]
         if not isinstance(ranged.scalar, str) or ranged.scalar == "String":
             raise ModelError(f"{where}: a range over {pattern.range.attribute!r} orders nothing")
-    names = [*pattern.equal, *(() if pattern.range is None else (pattern.range.argument,))]
+    for name in pattern.filtered:
+        if not isinstance(entity.attributes.get(name), Choice):
+            raise ModelError(f"{where}: it may filter by choices only, not {name!r}")
+    names = [
+        *pattern.equal,
+        *(() if pattern.range is None else (pattern.range.argument,)),
+        *pattern.filtered,
+    ]
     if len(set(names)) < len(names) or {"direction", "forward"} & set(names):
         raise ModelError(f"{where}: its arguments {names} must be distinct, none 'direction'")
     if pattern.root:

@@ -56,6 +56,9 @@ class ListOf:
     descending: bool = False
     equal: tuple[str, ...] = ()
     range: Range | None = None
+    # Choices a page may be filtered by (a FilterExpression: a narrow set with a high hit
+    # rate, as seed 001's open issues; its pages are refilled and their cost shows it).
+    filtered: tuple[str, ...] = ()
     direction: bool = False
     root: bool = False
     # For a root list (a list below its parent is reached through the parent's field).

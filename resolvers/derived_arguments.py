@@ -78,6 +78,8 @@ def list_parameters(
     if pattern.range is not None:
         bounded = entity.attributes[pattern.range.attribute]
         parameters[pattern.range.argument] = (range_input(bounded) | None, NOT_GIVEN)
+    for name in pattern.filtered:
+        parameters[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
     if pattern.direction and direction:
         default = SortDirection.DESC if pattern.descending else SortDirection.ASC
         parameters["direction"] = (SortDirection | None, default)
@@ -93,7 +95,8 @@ def narrowing(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
         span = None if bounds is None else (given(bounds.from_), given(bounds.to))
     direction = given(arguments.get("direction")) if pattern.direction else None
     forward = None if direction is None else direction is SortDirection.ASC
-    return narrowed(pattern, equal, span, forward)
+    only = {name: given(arguments.get(name)) for name in pattern.filtered}
+    return narrowed(pattern, equal, span, forward, only)
 
 
 def range_input(attribute: Attribute) -> Any:

@@ -28,7 +28,7 @@ from resolvers.derived_arguments import (
     narrowing,
     signed,
 )
-from resolvers.derived_types import EntityTypes
+from resolvers.derived_types import EntityTypes, filtering
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import SortDirection
 from resolvers.subscriptions import follow, subscription
@@ -135,7 +135,11 @@ def _prefetch(pattern: ListOf, parent: Entity, arguments: Mapping[str, Any]) -> 
 
 
 def _unnarrowed(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
-    names = (*pattern.equal, *(() if pattern.range is None else (pattern.range.argument,)))
+    names = (
+        *pattern.equal,
+        *(() if pattern.range is None else (pattern.range.argument,)),
+        *pattern.filtered,
+    )
     if any(arguments.get(name) is not None for name in names):
         raise ValueError("narrowed")  # left to the field itself
     direction = lookahead.enum_value(SortDirection, arguments.get("direction"))
@@ -152,7 +156,7 @@ def _root_list(types: EntityTypes, pattern: ListOf) -> Any:
 
     parameters = {**list_parameters(pattern, partition=True), "page": (PageArgs, REQUIRED)}
     returns = Connection[types.types[entity.name]]  # type: ignore[name-defined]
-    cost = page_read(entities.most_bytes(entity))
+    cost = page_read(entities.most_bytes(entity), filtered=filtering(pattern))
     return connection_field(cost, rule(pattern.access or "signed_in", entity))(
         signed(resolve, pattern.field, parameters, returns)
     )

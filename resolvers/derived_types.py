@@ -9,7 +9,7 @@ fields can name them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -97,7 +97,7 @@ class EntityTypes:
 
         parameters = {**list_parameters(pattern, partition=False), "page": (PageArgs, REQUIRED)}
         returns = Connection[self.types[child.name]]  # type: ignore[name-defined]
-        field = connection_field(page_read(item_bytes))(
+        field = connection_field(page_read(item_bytes, filtered=filtering(pattern)))(
             signed(resolve, pattern.field, parameters, returns)
         )
         if pattern.description is not None:
@@ -110,3 +110,9 @@ class EntityTypes:
             annotations[name] = graphql_type(entity.attributes[name])
         annotations[entity.noun] = self.types[entity.name] | None
         return strawberry.type(type(f"{entity.name}Change", (), {"__annotations__": annotations}))
+
+
+def filtering(pattern: ListOf) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether a page's arguments apply the list's FilterExpression (its bound then is the
+    filter's budget)."""
+    return lambda args: any(args.get(name) is not None for name in pattern.filtered)

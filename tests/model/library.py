@@ -84,7 +84,9 @@ MODEL = Model(
     (
         Lookup(SHELF, "shelf", access="anyone"),
         Lookup(BOOK, "book", access="anyone"),
-        ListOf(BOOK, GSI1, "books", descending=True, subscription="bookChanges"),
+        ListOf(
+            BOOK, GSI1, "books", descending=True, filtered=("loan",), subscription="bookChanges"
+        ),
         ListOf(
             BOOK,
             GSI2,

@@ -348,3 +348,9 @@ def test_an_update_that_would_move_an_item_into_a_sparse_index_unasked_is_refuse
 
 class Odd(StrEnum):
     A = "A#B"
+
+
+def test_a_list_filters_by_choices_only() -> None:
+    with pytest.raises(ModelError, match="it may filter by choices only, not 'shelf'"):
+        _shelf_and(_child(), lambda c: ListOf(c, GSI1, "books", filtered=("shelf",)))
+    assert _shelf_and(_child(), lambda c: ListOf(c, GSI1, "books", filtered=("size",)))

@@ -98,6 +98,12 @@ async def test_a_sparse_index_holds_a_book_only_while_on_loan(api: Api, client: 
     assert "cannot move from ON_LOAN to ON_LOAN" in again.errors[0]["message"]
     on_loan = await api(f"{{ onLoan(first: 5) {{ {PAGE} }} }}")
     assert ids(on_loan.ok()["onLoan"]) == [lent]
+    # The shelf's books filtered by a choice: a FilterExpression, within its budget.
+    filtered = await api(
+        '{ shelf(id: "s1") { books(loan: ON_LOAN, first: 5) { edges { node { id } } } } }'
+    )
+    assert ids(filtered.ok()["shelf"]["books"]) == [lent]
+    assert filtered.cost["estimated"]["requests"] > 1, filtered.cost  # the filter's budget
     await api(UPDATE, input={"id": lent, "loan": "AVAILABLE", "title": "back"})
     assert ids((await api(f"{{ onLoan(first: 5) {{ {PAGE} }} }}")).ok()["onLoan"]) == []
     stored = [i for i in await scan_all(client, api.settings.table) if i.get("id") == lent]
