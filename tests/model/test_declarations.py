@@ -195,13 +195,7 @@ def _escaped(text: str) -> str:
 
 def test_a_sparse_index_is_left_or_entered_only_by_its_predicate() -> None:
     def loans(changes: tuple[str, ...]) -> Model:
-        entity = Entity(
-            "Item",
-            {"id": Identifier(), "desk": Identifier(), "size": Choice(values=Size)},
-            key=same(key("ITEM", "id")),
-            indexes={GSI2: Keys(key("DESK", "desk"), key("ITEM", "id"))},
-            sparse={GSI2: only("size", Size.M)},
-        )
+        entity = _at_a_desk()
         return Model((entity,), (Update(entity, "change", changes, access="admins"),))
 
     with pytest.raises(ModelError, match="re-renders GSI2PK of the sparse GSI2 without changing"):
@@ -326,13 +320,7 @@ def test_a_list_read_with_its_parent_has_nothing_else_in_between() -> None:
 
 
 def test_an_update_that_would_move_an_item_into_a_sparse_index_unasked_is_refused() -> None:
-    entity = Entity(
-        "Item",
-        {"id": Identifier(), "desk": Identifier(), "size": Choice(values=Size)},
-        key=same(key("ITEM", "id")),
-        indexes={GSI2: Keys(key("DESK", "desk"), key("ITEM", "id"))},
-        sparse={GSI2: only("size", Size.M)},
-    )
+    entity = _at_a_desk()
     values = {"id": "i1", "desk": "d2"}
     with pytest.raises(BadUserInput, match="give `size` with `desk`"):
         index_changes(entity, values, {"desk": "d2"})
@@ -354,3 +342,14 @@ def test_a_list_filters_by_choices_only() -> None:
     with pytest.raises(ModelError, match="it may filter by choices only, not 'shelf'"):
         _shelf_and(_child(), lambda c: ListOf(c, GSI1, "books", filtered=("shelf",)))
     assert _shelf_and(_child(), lambda c: ListOf(c, GSI1, "books", filtered=("size",)))
+
+
+def _at_a_desk() -> Entity:
+    """An item listed on GSI2 under its desk, only while it is of size M."""
+    return Entity(
+        "Item",
+        {"id": Identifier(), "desk": Identifier(), "size": Choice(values=Size)},
+        key=same(key("ITEM", "id")),
+        indexes={GSI2: Keys(key("DESK", "desk"), key("ITEM", "id"))},
+        sparse={GSI2: only("size", Size.M)},
+    )
