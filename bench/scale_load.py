@@ -1,8 +1,8 @@
 """bench.scale's table: the entities its questions ask about, and realistic filler.
 
 Every item is the one the gateway writes: customers, orders, products, comments and
-markers come from `data`'s own builders (`customer_item`, `order_item`, `product_item`,
-`new_comment`, `comment_items`, `marker_items`); an order moved on from PLACED and the
+markers come from `data`'s own builders (`customer_item`, `order_item`, `marker_items`, and
+for declared entities `new_items`); an order moved on from PLACED and the
 markers' cell counts are built here as `set_order_status` and `add_marker` leave them,
 which `bench.scale_write.shape_check` proves against the real calls. The filler is other
 customers' orders, other products' comments (33 items each) and markers elsewhere on the
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from data.callers import OPEN, Caller
 from data.clock import new_ksuid, new_token
-from data.comments import comment_items, new_comment
+from data.entity_writes import new_items
 from data.map import marker_items
 from data.orders import (
     OrderLine,
@@ -29,7 +29,7 @@ from data.orders import (
     customer_item,
     order_item,
 )
-from data.products import product_item
+from demo.model.comments import COMMENT, PRODUCT
 from keys import map as map_keys
 from keys import orders as order_keys
 from keys.codecs import format_timestamp, parse_timestamp
@@ -243,14 +243,21 @@ class Dataset:
         rng = self.rng
         created = whole_ms(TAKEN - timedelta(days=rng.uniform(730, 1000)))
         name = f"Product {product_id}"
-        items = [{**product_item(product_id, name, created), WRITE_TOKEN: new_token()}]
+        product = {"id": product_id, "name": name}
+        _, item, _ = new_items(PRODUCT, product, caller=OPEN, created=created, current=created)
+        items = [{**item, WRITE_TOKEN: new_token()}]
         for _ in range(comments):
             at = whole_ms(TAKEN - timedelta(days=rng.uniform(0, 700)))
             body = ". ".join(rng.sample(_WORDS, rng.randint(1, 3))).capitalize() + "."
-            comment = new_comment(
-                product_id, _pick(LANGUAGES, rng), _pick(RATINGS, rng), body, at, at
-            )
-            items += comment_items({**comment, **self._caller().authored()})
+            comment = {
+                "productId": product_id,
+                "language": _pick(LANGUAGES, rng),
+                "rating": _pick(RATINGS, rng),
+                "body": body,
+            }
+            caller = self._caller()
+            _, item, copies = new_items(COMMENT, comment, caller=caller, created=at, current=at)
+            items += [item, *copies]
         return items
 
     def _marker(self, lat: float, lon: float) -> list[Item]:

@@ -1,8 +1,8 @@
 """Entity changes read from the table's stream, and what each subscription wants of them.
 
 A stream record is one item's change. Only an entity's own item makes an entity change
-(a marker's `MARKER#<id>` item, a comment's `COMMENT#<id>`, an issue's `ISSUE#<n>` under
-its repository, an order's `ORDER#<id>`); the items derived from
+(a marker's `MARKER#<id>` item, an issue's `ISSUE#<n>` under its repository, an order's
+`ORDER#<id>`, a declared entity's own item); the items derived from
 it (comment copies, marker places and cell counters, index attributes) make none, so one
 change of an entity is one change here, whichever items the write touched.
 
@@ -19,11 +19,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
-from data.comments import Comment
 from data.map import Marker
 from data.orders import Order
 from data.repos import Issue
-from keys import comments as comment_keys
 from keys import map as map_keys
 from keys import orders as order_keys
 from keys import repos as repo_keys
@@ -97,13 +95,6 @@ def _own_partition(template: KeyTemplate) -> Callable[[str, str], bool]:
 AREAS_FOLLOWED = (
     Followed(
         "marker", _own_partition(map_keys.MARKER), Marker.from_item, lambda _i, _pk: "", _by_id
-    ),
-    Followed(
-        "comment",
-        _own_partition(comment_keys.COMMENT),
-        Comment.from_item,
-        lambda item, _pk: str(item["productId"]),
-        _by_id,
     ),
     Followed(
         "issue",
@@ -181,20 +172,6 @@ def kind_of(change: Change, matches: Callable[[Any], bool]) -> ChangeKind | None
 
 def marker_changes(viewport: Viewport) -> tuple[tuple[str, str], Callable[[Marker], bool]]:
     return MARKERS_TOPIC, lambda marker: viewport.contains(marker.lat, marker.lon)
-
-
-def comment_changes(
-    product_id: str, language: str | None, ratings: list[int] | None
-) -> tuple[tuple[str, str], Callable[[Comment], bool]]:
-    wanted_language = None if language is None else comment_keys.language(language)
-    wanted_ratings = comment_keys.RATINGS if ratings is None else comment_keys.rating_set(ratings)
-
-    def matches(comment: Comment) -> bool:
-        return comment.rating in wanted_ratings and (
-            wanted_language is None or comment.language.lower() == wanted_language.lower()
-        )
-
-    return ("comment", product_id), matches
 
 
 def issue_changes(

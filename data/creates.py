@@ -26,6 +26,19 @@ async def put_new(store: Store, item: Item, conflict: str) -> None:
             raise Conflict(conflict) from exc
 
 
+async def put_all(store: Store, item: Item, copies: list[Item], conflict: str) -> None:
+    """Write the new `item` and its `copies` as they are in one transaction, else CONFLICT
+    saying `conflict`."""
+    actions = [
+        transaction_put(store.table, item, must_be_new=True),
+        *(transaction_put(store.table, copy) for copy in copies),
+    ]
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        raise exc.explained({0: Conflict(conflict)}, conflict) from exc
+
+
 async def put_under(
     store: Store, parent: Key, missing: str, item: Item, *copies: Item, retry: str
 ) -> None:

@@ -18,7 +18,7 @@ from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
 from keys.codecs import format_timestamp, parse_timestamp, to_millis
 from keys.errors import BadUserInput
-from model import Author, Choice, Entity, GeneratedId, Identifier, Number, Text, Timestamp
+from model import Author, Choice, Code, Entity, GeneratedId, Identifier, Number, Text, Timestamp
 from model.attributes import Attribute
 from store.loaders import ItemLoader
 from store.pagination import Paginator
@@ -33,8 +33,10 @@ def record(entity: Entity, item: Item) -> Record:
     for name, attribute in entity.attributes.items():
         if isinstance(attribute, Author):
             values[name] = author_of(item)
-        else:
+        elif attribute.optional:
             values[name] = _loaded(attribute, item.get(name))
+        else:
+            values[name] = _loaded(attribute, item[name])  # KeyError: not a whole entity
     return values
 
 
@@ -75,6 +77,8 @@ def checked(attribute: Attribute, value: Any, field: str) -> Any:
         return validation.text(value, field, attribute.max_length, multiline=attribute.multiline)
     if isinstance(attribute, Number):
         return validation.number(value, field, attribute.low, attribute.high)
+    if isinstance(attribute, Code):
+        return attribute.codec.code(str(value), field)
     if isinstance(attribute, Choice):
         return attribute.values(getattr(value, "value", value))
     if isinstance(attribute, Timestamp):

@@ -15,6 +15,7 @@ from data.entities import Record, RecordOf, checked
 from keys.conditions import KeyCondition, within
 from keys.errors import BadUserInput
 from model import Entity, ListOf
+from model.entities import domain
 from store.cursors import Binding
 from store.pagination import PageArgs
 from store.requests import Filter
@@ -31,6 +32,8 @@ class Narrowed:
     forward: bool | None = None
     # The choices a FilterExpression keeps.
     only: Mapping[str, Any] = field(default_factory=dict)
+    # A copied list's set filters: the values each keeps (absent: all).
+    sets: Mapping[str, frozenset[Any]] = field(default_factory=dict)
 
     def filter(self, entity: Entity) -> Filter | None:
         """The FilterExpression of `only`; the entity's parent item passes it too."""
@@ -55,6 +58,8 @@ class Narrowed:
         wanted = {**self.equal, **self.only}
         if any(record[name] != value for name, value in wanted.items()):
             return False
+        if any(record[name] not in values for name, values in self.sets.items()):
+            return False
         if pattern.range is None:
             return True
         value = record[pattern.range.attribute]
@@ -66,6 +71,7 @@ class Narrowed:
         """What a cursor is bound to besides the list and its partition."""
         wanted = {**self.equal, **self.only}
         bound: dict[str, Any] = {name: str(value) for name, value in wanted.items()}
+        bound.update({name: sorted(map(str, values)) for name, values in self.sets.items()})
         if pattern.range is not None and (self.start, self.end) != (None, None):
             bound[pattern.range.argument] = [_text(self.start), _text(self.end)]
         if self.forward is not None:
@@ -82,18 +88,24 @@ def narrowed(
     span: tuple[Any, Any] | None = None,
     forward: bool | None = None,
     only: Mapping[str, Any] | None = None,
+    sets: Mapping[str, Iterable[Any] | None] | None = None,
 ) -> Narrowed:
     """The list's arguments checked: `equal` by attribute (None: not given), given in the
-    sort key's order; `span` the range's bounds, given only with every equality."""
+    sort key's order; `span` the range's bounds, given only with every equality; a copied
+    list's `sets` by attribute."""
     entity = pattern.entity
     values: dict[str, Any] = {}
     missing: str | None = None
-    for name in pattern.equal:
+    kept_sets: dict[str, frozenset[Any]] = {}
+    for name, given in (sets or {}).items():
+        if given is not None:
+            kept_sets[name] = _set(pattern, name, given)
+    for name in pattern.equal or _either(pattern):
         value = equal.get(name)
         if value is None:
             missing = missing or name
             continue
-        if missing is not None:
+        if missing is not None and pattern.equal:
             raise BadUserInput(f"give `{missing}` to narrow by `{name}`", field=name)
         values[name] = checked(entity.attributes[name], value, name)
     start = end = None
@@ -112,7 +124,28 @@ def narrowed(
         for name, value in (only or {}).items()
         if value is not None
     }
-    return Narrowed(values, start, end, forward, kept)
+    return Narrowed(values, start, end, forward, kept, kept_sets)
+
+
+def _either(pattern: ListOf) -> tuple[str, ...]:
+    copies = pattern.entity.copies
+    return copies.either if copies is not None and copies.index == pattern.index else ()
+
+
+def _set(pattern: ListOf, name: str, given: Iterable[Any]) -> frozenset[Any]:
+    """A set filter's values, each checked; at least one."""
+    copies = pattern.entity.copies
+    assert copies is not None
+    argument = copies.sets[name]
+    values = frozenset(checked(pattern.entity.attributes[name], v, argument) for v in given)
+    if not values:
+        raise BadUserInput(
+            f"give at least one {name}, or leave `{argument}` out for all", field=argument
+        )
+    allowed = domain(pattern.entity.attributes[name])
+    if not values <= set(allowed):
+        raise BadUserInput(f"a {name} is one of {', '.join(map(str, allowed))}", field=argument)
+    return values
 
 
 def list_read(
@@ -125,6 +158,8 @@ def list_read(
     """The page of `pattern` in the partition `of` names: the parent's values (its key's,
     at least), or for a root list the partition's own attributes."""
     index, entity = pattern.index, pattern.entity
+    if entity.copies is not None and entity.copies.index == index:
+        return _copies_read(pattern, parent, of, args, narrowing)
     owner = entity if parent is None else parent
     at = owner.templates[index.partition_key]
     partition = at.render(**{s.name: of[s.name] for s in at.segments})
@@ -160,11 +195,53 @@ def list_read(
     )
 
 
+def _copies_read(
+    pattern: ListOf,
+    parent: Entity | None,
+    of: Mapping[str, Any],
+    args: PageArgs,
+    narrowing: Narrowed,
+) -> PageRead[Record]:
+    """A page of the one list of copies that holds exactly what the filters ask for."""
+    index, entity, copies = pattern.index, pattern.entity, pattern.entity.copies
+    assert copies is not None
+    mapped = {} if entity.parent is None or parent is None else entity.parent.attributes
+    values = {
+        **{name: of[mapped.get(name, name)] for name in copies.partition.attributes},
+        **{name: narrowing.equal.get(name) for name in copies.either},
+        **{
+            name: narrowing.sets.get(name, frozenset(domain(entity.attributes[name])))
+            for name in copies.sets
+        },
+    }
+    partition = entity.copy_templates[index.partition_key].render(**values)
+    condition = KeyCondition.prefix(
+        index, partition, entity.copy_templates[index.sort_key].prefix()
+    )
+    where = "Query" if parent is None else parent.name
+    # Bound to the parent's key and each filter as given (None: not given).
+    bound: dict[str, Any] = {name: _text(narrowing.equal.get(name)) for name in copies.either}
+    for name, argument in copies.sets.items():
+        kept = narrowing.sets.get(name)
+        bound[argument] = None if kept is None else [_plain(v) for v in sorted(kept)]
+    owner = topic(str(values[name]) for name in copies.partition.attributes)
+    forward = narrowing.forward
+    return PageRead(
+        condition,
+        Binding(f"{where}.{pattern.field}", owner, bound),
+        args,
+        forward=not pattern.descending if forward is None else forward,
+        record=RecordOf(entity),
+    )
+
+
 def followed(pattern: ListOf) -> Followed:
     """How the change feed recognises and files changes of the entities `pattern` lists:
     under the list's subscription, by the list's partition."""
     entity = pattern.entity
-    partition = entity.all_keys[pattern.index].partition.attributes
+    keys = entity.keys_on(pattern.index)
+    assert keys is not None  # checked when the model is built
+    partition = keys.partition.attributes
     same = entity.key.partition == entity.key.sort
 
     def owns(pk: str, sk: str) -> bool:
@@ -182,6 +259,11 @@ def followed(pattern: ListOf) -> Followed:
 def topic(values: Iterable[str]) -> str:
     """A topic or an id made of several values."""
     return "#".join(values)
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON holds it: a number as it is, a choice as its text."""
+    return value if isinstance(value, int) else str(value)
 
 
 def _text(value: Any) -> str | None:

@@ -12,20 +12,22 @@ back: it is written again just after the stored time, which the refusal brings b
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from data import entity_copies, validation
 from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import new_ksuid, new_token, now
-from data.creates import put_new, put_under
+from data.creates import put_all, put_new, put_under
 from data.entities import Record, checked, described, key_of, record, stored
+from data.entity_copies import not_theirs
 from keys.codecs import format_timestamp, parse_timestamp
-from keys.errors import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
+from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
 from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
 from store.client import TRANSACT_CALLS, Store
 from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader, item_key
-from store.requests import expecting, transaction_delete, update_request
+from store.requests import Item, expecting, transaction_delete, update_request
 
 # Timestamps have millisecond precision: the smallest step that still moves an item up.
 _TICK = timedelta(milliseconds=1)
@@ -34,15 +36,23 @@ UPDATE_ATTEMPTS = 5
 
 def create_calls(model: Model, entity: Entity) -> int:
     """The most DynamoDB calls a create makes."""
-    return 1 if model.parent_of(entity) is None else TRANSACT_CALLS
+    alone = model.parent_of(entity) is None and entity.copies is None
+    return 1 if alone else TRANSACT_CALLS
 
 
-def update_calls(entity: Entity) -> int:
-    return UPDATE_ATTEMPTS if entity.write_stamps else 1
+def update_calls(entity: Entity) -> tuple[int, int]:
+    """The most calls an update makes, and the items its reads take."""
+    if entity.copies is not None:
+        return entity_copies.CHANGE_CALLS, 1
+    return (UPDATE_ATTEMPTS if entity.write_stamps else 1), 0
 
 
-# A delete is one transaction (so a resend whose first attempt landed is recognised).
-DELETE_CALLS = TRANSACT_CALLS
+def delete_calls(entity: Entity) -> tuple[int, int]:
+    """A delete is one transaction (so a resend whose first attempt landed is recognised),
+    after the read that finds a copied entity's copies."""
+    if entity.copies is not None:
+        return entity_copies.CHANGE_CALLS, 1
+    return TRANSACT_CALLS, 0
 
 
 async def create(
@@ -54,15 +64,41 @@ async def create(
     done: str = "created",
     caller: Caller,
 ) -> Record:
+    current = now()
+    values, item, copies = new_items(
+        entity, given, caller=caller, created=_created(entity, given, current), current=current
+    )
+    parent = model.parent_of(entity)
+    retry = f"the {entity.noun} could not be {done}; try again"
+    if parent is not None and entity.parent is not None:
+        theirs = {their: values[mine] for mine, their in entity.parent.attributes.items()}
+        missing = f"{described(parent, theirs)} does not exist"
+        await put_under(store, parent.primary_key(theirs), missing, item, *copies, retry=retry)
+    elif copies:
+        await put_all(store, item, copies, f"{described(entity, values)} already exists")
+    else:
+        await put_new(store, item, f"{described(entity, values)} already exists")
+    return record(entity, item)
+
+
+def new_items(
+    entity: Entity,
+    given: Mapping[str, Any],
+    *,
+    caller: Caller,
+    created: datetime,
+    current: datetime,
+) -> tuple[dict[str, Any], Item, list[Item]]:
+    """A new entity's values, its item and its copies: `given` checked, its id generated,
+    its timestamps stamped (`created`, and `current` for those stamped on every write)."""
     values: dict[str, Any] = {}
-    created = now()
     for name, attribute in entity.attributes.items():
-        if attribute.given:
+        if isinstance(attribute, Timestamp) and attribute.stamped is not None:
+            values[name] = created if attribute.stamped == "create" else current
+        elif attribute.given:
             values[name] = checked(attribute, given.get(name), name)
         elif isinstance(attribute, GeneratedId):
             values[name] = new_ksuid(created)
-        elif isinstance(attribute, Timestamp):
-            values[name] = created
         elif isinstance(attribute, Choice):
             values[name] = attribute.initial
     item = {
@@ -71,19 +107,20 @@ async def create(
         **stored(entity, values),
         **(caller.authored() if entity.author is not None else {}),
     }
-    parent = model.parent_of(entity)
-    if parent is None or entity.parent is None:
-        await put_new(store, item, f"{described(entity, values)} already exists")
-    else:
-        theirs = {their: values[mine] for mine, their in entity.parent.attributes.items()}
-        await put_under(
-            store,
-            parent.primary_key(theirs),
-            f"{described(parent, theirs)} does not exist",
-            item,
-            retry=f"the {entity.noun} could not be {done}; try again",
-        )
-    return record(entity, item)
+    copies: list[Item] = []
+    if entity.copies is not None:
+        item[entity_copies.VERSION] = 1
+        copies = entity_copies.copies(entity, item)
+    return values, item, copies
+
+
+def _created(entity: Entity, given: Mapping[str, Any], current: datetime) -> datetime:
+    """When the entity is made: now, or the earlier time an import gives."""
+    for name, attribute in entity.attributes.items():
+        value = given.get(name)
+        if isinstance(attribute, Timestamp) and attribute.imported and value is not None:
+            return validation.past_time(checked(attribute, value, name), name, current)
+    return current
 
 
 async def update(
@@ -96,6 +133,7 @@ async def update(
     caller: Caller,
     writer_only: bool,
     transitions: Sequence[Moves] = (),
+    at_least_one: bool = True,
 ) -> Record:
     """Change those of `changes` that are given (at least one) of the entity `arguments`
     name; with `writer_only`, only its author (or an admin) may, which the same write's
@@ -104,9 +142,20 @@ async def update(
     for name in entity.key_attributes:
         checked(entity.attributes[name], arguments[name], name)
     given = {name: value for name, value in changes.items() if value is not None}
-    if not given:
+    if not given and (entity.copies is None or at_least_one):
         raise BadUserInput(_give(list(changes)))
     values = {name: checked(entity.attributes[name], v, name) for name, v in given.items()}
+    if entity.copies is not None:
+        return await entity_copies.update(
+            store,
+            items,
+            entity,
+            arguments,
+            values,
+            caller=caller,
+            writer_only=writer_only,
+            transitions=transitions,
+        )
     key = key_of(entity, arguments)
     missing = f"{described(entity, arguments)} does not exist"
     if key is None:
@@ -147,7 +196,7 @@ async def update(
             done = exc.written_by(token)
             if done is None:
                 if writer_only and not wrote(exc.item, caller):
-                    raise _not_theirs(entity, arguments) from None
+                    raise not_theirs(entity, arguments) from None
                 _check_moves(entity, arguments, transitions, values, exc.item)
                 if stamp_name is None:
                     raise Conflict(
@@ -229,11 +278,6 @@ def _named(names: Iterable[str]) -> str:
     return ", ".join(f"`{name}`" for name in names)
 
 
-def _not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:
-    verb = "written" if entity.author is None else entity.author[1].verb
-    return Forbidden(f"{described(entity, arguments)} was {verb} by someone else")
-
-
 def _give(names: list[str]) -> str:
     quoted = [f"`{name}`" for name in names]
     if len(quoted) == 1:
@@ -254,6 +298,10 @@ async def delete(
 ) -> bool:
     """Remove the entity `arguments` name; with `writer_only`, only its author (or an
     admin) may, decided by the delete's own condition."""
+    if entity.copies is not None:
+        return await entity_copies.delete(
+            store, items, entity, arguments, caller=caller, writer_only=writer_only
+        )
     key = key_of(entity, arguments)
     missing = NotFound(f"{described(entity, arguments)} does not exist")
     if key is None:
@@ -268,7 +316,7 @@ async def delete(
         stored = exc.items[0]
         refusal: DynagateError = missing
         if stored is not None and not wrote(stored, caller):
-            refusal = _not_theirs(entity, arguments)
+            refusal = not_theirs(entity, arguments)
         retry = f"the {entity.noun} could not be removed; try again"
         raise exc.explained({0: refusal}, retry) from exc
     items.clear(item_key(key))

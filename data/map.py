@@ -23,6 +23,7 @@ from keys.codecs import format_timestamp, parse_timestamp
 from keys.conditions import KeyCondition
 from keys.errors import DynagateError, Forbidden, NotFound
 from keys.geohash import cell_count
+from keys.map import CELL_LENGTHS as CELL_LENGTHS
 from keys.map import Viewport as Viewport
 from keys.map import precision_choices as precision_choices
 from store.client import TRANSACT_CALLS, Store

@@ -1,7 +1,7 @@
 """`dynagate verify [--repair]`: every comment's 32 copies checked against the comment, and
 the heatmap's counts of cells of lengths 2 and 1 against their children's.
 
-The check and the repair are the access patterns' (`data/comments_verify.py`, which says
+The check and the repair are the access patterns' (`data/copies_verify.py`, which says
 what each kind of difference means and how it is repaired); this is the command: progress
 bars, the report and its exit code.
 
@@ -17,16 +17,17 @@ from typing import TYPE_CHECKING, get_args
 
 from tqdm import tqdm
 
-from data.comments_verify import (
+from data.copies_verify import (
     KINDS,
     Difference,
     Outcome,
     diff,
     group,
     repair_one,
-    scan_comments,
+    scan_partitions,
 )
 from data.map_counts import rebuild_short_counts, short_count_differences
+from demo.model.comments import COMMENT
 from store.client import Store
 
 if TYPE_CHECKING:
@@ -107,9 +108,9 @@ async def verify(
     """Scan, compare and (with `repair`) fix; the progress bars go to stderr."""
     store = Store(client, table)
     with tqdm(desc="scanning", unit="item", disable=not progress) as bar:
-        items, scanned = await scan_comments(store, segments, bar.update)
-    partitions = group(items)
-    differences = [diff(p.primary, p.copies) for p in partitions.values()]
+        items, scanned = await scan_partitions(store, COMMENT, segments, bar.update)
+    partitions = group(COMMENT, items)
+    differences = [diff(COMMENT, p.primary, p.copies) for p in partitions.values()]
     report = Report(
         scanned=scanned,
         comments=sum(p.primary is not None for p in partitions.values()),

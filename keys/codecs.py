@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from keys.errors import BadUserInput
 
@@ -150,6 +150,72 @@ class ChoiceCodec:
 
     def decode(self, segment: str) -> str:
         return self.encode(segment)
+
+
+# ---- codes, sets and "any" -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CodeCodec:
+    """A short code matching `pattern` (a language: `[A-Za-z]{2}`), folded to lower case;
+    `described` says what one is in messages ("a two-letter language code such as 'en'")."""
+
+    pattern: str
+    described: str
+    max_length: int = 16
+
+    def encode(self, value: str) -> str:
+        return self.code(value, "value")
+
+    def decode(self, segment: str) -> str:
+        return self.encode(segment)
+
+    def code(self, value: str, field: str) -> str:
+        if (
+            len(value) > self.max_length
+            or not re.fullmatch(self.pattern, value)
+            or DELIMITERS.intersection(value)
+        ):
+            raise BadUserInput(f"{value[:40]!r} is not {self.described}", field=field)
+        return value.lower()
+
+
+@dataclass(frozen=True)
+class SetCodec:
+    """A non-empty set of values of a small ordered `domain`, as a bitmask: the i-th value
+    is bit i (ratings 1 to 5: `{1, 2, 5}` -> `19`), one short segment whatever the set."""
+
+    domain: tuple[Any, ...]
+
+    def encode(self, value: frozenset[Any]) -> str:
+        if not value or not value <= set(self.domain):
+            named = sorted(map(str, value))
+            raise BadUserInput(f"{named} is not a set of {self._named}", field="value")
+        return str(sum(1 << n for n, member in enumerate(self.domain) if member in value))
+
+    def decode(self, segment: str) -> frozenset[Any]:
+        mask = int(segment) if segment.isascii() and segment.isdigit() else 0
+        values = frozenset(v for n, v in enumerate(self.domain) if mask >> n & 1)
+        if not values or self.encode(values) != segment:
+            raise BadUserInput(f"{segment[:40]!r} is not a set of {self._named}", field="value")
+        return values
+
+    @property
+    def _named(self) -> str:
+        return ", ".join(map(str, self.domain))
+
+
+@dataclass(frozen=True)
+class OrAnyCodec(Generic[T]):
+    """A value of `codec`, or None for any value (`ANY`)."""
+
+    codec: Codec[T]
+
+    def encode(self, value: T | None) -> str:
+        return ANY if value is None else self.codec.encode(value)
+
+    def decode(self, segment: str) -> T | None:
+        return None if segment == ANY else self.codec.decode(segment)
 
 
 # ---- KSUIDs ----------------------------------------------------------------------------

@@ -5,13 +5,25 @@ from model.attributes import (
     Attribute,
     Author,
     Choice,
+    Code,
     GeneratedId,
     Identifier,
     Number,
     Text,
     Timestamp,
 )
-from model.entities import Entity, Key, Keys, ModelError, Only, Parent, key, only, same
+from model.entities import (
+    Copies,
+    Entity,
+    Key,
+    Keys,
+    ModelError,
+    Only,
+    Parent,
+    key,
+    only,
+    same,
+)
 from model.model import Model
 from model.patterns import (
     Access,
@@ -31,6 +43,8 @@ __all__ = [
     "Attribute",
     "Author",
     "Choice",
+    "Code",
+    "Copies",
     "Create",
     "Delete",
     "Entity",

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
-from keys.codecs import ChoiceCodec, Codec, IdentifierCodec, KsuidCodec, NumberCodec, TimestampCodec
+from keys.codecs import (
+    ChoiceCodec,
+    Codec,
+    CodeCodec,
+    IdentifierCodec,
+    KsuidCodec,
+    NumberCodec,
+    TimestampCodec,
+)
 
 TEXT_MAX = 200
 # The kinds' GraphQL scalar types (a `Choice` is its own enum).
@@ -102,6 +110,28 @@ class Text(Attribute):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Code(Attribute):
+    """A short code matching `pattern`, kept in lower case (`Code(pattern="[A-Za-z]{2}",
+    described="a two-letter language code such as 'en'")`): text a key can hold."""
+
+    pattern: str
+    described: str
+    max_length: int = 16
+
+    @property
+    def scalar(self) -> Scalar:
+        return "String"
+
+    @property
+    def codec(self) -> CodeCodec:
+        return CodeCodec(self.pattern, self.described, self.max_length)
+
+    @property
+    def most_bytes(self) -> int:
+        return 4 * self.max_length
+
+
+@dataclass(frozen=True, kw_only=True)
 class Number(Attribute):
     """A whole number from `low` to `high`."""
 
@@ -146,9 +176,12 @@ class Choice(Attribute):
 class Timestamp(Attribute):
     """A time, in milliseconds; `stamped` on create or on every write by the engine's clock
     (then never given by a client). A timestamp stamped on every write that sorts an index
-    is seed 001's changing sort key: an update moves the item within that index."""
+    is seed 001's changing sort key: an update moves the item within that index.
+    `imported`: stamped on create unless an admin gives an earlier time (an import of older
+    data); anyone else giving one is refused."""
 
     stamped: Stamp | None = None
+    imported: bool = False
 
     @property
     def scalar(self) -> Scalar:
@@ -160,7 +193,7 @@ class Timestamp(Attribute):
 
     @property
     def given(self) -> bool:
-        return self.stamped is None
+        return self.stamped is None or self.imported
 
     @property
     def changeable(self) -> bool:

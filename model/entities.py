@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from keys.codecs import ANY, DELIMITERS
+from keys.codecs import ANY, DELIMITERS, Codec, OrAnyCodec, SetCodec
 from keys.table import SECONDARY_INDEXES, TABLE, Index
 from keys.template import KeyTemplate, Segment
 from model.attributes import Attribute, Author, Choice, Number, Timestamp
@@ -63,6 +63,8 @@ class Parent:
 
     entity: str
     attributes: Mapping[str, str]
+    # The child's field answering its parent (`Comment.product`), read through the loader.
+    field: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,28 @@ def only(attribute: str, *values: Any) -> Only:
     return Only(attribute, values)
 
 
+@dataclass(frozen=True)
+class Copies:
+    """Seed 003's power-set duplication: the item is copied, in its own partition, into
+    every list a filter can ask for, so that each filter is one Query on one list. A
+    filter asks, for each of `sets`, any set of its values (`{"rating": "ratings"}`: the
+    attribute and the argument naming the set; none given: all) and, for each of `either`,
+    one value or none (any). A copy's keys on `index` are `partition`, extended by a segment
+    per filter attribute, and `sort`; its sort key in the partition is `label`, extended
+    likewise. `either` doubles the copies; a set of n values multiplies them by 2^(n-1)."""
+
+    index: Index
+    partition: Key
+    sort: Key
+    either: tuple[str, ...] = ()
+    sets: Mapping[str, str] = field(default_factory=dict)
+    label: str = "COPY"
+
+    @property
+    def filters(self) -> tuple[str, ...]:
+        return (*self.either, *self.sets)
+
+
 @dataclass(frozen=True, eq=False)
 class Entity:
     """One kind of item; each declared once, so it is equal only to itself."""
@@ -91,17 +115,20 @@ class Entity:
     parent: Parent | None = None
     # The indexes an item is in only while a predicate holds (seed 000's sparse indexes).
     sparse: Mapping[Index, Only] = field(default_factory=dict)
+    copies: Copies | None = None
 
     def __post_init__(self) -> None:
         for name, declared in self.attributes.items():
             _check_attribute(self.name, name, declared)
+        if self.copies is not None:
+            _check_copies(self, self.copies)
         for index, predicate in self.sparse.items():
             if index not in self.indexes or predicate.attribute not in self.attributes:
                 raise ModelError(
                     f"{self.name}'s sparse {_on(index)}: it needs keys there and the attribute"
                     f" {predicate.attribute!r}"
                 )
-        for index, keys in self.all_keys.items():
+        for index, keys in self.declared_keys.items():
             for one in (keys.partition, keys.sort):
                 for name in one.attributes:
                     attribute = self.attributes.get(name)
@@ -121,6 +148,43 @@ class Entity:
                         f"{self.name}'s key label {one.label!r}: letters and digits, after"
                         " leading '#'s if any (they sort a collection's items before others)"
                     )
+
+    @property
+    def declared_keys(self) -> dict[Index, Keys]:
+        """Its keys on the table and each index, its copies' included (their filter
+        segments aside)."""
+        copies = self.copies
+        if copies is None:
+            return self.all_keys
+        return {**self.all_keys, copies.index: Keys(copies.partition, copies.sort)}
+
+    def keys_on(self, index: Index) -> Keys | None:
+        return self.declared_keys.get(index)
+
+    @cached_property
+    def copy_templates(self) -> dict[str, KeyTemplate]:
+        """Each key attribute of a copy and its template: the copy's place in the item's
+        partition, and its list's partition (with the filters) and sort key on the index."""
+        copies = self.copies
+        if copies is None:
+            return {}
+        filters = tuple(Segment(name, self.filter_codec(name)) for name in copies.filters)
+        place = self._template(copies.partition)
+        return {
+            TABLE.partition_key: self.templates[TABLE.partition_key],
+            TABLE.sort_key: KeyTemplate(copies.label, filters),
+            copies.index.partition_key: KeyTemplate(place.label, (*place.segments, *filters)),
+            copies.index.sort_key: self._template(copies.sort),
+        }
+
+    def filter_codec(self, name: str) -> Codec[Any]:
+        """How a copy's key holds its filter `name`: one value or any, or a set of values."""
+        attribute = self.attributes[name]
+        copies = self.copies
+        if copies is not None and name in copies.sets:
+            return SetCodec(domain(attribute))
+        assert attribute.codec is not None  # checked when declared
+        return OrAnyCodec(attribute.codec)
 
     @property
     def label(self) -> str:
@@ -223,9 +287,69 @@ def _on(index: Index) -> str:
     return index.name or "the table"
 
 
+# A copied item's copies and its own item, changed in one transaction: an update may put
+# every new copy and delete every old one, within TransactWriteItems' 100 actions.
+MOST_COPIES = 49
+TRANSACTION_BYTES = 4_000_000
+# A set filter's values: a few, since each doubles the copies.
+MOST_SET_VALUES = 6
+
+
+def domain(attribute: Attribute) -> tuple[Any, ...]:
+    """The values a set filter over `attribute` can hold, in order (empty: not a small
+    domain)."""
+    if isinstance(attribute, Choice):
+        return tuple(attribute.values)
+    if isinstance(attribute, Number) and attribute.high - attribute.low < MOST_SET_VALUES:
+        return tuple(range(attribute.low, attribute.high + 1))
+    return ()
+
+
+def copies_made(entity: Entity) -> int:
+    """How many copies of each item `entity` keeps (0: it keeps none)."""
+    copies = entity.copies
+    if copies is None:
+        return 0
+    values = sum(len(domain(entity.attributes[name])) - 1 for name in copies.sets)
+    return 1 << (len(copies.either) + values)
+
+
+def _check_copies(entity: Entity, copies: Copies) -> None:
+    where = f"{entity.name}'s copies on {_on(copies.index)}"
+    if copies.index in entity.all_keys or copies.index == TABLE:
+        raise ModelError(f"{where}: the index holds the copies only, not {entity.name}'s item")
+    if entity.key.partition != entity.key.sort:
+        raise ModelError(f"{where}: copies live in the item's own partition (PK = SK)")
+    if entity.sparse:
+        raise ModelError(f"{where}: an entity with copies has no sparse index")
+    if not copies.label.isalnum():
+        raise ModelError(f"{where}: the label {copies.label!r} is letters and digits")
+    for name in copies.filters:
+        attribute = entity.attributes.get(name)
+        if attribute is None or attribute.codec is None or attribute.optional:
+            raise ModelError(f"{where}: {name!r} is not a required attribute a key can hold")
+        if isinstance(attribute, Choice) and any(
+            DELIMITERS.intersection(v) or v == ANY for v in attribute.values
+        ):
+            raise ModelError(f"{where}: a value of {name!r} holds a key delimiter")
+        if name in copies.sets and len(domain(attribute)) < 2:
+            raise ModelError(
+                f"{where}: a set of {name!r} needs a choice or a number of 2 to"
+                f" {MOST_SET_VALUES} values"
+            )
+    if len(set(copies.filters)) < len(copies.filters) or not copies.filters:
+        raise ModelError(f"{where}: give each filter once, at least one")
+    made = copies_made(entity)
+    if made > MOST_COPIES:
+        raise ModelError(f"{where}: {made} copies of each item; at most {MOST_COPIES}")
+    item_bytes = sum(a.most_bytes for a in entity.attributes.values())
+    if (2 * made + 1) * item_bytes > TRANSACTION_BYTES:
+        raise ModelError(f"{where}: an update's transaction could exceed 4 MB; fewer copies")
+
+
 # Attributes the engine writes itself on every item, or uses for its own fields.
 RESERVED = frozenset(
-    {"type", "author", "authorKey", "writeToken", "expiresAt", "record", "prefetched"}
+    {"type", "author", "authorKey", "writeToken", "expiresAt", "record", "prefetched", "version"}
     | {a for index in (TABLE, *SECONDARY_INDEXES) for a in index.attributes}
 )
 # GraphQL's Int: 32 bits, signed.
@@ -234,7 +358,7 @@ INT_MAX = 2**31 - 1
 
 def _check_attribute(entity: str, name: str, attribute: Attribute) -> None:
     where = f"{entity}'s attribute {name!r}"
-    if name in RESERVED:
+    if name in RESERVED and not (name == "author" and isinstance(attribute, Author)):
         raise ModelError(f"{where}: the name is the engine's own ({sorted(RESERVED)})")
     if (
         isinstance(attribute, Number)
@@ -245,3 +369,5 @@ def _check_attribute(entity: str, name: str, attribute: Attribute) -> None:
         attribute.initial is not None and not isinstance(attribute.initial, attribute.values)
     ):
         raise ModelError(f"{where}: its initial value is not one of its values")
+    if isinstance(attribute, Timestamp) and attribute.imported and attribute.stamped != "create":
+        raise ModelError(f"{where}: only a time stamped on create may be imported")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-from keys.table import Index
+from keys.table import TABLE, Index
 from model.attributes import Choice
 from model.entities import Entity, ModelError
 from model.patterns import Create, Delete, ListOf, Lookup, Pattern, Update
@@ -36,6 +36,8 @@ class Model:
                 _check_list(self, pattern)
             elif isinstance(pattern, Update):
                 _check_update(pattern)
+            elif isinstance(pattern, Create):
+                _check_create(pattern)
             if isinstance(pattern, Update | Delete):
                 _check_writer(self, pattern)
         _check_names(self)
@@ -74,6 +76,15 @@ def _check_parent(model: Model, entity: Entity) -> None:
         raise ModelError(f"{entity.name}'s parent {parent.name}: nothing holds its key's {lacking}")
 
 
+def _check_create(pattern: Create) -> None:
+    imported = [a for a in pattern.entity.attributes.values() if getattr(a, "imported", False)]
+    if imported and pattern.access == "anyone":
+        raise ModelError(
+            f"{pattern.entity.name} {pattern.field!r}: an import is for admins, of signed-in"
+            " callers: not `anyone`"
+        )
+
+
 def _check_writer(model: Model, pattern: Update | Delete) -> None:
     """Only an author can be held to a `writer` rule; a child cannot move to another
     parent (nothing would check the new one exists); a parent is not deleted from under
@@ -95,9 +106,12 @@ def _check_writer(model: Model, pattern: Update | Delete) -> None:
 def _check_list(model: Model, pattern: ListOf) -> None:
     entity = pattern.entity
     where = f"{entity.name} list {pattern.field!r}"
-    keys = entity.all_keys.get(pattern.index)
+    keys = entity.keys_on(pattern.index)
     if keys is None:
         raise ModelError(f"{where}: {entity.name} has no keys on {_on(pattern.index)}")
+    copied = entity.copies is not None and entity.copies.index == pattern.index
+    if copied and (pattern.narrowing or pattern.filtered):
+        raise ModelError(f"{where}: a list of copies is narrowed by the copies' filters only")
     narrowing = pattern.narrowing
     if keys.sort.attributes[: len(narrowing)] != narrowing:
         raise ModelError(
@@ -133,6 +147,11 @@ def _check_list(model: Model, pattern: ListOf) -> None:
     parent = model.parent_of(entity)
     if parent is None or entity.parent is None:
         raise ModelError(f"{where}: {entity.name} declares no parent")
+    if copied:
+        mapped_copies = [entity.parent.attributes.get(a) for a in keys.partition.attributes]
+        if sorted(map(str, mapped_copies)) != sorted(parent.key_attributes):
+            raise ModelError(f"{where}: its partition is not made of {parent.name}'s key")
+        return
     mine, theirs = entity.all_keys.get(pattern.index), parent.all_keys.get(pattern.index)
     if mine is None or theirs is None:
         raise ModelError(
@@ -165,6 +184,8 @@ def _check_update(pattern: Update) -> None:
     where = f"{entity.name} update {pattern.field!r}"
     if not pattern.changes:
         raise ModelError(f"{where} changes nothing")
+    if not pattern.at_least_one and entity.copies is None:
+        raise ModelError(f"{where}: `at_least_one=False` needs copies (an update that reads)")
     for name in pattern.changes:
         attribute = entity.attributes.get(name)
         if attribute is None or not attribute.changeable:
@@ -206,13 +227,16 @@ def _check_collisions(entities: tuple[Entity, ...]) -> None:
     """Two entities whose keys on one index share both labels could render the same key."""
     seen: dict[tuple[Index, str, str], str] = {}
     for entity in entities:
-        for index, keys in entity.all_keys.items():
-            labels = (index, keys.partition.label, keys.sort.label)
+        declared = [(i, k.partition.label, k.sort.label) for i, k in entity.declared_keys.items()]
+        if entity.copies is not None:  # the copies' place in the entity's own partition
+            declared.append((TABLE, entity.key.partition.label, entity.copies.label))
+        for labels in declared:
+            index, partition, sort = labels
             other = seen.setdefault(labels, entity.name)
             if other != entity.name:
                 raise ModelError(
                     f"{entity.name} and {other} keys on {_on(index)} can collide: both"
-                    f" {keys.partition.label} / {keys.sort.label}"
+                    f" {partition} / {sort}"
                 )
 
 

@@ -115,6 +115,9 @@ class Update:
     access: Access = "writer"
     description: str | None = None
     moves: tuple[Moves, ...] = ()
+    # False: giving none of `changes` answers the entity as stored (for an entity with
+    # copies, whose update reads it first anyway).
+    at_least_one: bool = True
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import strawberry
@@ -83,6 +83,12 @@ class FieldCost:
     # An argument picked to fit the limits when the client leaves it out. For root fields:
     # the pick is kept by the field's response key, which is its path there.
     tune: Tune | None = None
+    # For an operation's worst case before any request (`gateway/demand/worst_case.py`):
+    # the values an argument a variable gives is at its worst among (the largest each
+    # allows: `limit` at its most), and the arguments no list of values holds, said as
+    # what they are (a viewport).
+    worst_values: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, compare=False)
+    unbounded: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def structure(self) -> bool:
@@ -192,11 +198,11 @@ def items_of(kind: str) -> Callable[[Args, Hashable], Hashable]:
     return lambda args, parent: None if parent is None else (kind, parent, frozen(args))
 
 
-def owner_of(kind: str) -> Callable[[Args, Hashable], Hashable]:
-    """For an item listed by `items_of(kind)`: the parent that listed it."""
+def owner_of(*kinds: str) -> Callable[[Args, Hashable], Hashable]:
+    """For an item listed by `items_of(kind)` (one of `kinds`): the parent that listed it."""
 
     def owner(args: Args, parent: Hashable) -> Hashable:
-        if isinstance(parent, tuple) and len(parent) == 3 and parent[0] == kind:
+        if isinstance(parent, tuple) and len(parent) == 3 and parent[0] in kinds:
             listed_by: Hashable = parent[1]
             return listed_by
         return None

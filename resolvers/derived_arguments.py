@@ -70,11 +70,19 @@ def list_parameters(
     then the equalities, the range and the direction it declares (but to a subscription)."""
     entity = pattern.entity
     parameters: dict[str, tuple[Any, Any]] = {}
+    keys = entity.keys_on(pattern.index)
+    assert keys is not None  # checked when the model is built
     if partition:
-        for name in entity.all_keys[pattern.index].partition.attributes:
+        for name in keys.partition.attributes:
             parameters[name] = (graphql_type(entity.attributes[name]), REQUIRED)
     for name in pattern.equal:
         parameters[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
+    copies = entity.copies if entity.copies and entity.copies.index == pattern.index else None
+    for name in () if copies is None else copies.either:
+        parameters[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
+    for name, argument in {} if copies is None else copies.sets.items():
+        values = graphql_type(entity.attributes[name])
+        parameters[argument] = (list[values] | None, NOT_GIVEN)  # type: ignore[valid-type]
     if pattern.range is not None:
         bounded = entity.attributes[pattern.range.attribute]
         parameters[pattern.range.argument] = (range_input(bounded) | None, NOT_GIVEN)
@@ -96,7 +104,12 @@ def narrowing(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
     direction = given(arguments.get("direction")) if pattern.direction else None
     forward = None if direction is None else direction is SortDirection.ASC
     only = {name: given(arguments.get(name)) for name in pattern.filtered}
-    return narrowed(pattern, equal, span, forward, only)
+    copies = pattern.entity.copies
+    if copies is None or copies.index != pattern.index:
+        return narrowed(pattern, equal, span, forward, only)
+    either = {name: given(arguments.get(name)) for name in copies.either}
+    sets = {name: given(arguments.get(argument)) for name, argument in copies.sets.items()}
+    return narrowed(pattern, either, span, forward, only, sets)
 
 
 def range_input(attribute: Attribute) -> Any:

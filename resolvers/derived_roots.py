@@ -14,9 +14,10 @@ import strawberry
 from data import entities, entity_writes
 from data.changes import ChangeKind, Followed
 from data.entity_lists import Narrowed, followed, list_read, topic
-from model import Access, Create, Delete, Entity, ListOf, Lookup, Model, Update
+from model import Access, Create, Delete, Entity, ListOf, Lookup, Model, Timestamp, Update
+from model.attributes import Attribute
 from resolvers import lookahead
-from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, Rule, Stored
+from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, AdminsGive, Rule, SignedIn, Stored
 from resolvers.context import Context
 from resolvers.cost import entity as named_entity
 from resolvers.cost import field_with_cost, item_read, mutation_with_cost, page_read, write_calls
@@ -52,6 +53,16 @@ class Roots:
     mutation: tuple[type[Any], ...] = ()
     subscription: tuple[type[Any], ...] = ()
     followed: tuple[Followed, ...] = ()
+
+    def part(self, *fields: str) -> tuple[type[Any], ...]:
+        """The derived root types holding `fields`, in that order: a hook places them among
+        its own (each derived field is a root type of its own)."""
+        held = {
+            name: kind
+            for kind in (*self.query, *self.mutation, *self.subscription)
+            for name in getattr(kind, FIELDS, ())
+        }
+        return tuple(held[name] for name in fields)
 
 
 def derived_roots(model: Model) -> Roots:
@@ -91,8 +102,15 @@ def rule(access: Access, entity: Entity) -> Rule:
     return Stored(f"the {entity.noun}'s {role}")
 
 
+# The fields a derived root type holds.
+FIELDS = "__dynagate_fields__"
+
+
 def _root(name: str, fields: Mapping[str, Any]) -> tuple[type[Any], ...]:
-    return (strawberry.type(type(name, (), dict(fields))),) if fields else ()
+    return tuple(
+        strawberry.type(type(f"{name}_{field}", (), {field: resolver, FIELDS: (field,)}))
+        for field, resolver in fields.items()
+    )
 
 
 def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
@@ -118,7 +136,11 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
 
 def _prefetchable(pattern: ListOf, parent: Entity) -> bool:
     """Whether the lookup's arguments name the list's partition and the parent's place."""
-    keys = parent.all_keys[pattern.index]
+    keys = parent.all_keys.get(pattern.index)
+    if keys is None or pattern.entity.keys_on(pattern.index) != pattern.entity.all_keys.get(
+        pattern.index
+    ):
+        return False  # a list of copies: its partition is not the parent's
     return set(keys.partition.attributes + keys.sort.attributes) <= set(parent.key_attributes)
 
 
@@ -172,11 +194,18 @@ def _input(name: str, fields: Parameters, description: str | None) -> type[Any]:
 def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
     entity = pattern.entity
     fields = {
-        n: (graphql_type(a) | None, NOT_GIVEN) if a.optional else (graphql_type(a), REQUIRED)
+        n: (graphql_type(a) | None, NOT_GIVEN) if _optional(a) else (graphql_type(a), REQUIRED)
         for n, a in entity.attributes.items()
         if a.given
     }
-    kind = _input(_capital(pattern.field) + "Input", fields, None)
+    imported = [n for n, a in entity.attributes.items() if isinstance(a, Timestamp) and a.imported]
+    access = rule(pattern.access, entity)
+    description = None
+    for name in imported:
+        assert isinstance(access, SignedIn)  # the model refuses an import open to anyone
+        access = AdminsGive(access, f"input.{name}", name)
+        description = f"`{name}` is optional, for imports of older data: admins only."
+    kind = _input(_capital(pattern.field) + "Input", fields, description)
 
     async def resolve(self: Any, info: Info, input: Any) -> Any:
         values = {name: given(getattr(input, name)) for name in fields}
@@ -188,7 +217,7 @@ def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
 
     returns = types.types[entity.name]
     cost = write_calls(entity_writes.create_calls(model, entity))
-    return mutation_with_cost(cost, rule(pattern.access, entity))(
+    return mutation_with_cost(cost, access)(
         signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
     )
 
@@ -213,11 +242,12 @@ def _update(types: EntityTypes, pattern: Update) -> Any:
             caller=context.caller,
             writer_only=pattern.access == "writer",
             transitions=pattern.moves,
+            at_least_one=pattern.at_least_one,
         )
         return types.node(entity, updated)
 
     returns = types.types[entity.name]
-    cost = write_calls(entity_writes.update_calls(entity))
+    cost = write_calls(*entity_writes.update_calls(entity))
     return mutation_with_cost(cost, rule(pattern.access, entity))(
         signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
     )
@@ -238,7 +268,7 @@ def _delete(pattern: Delete) -> Any:
         )
 
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
-    cost = write_calls(entity_writes.DELETE_CALLS)
+    cost = write_calls(*entity_writes.delete_calls(entity))
     return mutation_with_cost(cost, rule(pattern.access, entity))(
         signed(resolve, pattern.field, parameters, bool)
     )
@@ -246,7 +276,9 @@ def _delete(pattern: Delete) -> Any:
 
 def _follow(types: EntityTypes, pattern: ListOf) -> Any:
     entity = pattern.entity
-    partition = entity.all_keys[pattern.index].partition.attributes
+    keys = entity.keys_on(pattern.index)
+    assert keys is not None  # checked when the model is built
+    partition = keys.partition.attributes
     event = types.changes[entity.name]
 
     def made(kind: ChangeKind, change: Any) -> Any:
@@ -267,6 +299,10 @@ def _follow(types: EntityTypes, pattern: ListOf) -> Any:
     parameters = list_parameters(pattern, partition=True, direction=False)
     resolver = signed(resolve, pattern.subscription or "", parameters, returns)
     return subscription(rule(pattern.subscription_access, entity))(resolver)
+
+
+def _optional(attribute: Attribute) -> bool:
+    return attribute.optional or (isinstance(attribute, Timestamp) and attribute.imported)
 
 
 def _capital(name: str) -> str:

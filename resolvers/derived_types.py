@@ -9,8 +9,11 @@ fields can name them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from enum import Enum
+from itertools import count
+from types import ModuleType
 from typing import Any, TypeVar
 
 import strawberry
@@ -18,10 +21,11 @@ import strawberry
 from data import entities
 from data.changes import ChangeKind
 from data.collections import Prefetched, page_for
+from data.entities import described
 from data.entity_lists import list_read
 from model import Author, Entity, ListOf, Model
 from resolvers.context import Context
-from resolvers.cost import page_read
+from resolvers.cost import field_options, item_read, items_of, owner_of, page_read
 from resolvers.derived_arguments import (
     REQUIRED,
     enum,
@@ -35,6 +39,7 @@ from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
 E = TypeVar("E", bound=Enum)
+_MODELS = count()
 
 
 class EntityTypes:
@@ -44,8 +49,14 @@ class EntityTypes:
         self.model = model
         self.types: dict[str, type[Any]] = {}
         self.changes: dict[str, type[Any]] = {}
+        # Where the types' names resolve, for a child's field naming its parent's type,
+        # made after it: the types are this module's globals (`strawberry.lazy` needs a
+        # module, and a model's types have none of their own).
+        self.names = ModuleType(f"{__name__}.model{next(_MODELS)}")
+        sys.modules[self.names.__name__] = self.names
         for entity in sorted(model.entities, key=self._depth, reverse=True):
             self.types[entity.name] = self._object_type(entity)
+            setattr(self.names, entity.name, self.types[entity.name])
         for pattern in model.of_kind(ListOf):
             if pattern.subscription is not None:
                 self.changes[pattern.entity.name] = self._change_type(pattern.entity)
@@ -79,8 +90,31 @@ class EntityTypes:
         annotations["prefetched"] = strawberry.Private[Prefetched]
         for pattern in self.model.lists_under(entity):
             namespace[pattern.field] = self._connection(entity, pattern)
+        if entity.parent is not None and entity.parent.field is not None:
+            namespace[entity.parent.field] = self._parent(entity, entity.parent.field)
         namespace["__annotations__"] = annotations
+        namespace["__module__"] = self.names.__name__
         return strawberry.type(type(entity.name, (), namespace))
+
+    def _parent(self, entity: Entity, field: str) -> Any:
+        """The child's field answering its parent, through the request's loader: one read
+        for every item of a page, which one parent listed."""
+        parent = self.model.parent_of(entity)
+        assert parent is not None and entity.parent is not None
+        mapping = entity.parent.attributes
+        types = self
+
+        async def resolve(self: Any, info: Info) -> Any:
+            values = {theirs: self.record[mine] for mine, theirs in mapping.items()}
+            item = await info.context.items.load_item(parent.primary_key(values))
+            if item is None:
+                raise LookupError(f"{described(entity, self.record)} names a missing {parent.noun}")
+            return types.node(parent, entities.record(parent, item))
+
+        kinds = [_listed(p) for p in self.model.lists_under(parent) if p.entity is entity]
+        cost = item_read(owner_of(*kinds))
+        resolver = signed(resolve, field, {}, None)
+        return strawberry.field(resolver, graphql_type=parent.name, **field_options(cost, None))
 
     def _connection(self, parent: Entity, pattern: ListOf) -> Any:
         child = pattern.entity
@@ -97,9 +131,14 @@ class EntityTypes:
 
         parameters = {**list_parameters(pattern, partition=False), "page": (PageArgs, REQUIRED)}
         returns = Connection[self.types[child.name]]  # type: ignore[name-defined]
-        field = connection_field(page_read(item_bytes, filtered=filtering(pattern)))(
-            signed(resolve, pattern.field, parameters, returns)
+        # Named, so that its items' field naming their parent knows which one listed them;
+        # only for items that read nothing else per item (it would count once per page).
+        named = child.parent is not None and child.parent.field is not None
+        identity = (
+            items_of(_listed(pattern)) if named and not self.model.lists_under(child) else None
         )
+        cost = page_read(item_bytes, identity, filtered=filtering(pattern))
+        field = connection_field(cost)(signed(resolve, pattern.field, parameters, returns))
         if pattern.description is not None:
             field.description = pattern.description
         return field
@@ -110,6 +149,10 @@ class EntityTypes:
             annotations[name] = graphql_type(entity.attributes[name])
         annotations[entity.noun] = self.types[entity.name] | None
         return strawberry.type(type(f"{entity.name}Change", (), {"__annotations__": annotations}))
+
+
+def _listed(pattern: ListOf) -> str:
+    return f"{pattern.entity.name} of {pattern.field}"
 
 
 def filtering(pattern: ListOf) -> Callable[[Mapping[str, Any]], bool]:

@@ -83,12 +83,16 @@ MARKERS_READ = FieldCost(
     requests=lambda args: _markers_bound(args)[0],
     items=lambda args: _markers_bound(args)[1],
     page=_limit,
+    worst_values={"limit": (data.MAX_LIMIT,)},
 )
 HEATMAP_READ = FieldCost(
     requests=lambda args: _heatmap(args)[0],
     items=lambda args: _heatmap(args)[1],
     page=lambda args: _heatmap(args)[2],
     tune=Tune("precision", _precisions, advice="zoom in, or select fewer fields of each cell"),
+    # Each the viewport may allow (left out, the gateway picks one of them).
+    worst_values={"precision": tuple(data.CELL_LENGTHS)},
+    unbounded={"viewport": "its viewport"},
 )
 
 

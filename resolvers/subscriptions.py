@@ -21,7 +21,6 @@ from data.orders import OrderStatus
 from data.repos import IssueState
 from keys.errors import Unavailable
 from resolvers.access import ANYONE, Rule, Themselves
-from resolvers.comments import Comment
 from resolvers.context import Context
 from resolvers.cost import FieldCost, field_options
 from resolvers.map import Marker, ViewportInput
@@ -50,13 +49,6 @@ class MarkerChange:
     kind: ChangeKind
     id: strawberry.ID
     marker: Marker | None
-
-
-@strawberry.type
-class CommentChange:
-    kind: ChangeKind
-    id: strawberry.ID
-    comment: Comment | None
 
 
 @strawberry.type
@@ -112,27 +104,6 @@ class MarkerSubscription:
             followed,
             lambda kind, c: MarkerChange(
                 kind=kind, id=strawberry.ID(c.id), marker=_node(c.new, Marker.from_record)
-            ),
-        )
-
-
-@strawberry.type
-class CommentSubscription:
-    @subscription(ANYONE)
-    async def comment_changes(
-        self,
-        info: Info,
-        product_id: strawberry.ID,
-        language: str | None = NOT_GIVEN,
-        ratings: list[int] | None = NOT_GIVEN,
-    ) -> AsyncGenerator[CommentChange, None]:
-        """The product's comments, filtered as `Product.comments` filters them."""
-        followed = changes.comment_changes(str(product_id), given(language), given(ratings))
-        return follow(
-            info,
-            followed,
-            lambda kind, c: CommentChange(
-                kind=kind, id=strawberry.ID(c.id), comment=_node(c.new, Comment.from_record)
             ),
         )
 

@@ -5,23 +5,22 @@ the derived ones through the model's hook, in the schema's order."""
 from __future__ import annotations
 
 from data.changes import AREAS_FOLLOWED
-from demo.model import tickets
+from demo.model import comments, tickets
 from model import Model
-from resolvers.comments import CommentsMutation, CommentsQuery
 from resolvers.derived_roots import Roots
 from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
 from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
-from resolvers.products import ProductsMutation, ProductsQuery
 from resolvers.repos import ReposMutation, ReposQuery
 from resolvers.subscriptions import (
-    CommentSubscription,
     IssueSubscription,
     MarkerSubscription,
     OrderSubscription,
 )
 
-MODEL = Model(tickets.ENTITIES, tickets.PATTERNS)
+MODEL = Model((*comments.ENTITIES, *tickets.ENTITIES), (*comments.PATTERNS, *tickets.PATTERNS))
+_COMMENTS_QUERY = ("product", "comment")
+_COMMENTS_MUTATION = ("createProduct", "postComment", "editComment", "deleteComment")
 
 
 def roots(derived: Roots) -> Roots:
@@ -29,27 +28,25 @@ def roots(derived: Roots) -> Roots:
     return Roots(
         query=(
             OrdersQuery,
-            ProductsQuery,
-            CommentsQuery,
+            *derived.part(*_COMMENTS_QUERY),
             ReposQuery,
             OrganizationsQuery,
-            *derived.query,
+            *derived.part("queue", "ticket"),
             MapQuery,
         ),
         mutation=(
             OrdersMutation,
-            ProductsMutation,
-            CommentsMutation,
+            *derived.part(*_COMMENTS_MUTATION),
             ReposMutation,
             OrganizationsMutation,
-            *derived.mutation,
+            *derived.part("createQueue", "openTicket", "updateTicket"),
             MapMutation,
         ),
         subscription=(
             MarkerSubscription,
-            CommentSubscription,
+            *derived.part("commentChanges"),
             IssueSubscription,
-            *derived.subscription,
+            *derived.part("ticketChanges"),
             OrderSubscription,
         ),
         followed=(*AREAS_FOLLOWED, *derived.followed),

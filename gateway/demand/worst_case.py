@@ -4,13 +4,14 @@ cost, computed once, before any request names it.
 
 The bound of a request (`gateway/demand/bound.py`) is computed from its variables' values. Here
 every selection counts, whatever `@skip` and `@include` say, and each argument a variable
-gives is taken at its worst: an argument that sizes a read (`SIZING`) at each value it
-allows whose read is the largest (a page size at 100, `markers(limit:)` at 1,000, each
-precision of `heatmap`), the largest of them kept; any other at a value of its own per
-variable, so that reads keyed by two variables are two reads (a filter is so given, which
-reads at least as far as none: `issues(state:)`). An argument whose worst no
-finite list holds (`UNBOUNDED`: a heatmap's viewport) leaves the operation without a worst
-case, said as such.
+gives is taken at its worst: an argument that sizes a read (a page size, `PAGE_SIZING`, or
+what the field's cost model declares, `FieldCost.worst_values`) at each value it allows
+whose read is the largest (a page size at 100, `markers(limit:)` at 1,000, each precision
+of `heatmap`), the largest of them kept; any other at a value of its own per variable, so
+that reads keyed by two variables are two reads (a filter is so given, which reads at least
+as far as none: `issues(state:)`). An argument whose worst no finite list holds
+(`FieldCost.unbounded`: a heatmap's viewport) leaves the operation without a worst case,
+said as such.
 
 Two fields given the same variable are each taken at their own worst, and a read keyed by a
 sized variable is never taken for one made elsewhere: the figures are at most, never less.
@@ -48,24 +49,15 @@ from graphql import (
 from graphql.execution.values import VariableValues, get_argument_values, get_variable_values
 from graphql.type.introspection import TypeMetaFieldDef
 
-from data.map import MAX_LIMIT
 from gateway.demand.bound import FREE, OUTSIDE, Bound, BoundWalk, Place, ReadKey, model_of
 from gateway.demand.introspection import introspection_fields
-from keys.map import CELL_LENGTHS
 from resolvers.selections import fragments_of
 from store.pagination import MAX_PAGE_SIZE
 
-# The arguments that size a read, by field ("*": any field), and the values a variable's
-# worst is among: the largest each allows (a larger one is refused before any read).
-SIZING: Mapping[tuple[str, str], tuple[Any, ...]] = {
-    ("*", "first"): (MAX_PAGE_SIZE,),
-    ("*", "last"): (MAX_PAGE_SIZE,),
-    ("Query.markers", "limit"): (MAX_LIMIT,),
-    # Each the viewport may allow (left out, the gateway picks one of them).
-    ("Query.heatmap", "precision"): tuple(CELL_LENGTHS),
-}
-# The arguments whose worst case no list of values holds, and what they are.
-UNBOUNDED: Mapping[tuple[str, str], str] = {("Query.heatmap", "viewport"): "its viewport"}
+# The arguments that size any connection's read, and the values a variable's worst is
+# among: the largest each allows (a larger one is refused before any read). A field's own
+# are in its cost model (`FieldCost.worst_values`, `FieldCost.unbounded`).
+PAGE_SIZING: Mapping[str, tuple[Any, ...]] = {"first": (MAX_PAGE_SIZE,), "last": (MAX_PAGE_SIZE,)}
 
 
 @dataclass(frozen=True)
@@ -123,18 +115,18 @@ class _WorstWalk(BoundWalk):
             return super().field(node, context)
         definition = parent.fields[name]
         coordinate = f"{parent.name}.{name}"
+        model = model_of(definition) or FREE
         choices: list[tuple[str, Sequence[Any]]] = []
         for argument in given:
-            what = UNBOUNDED.get((coordinate, argument))
+            what = model.unbounded.get(argument)
             if what is not None:
                 self.unbounded.append(f"`{coordinate}` takes {what} from a variable")
                 continue
-            sizing = SIZING.get((coordinate, argument)) or SIZING.get(("*", argument))
+            sizing = model.worst_values.get(argument) or PAGE_SIZING.get(argument)
             if sizing is not None:
                 choices.append((argument, sizing))
         if not choices:
             return super().field(node, context)
-        model = model_of(definition) or FREE
         try:
             args = get_argument_values(definition, node, self.values)
         except GraphQLError:

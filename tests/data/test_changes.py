@@ -13,13 +13,11 @@ from data import changes
 from data.changes import (
     Change,
     ChangeKind,
-    comment_changes,
     issue_changes,
     kind_of,
     marker_changes,
     order_changes,
 )
-from data.comments import comment_items
 from data.feed import ChangeFeed
 from data.map import marker_items
 from data.orders import OrderLine, OrderStatus, order_item
@@ -29,6 +27,7 @@ from keys import repos as repo_keys
 from keys.errors import BadUserInput, Unavailable
 from keys.map import Viewport
 from keys.repos import IssueState
+from tests.demo_comments import comment_changes, comment_items
 
 KSUID = "2VQp3kQxLzVQbYy3w1wYfJk1bQe"
 # The default model's followed entities: the hand-written areas' and the declared ones'.
@@ -101,8 +100,8 @@ def test_a_comment_is_one_change_and_its_copies_none() -> None:
     assert all(entity_change(changed(None, copy)) is None for copy in copies)
     change = entity_change(changed(None, primary))
     assert change is not None
-    assert (change.topic, change.id, change.old) == (("comment", "lamp"), KSUID, None)
-    assert change.new.rating == 5
+    assert (change.topic, change.id, change.old) == (("commentChanges", "lamp"), KSUID, None)
+    assert change.new["rating"] == 5
 
 
 def test_each_entity_has_its_topic_and_id() -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from data import comments as data
-from data import products
 from data.callers import Caller
 from store.client import Store
 from store.loaders import ItemLoader
+from tests import demo_comments as data
+from tests import demo_comments as products
 from tests.data.patterns_helpers import stored_kib, within_declared
 from tests.data.verify_helpers import WHEN, item_key
 from tests.table import scan_all, without_token

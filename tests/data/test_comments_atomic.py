@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from data import comments as data
-from data import products
 from keys.errors import Conflict
 from store.client import Store
 from store.loaders import ItemLoader
+from tests import demo_comments as data
+from tests import demo_comments as products
 from tests.client import Api
 from tests.data.races import interleave
 from tests.documents import COMMENT, DELETE_COMMENT, EDIT_COMMENT, POST_COMMENT

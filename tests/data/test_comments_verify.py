@@ -8,20 +8,21 @@ from typing import Any, cast
 
 import pytest
 
-from data import comments as data
-from data import comments_verify, products
-from data.comments_verify import (
+from data import copies_verify as comments_verify
+from data.copies_verify import (
     Difference,
     diff,
     group,
     repair_one,
     repair_transactions,
-    scan_comments,
+    scan_partitions,
 )
-from keys.comments import product_comments
+from demo.model.comments import COMMENT
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import Item, from_attributes, to_attributes
+from tests import demo_comments as data
+from tests import demo_comments as products
 from tests.data.verify_helpers import (
     WHEN,
     comment,
@@ -33,6 +34,7 @@ from tests.data.verify_helpers import (
     put,
     sort_keys,
 )
+from tests.demo_comments import product_comments
 from tests.table import scan_all, without_token
 
 # ---- pure: grouping and comparing
@@ -40,13 +42,13 @@ from tests.table import scan_all, without_token
 
 def test_a_comment_with_its_copies_is_clean() -> None:
     primary, *copies = comment()
-    assert diff(primary, copies).clean
-    assert diff(primary, list(reversed(copies))) == Difference(primary["PK"], 1)
+    assert diff(COMMENT, primary, copies).clean
+    assert diff(COMMENT, primary, list(reversed(copies))) == Difference(primary["PK"], 1)
 
 
 def test_missing_copies_are_put_as_expected() -> None:
     primary, *copies = comment()
-    result = diff(primary, copies[3:])
+    result = diff(COMMENT, primary, copies[3:])
     assert result.missing == sort_keys(copies[:3])
     assert (result.stale, result.extra, result.orphan, result.invalid) == ((), (), (), None)
     assert sorted(result.puts, key=lambda i: i["SK"]) == sorted(copies[:3], key=lambda i: i["SK"])
@@ -61,7 +63,7 @@ def test_any_attribute_that_differs_makes_a_copy_stale() -> None:
         {k: v for k, v in copies[3].items() if k != "GSI1SK"},
         {**copies[4], "note": "left by hand"},
     ]
-    result = diff(primary, [*damaged, *copies[5:]])
+    result = diff(COMMENT, primary, [*damaged, *copies[5:]])
     assert result.stale == sort_keys(copies[:5])
     assert result.missing == result.extra == ()
     assert {i["SK"]: i for i in result.puts} == {c["SK"]: c for c in copies[:5]}
@@ -71,7 +73,7 @@ def test_copies_outside_the_expected_set_are_extra() -> None:
     primary, *copies = comment(language="en")
     old = data.comment_items({**primary, "language": "fr", "rating": 2})[1:]
     strays = [c for c in old if c["SK"] not in {x["SK"] for x in copies}]
-    result = diff(primary, [*copies, *strays])
+    result = diff(COMMENT, primary, [*copies, *strays])
     assert result.extra == sort_keys(strays)
     assert len(strays) == 16 + 8  # every fr copy, and the ~ sets without a 4 but with a 2
     assert result.missing == result.stale == ()
@@ -80,9 +82,9 @@ def test_copies_outside_the_expected_set_are_extra() -> None:
 
 def test_copies_without_a_comment_are_orphans() -> None:
     primary, *copies = comment()
-    result = diff(None, copies[:5])
+    result = diff(COMMENT, None, copies[:5])
     assert result == Difference(primary["PK"], None, orphan=sort_keys(copies[:5]))
-    assert diff(None, []).clean
+    assert diff(COMMENT, None, []).clean
 
 
 @pytest.mark.parametrize(
@@ -91,7 +93,7 @@ def test_copies_without_a_comment_are_orphans() -> None:
 )
 def test_a_comment_item_that_implies_no_copies_is_invalid(change: Item) -> None:
     primary, *copies = comment()
-    result = diff({**primary, **change}, copies)
+    result = diff(COMMENT, {**primary, **change}, copies)
     assert result.invalid is not None
     assert not result.clean and result.puts == ()
     assert repair_transactions("t", result) == []
@@ -100,13 +102,16 @@ def test_a_comment_item_that_implies_no_copies_is_invalid(change: Item) -> None:
 def test_a_comment_item_without_a_version_is_invalid() -> None:
     primary, *copies = comment()
     del primary["version"]
-    assert "version" in str(diff(primary, copies).invalid)
+    assert "version" in str(diff(COMMENT, primary, copies).invalid)
 
 
 def test_a_comment_item_naming_another_comment_is_invalid() -> None:
     primary, *copies = comment()
     other = comment()[0]
-    assert diff({**primary, "id": other["id"]}, copies).invalid == f"its id is {other['id']!r}"
+    assert (
+        diff(COMMENT, {**primary, "id": other["id"]}, copies).invalid
+        == f"its id is {other['id']!r}"
+    )
 
 
 def test_grouping_keeps_comment_partitions_only() -> None:
@@ -119,7 +124,7 @@ def test_grouping_keeps_comment_partitions_only() -> None:
         primary,
         {"PK": primary["PK"], "SK": "NOTE#1"},
     ]
-    partitions = group(items)
+    partitions = group(COMMENT, items)
     assert set(partitions) == {primary["PK"], other_primary["PK"]}
     assert partitions[primary["PK"]].primary == primary
     assert partitions[primary["PK"]].copies == copies[:2]
@@ -131,7 +136,7 @@ def test_grouping_keeps_comment_partitions_only() -> None:
 
 def test_repairs_are_guarded_by_the_scanned_version() -> None:
     primary, *copies = comment()
-    result = diff({**primary, "version": 7}, [{**c, "version": 7} for c in copies[2:]])
+    result = diff(COMMENT, {**primary, "version": 7}, [{**c, "version": 7} for c in copies[2:]])
     (transaction,) = repair_transactions("t", result)
     guard = transaction[0]["ConditionCheck"]
     assert guard["Key"] == to_attributes({"PK": primary["PK"], "SK": primary["PK"]})
@@ -142,7 +147,7 @@ def test_repairs_are_guarded_by_the_scanned_version() -> None:
 
 def test_orphans_are_deleted_only_while_the_comment_does_not_exist() -> None:
     _, *copies = comment()
-    (transaction,) = repair_transactions("t", diff(None, copies))
+    (transaction,) = repair_transactions("t", diff(COMMENT, None, copies))
     assert transaction[0]["ConditionCheck"]["ConditionExpression"] == "attribute_not_exists(#pk)"
     assert len(transaction) == 33
     assert {from_attributes(a["Delete"]["Key"])["SK"] for a in transaction[1:]} == set(
@@ -158,16 +163,18 @@ def test_a_large_repair_is_split_into_transactions_of_100_actions() -> None:
 
 
 def test_scan_requests_are_parallel_consistent_and_paged() -> None:
-    request = comments_verify.scan_request("t", 2, 4, {"PK": {"S": "COMMENT#a"}, "SK": {"S": "x"}})
+    request = comments_verify.scan_request(
+        COMMENT, "t", 2, 4, {"PK": {"S": "COMMENT#a"}, "SK": {"S": "x"}}
+    )
     assert request["Segment"] == 2 and request["TotalSegments"] == 4
     assert request["ConsistentRead"] is True
     assert request["ExclusiveStartKey"] == {"PK": {"S": "COMMENT#a"}, "SK": {"S": "x"}}
-    assert "ExclusiveStartKey" not in comments_verify.scan_request("t", 0, 4)
+    assert "ExclusiveStartKey" not in comments_verify.scan_request(COMMENT, "t", 0, 4)
 
 
 async def test_an_invalid_comment_is_never_repaired() -> None:
     primary, *copies = comment()
-    invalid = diff({**primary, "rating": 9}, copies)
+    invalid = diff(COMMENT, {**primary, "rating": 9}, copies)
     # A store with no client: any call would fail.
     assert await repair_one(Store(cast(Any, None), "t"), invalid) == "unrepairable"
 
@@ -177,8 +184,8 @@ async def test_an_invalid_comment_is_never_repaired() -> None:
 
 async def differences(store: Store, segments: int = 4) -> list[Difference]:
     """What a scan of the table finds, by partition."""
-    items, _ = await scan_comments(store, segments, lambda scanned: None)
-    found = [diff(p.primary, p.copies) for p in group(items).values()]
+    items, _ = await scan_partitions(store, COMMENT, segments, lambda scanned: None)
+    found = [diff(COMMENT, p.primary, p.copies) for p in group(COMMENT, items).values()]
     return sorted((d for d in found if not d.clean), key=lambda d: d.partition)
 
 
@@ -265,8 +272,8 @@ async def test_small_scan_pages_in_many_segments_find_the_same(
         return {**request(*args), "Limit": 7}
 
     monkeypatch.setattr(comments_verify, "scan_request", small_pages)
-    items, scanned = await scan_comments(Store(client, table), 3, pages.append)
-    found = [diff(p.primary, p.copies) for p in group(items).values()]
+    items, scanned = await scan_partitions(Store(client, table), COMMENT, 3, pages.append)
+    found = [diff(COMMENT, p.primary, p.copies) for p in group(COMMENT, items).values()]
     assert kinds(d for d in found if not d.clean) == expected
     # 4 comments less 3 deleted copies, 3 orphans, the stray copy, the product
     assert scanned == sum(pages) == 4 * 33 - 3 + 3 + 1 + 1

@@ -14,15 +14,18 @@ import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
-from data import comments, orders, organizations, products, repos
 from data import map as markers
-from data.comments_verify import diff, group
+from data import orders, organizations, repos
+from data.copies_verify import diff, group
+from demo.model.comments import COMMENT
 from keys.codecs import format_timestamp
 from keys.errors import Conflict, Unavailable
 from store.client import Store
 from store.connection import LOCAL_CREDENTIALS
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, put_request, update_request
+from tests import demo_comments as comments
+from tests import demo_comments as products
 from tests import demo_tickets as tickets
 from tests.faults import FaultProxy, without_backoff
 from tests.table import scan_all
@@ -130,9 +133,9 @@ async def test_post_comment(proxy: FaultProxy, faulty: Store, direct: Store) -> 
     posted = await lost_once(
         proxy, "TransactWriteItems", comments.post_comment(faulty, "p1", "en", 4, "fine", None)
     )
-    [partition] = group(await scan_all(direct.client, direct.table)).values()
+    [partition] = group(COMMENT, await scan_all(direct.client, direct.table)).values()
     assert partition.primary is not None and partition.primary["id"] == posted.id
-    assert diff(partition.primary, partition.copies).clean
+    assert diff(COMMENT, partition.primary, partition.copies).clean
 
 
 async def test_open_issue(proxy: FaultProxy, faulty: Store, direct: Store) -> None:
@@ -302,9 +305,9 @@ async def test_edit_comment(proxy: FaultProxy, faulty: Store, direct: Store) -> 
         ),
     )
     assert (edited.language, edited.rating) == ("de", 2)
-    [partition] = group(await scan_all(direct.client, direct.table)).values()
+    [partition] = group(COMMENT, await scan_all(direct.client, direct.table)).values()
     assert partition.primary is not None and partition.primary["version"] == 2
-    assert diff(partition.primary, partition.copies).clean
+    assert diff(COMMENT, partition.primary, partition.copies).clean
 
 
 async def test_delete_comment(proxy: FaultProxy, faulty: Store, direct: Store) -> None:

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from data import products as data
 from keys.codecs import format_timestamp
 from keys.errors import BadUserInput, Conflict
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN
+from tests import demo_comments as data
 from tests.data.patterns_helpers import within_declared
 from tests.table import scan_all
 

@@ -15,9 +15,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from data import validation
-from data.comments import BODY_MAX
-from keys.comments import comment_key
 from keys.errors import BadUserInput
+from tests.demo_comments import BODY_MAX, comment_key
 from tests.keys.strategies import any_text
 
 # The contract's `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`, anchored at the very end (a Python `$`

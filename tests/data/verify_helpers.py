@@ -7,12 +7,12 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from data import comments as data
-from data import products
-from data.comments_verify import Difference
-from keys.comments import comment_key
+from data.copies_verify import Difference
 from store.client import Store
 from store.requests import Item, put_request, to_attributes
+from tests import demo_comments as data
+from tests import demo_comments as products
+from tests.demo_comments import comment_key
 
 WHEN = datetime(2024, 5, 1, 12, tzinfo=UTC)
 # {partition: (missing, stale, extra, orphan)}, each a tuple of sort keys.

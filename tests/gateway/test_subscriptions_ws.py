@@ -24,10 +24,10 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from gateway.live import handler as live
-from keys import comments as comment_keys
 from keys import repos as repo_keys
 from store.cost import Cost
 from tests.client import settings_for
+from tests.demo_comments import comment_key
 from tests.live import PROTOCOL, Served, connected, served
 from tests.subscribing import ISSUES, code_of, issue_item, record, until
 
@@ -136,13 +136,14 @@ async def test_a_selection_over_the_limits_is_refused_at_subscribe(gateway: Serv
 
 def comment_item(comment_id: str, product_id: str, rating: int) -> dict[str, Any]:
     return {
-        **comment_keys.comment_key(comment_id),
+        **comment_key(comment_id),
         "id": comment_id,
         "productId": product_id,
         "language": "en",
         "rating": rating,
         "body": "b",
         "createdAt": "2024-01-01T00:00:00.000Z",
+        "updatedAt": "2024-01-01T00:00:00.000Z",
     }
 
 

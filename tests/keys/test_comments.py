@@ -1,4 +1,5 @@
-"""Property tests of `keys.comments`: codecs, the 32 copy filters and the lists they make.
+"""Property tests of the comments' copies (`demo/model/comments.py`): codecs, the 32 copy
+filters and the lists they make.
 
 Pure: no DynamoDB. "The comment appears in a list" means one of its copies carries that
 list's GSI1PK and a GSI1SK inside the list's key condition, which is exactly what a Query
@@ -16,23 +17,24 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from keys.codecs import ANY, DELIMITERS
-from keys.comments import (
-    LAYOUTS,
-    RATING_STYLE,
+from keys.errors import BadUserInput
+from keys.table import GSI1, TABLE
+from keys.template import DELIMITER
+from store.cursors import Binding
+from tests.demo_comments import (
     RATINGS,
     CopyFilter,
-    LanguageCodec,
-    RatingSetCodec,
+    comments_read,
     copy_attributes,
     copy_filters,
     language,
     parse_copy_sort_key,
+    parse_listing,
     product_comments,
     rating_set,
 )
-from keys.errors import BadUserInput
-from keys.table import GSI1, TABLE
-from keys.template import DELIMITER
+from tests.demo_comments import language_codec as LanguageCodec
+from tests.demo_comments import rating_set_codec as RatingSetCodec
 from tests.keys.strategies import identifiers, ksuids
 
 FAST = settings(max_examples=100)
@@ -261,14 +263,13 @@ def test_no_delimiter_inside_a_segment(
 def test_copy_keys_parse_back(
     product_id: str, comment_id: str, posted_at: datetime, code: str, rating: int
 ) -> None:
-    layout = LAYOUTS[RATING_STYLE]
     for f in copy_filters(code, rating):
         attributes = copy_attributes(product_id, comment_id, posted_at, f)
         assert parse_copy_sort_key(attributes[TABLE.sort_key]) == f
-        assert layout.listing.parse(attributes[GSI1.partition_key]) == {
-            "product_id": product_id,
+        assert parse_listing(attributes[GSI1.partition_key]) == {
+            "productId": product_id,
             "language": f.language,
-            "ratings": f.ratings,
+            "rating": f.ratings,
         }
 
 
@@ -297,3 +298,19 @@ def test_different_products_never_share_a_list(
         first_ratings or RATINGS
     ) == (second_ratings or RATINGS)
     assert (a == b) == (first == second and same_filter)
+
+
+@pytest.mark.parametrize(
+    ("language", "ratings", "bound"),
+    [
+        (None, None, {"language": None, "ratings": None}),
+        ("EN", [5, 1, 2], {"language": "en", "ratings": [1, 2, 5]}),
+    ],
+)
+def test_a_page_is_bound_as_cursors_always_were(
+    language: str | None, ratings: list[int] | None, bound: dict[str, object]
+) -> None:
+    """Cursors handed out before the comments were declared stay valid."""
+    assert comments_read("p1", language, ratings).binding == Binding(
+        "Product.comments", "p1", bound
+    )

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from data.entity_copies import copies
 from data.entity_writes import index_changes
 from demo.model.tickets import QUEUE, TICKET
 from keys.codecs import to_millis
@@ -18,6 +19,7 @@ from keys.errors import BadUserInput
 from keys.table import GSI1, GSI2, TABLE
 from model import (
     Choice,
+    Copies,
     Create,
     Delete,
     Entity,
@@ -39,6 +41,7 @@ from model import (
     only,
     same,
 )
+from model.entities import copies_made
 from tests.keys.strategies import FAST, any_zone, identifiers, ksuids
 
 instants = st.datetimes(datetime(1000, 1, 2), datetime(9999, 12, 30), timezones=any_zone)
@@ -353,3 +356,128 @@ def _at_a_desk() -> Entity:
         indexes={GSI2: Keys(key("DESK", "desk"), key("ITEM", "id"))},
         sparse={GSI2: only("size", Size.M)},
     )
+
+
+def _rated(**copies: Any) -> Entity:
+    """An entity rated 1 to 4 and sized, copied into lists filtered by both."""
+    own_key = copies.pop("key", same(key("RATED", "id")))
+    parent = copies.pop("parent", None)
+    attributes = {
+        "id": GeneratedId(),
+        "rating": Number(low=1, high=4),
+        "size": Choice(values=Size),
+        "text": Text(),
+        **copies.pop("attributes", {}),
+    }
+    declared = {
+        "index": GSI1,
+        "partition": key("RATED"),
+        "sort": key("RATED", "id"),
+        "either": ("size",),
+        "sets": {"rating": "ratings"},
+        **copies,
+    }
+    return Entity("Rated", attributes, key=own_key, parent=parent, copies=Copies(**declared))
+
+
+def test_copies_are_one_per_list_a_filter_can_ask_for() -> None:
+    rated = _rated()
+    assert copies_made(rated) == 2 * 8
+    values = {"id": "2VQp3kQxLzVQbYy3w1wYfJk1bQe", "rating": 2, "size": Size.M, "text": "t"}
+    item = {**rated.primary_key(values), **values, "size": "M", "version": 1}
+    made = copies(rated, item)
+    lists = {c["GSI1PK"] for c in made}
+    assert len(made) == len(lists) == 16
+    # Each list holds the item exactly when its filter matches it.
+    for size in ("S", "M", "~"):
+        for mask in range(1, 16):
+            held = f"RATED#{size}#{mask}" in lists
+            assert held == (size in ("M", "~") and bool(mask & 2)), (size, mask)
+    assert {c["SK"] for c in made} == {"COPY#" + p[len("RATED#") :] for p in lists}
+    assert all(c["PK"] == item["PK"] and c["type"] == "RATED_COPY" for c in made)
+
+
+@pytest.mark.parametrize(
+    ("declare", "refusal"),
+    [
+        (lambda: _rated(index=TABLE), "the index holds the copies only"),
+        (
+            lambda: _rated(key=Keys(key("RATED"), key("RATED", "id"))),
+            "copies live in the item's own partition",
+        ),
+        (lambda: _rated(sets={"text": "texts"}), "'text' is not a required attribute a key"),
+        (
+            lambda: _rated(attributes={"rating": Number(low=1, high=9)}),
+            "a set of 'rating' needs a choice or a number of 2 to 6 values",
+        ),
+        (
+            lambda: _rated(
+                attributes={"a": Number(low=1, high=6), "b": Number(low=1, high=2)},
+                sets={"a": "as", "b": "bs"},
+            ),
+            "128 copies of each item; at most 49",
+        ),
+        (
+            lambda: _rated(attributes={"text": Text(max_length=100_000)}),
+            "an update's transaction could exceed 4 MB",
+        ),
+        (lambda: _rated(either=(), sets={}), "give each filter once, at least one"),
+        (lambda: item(version=Number()), "'version': the name is the engine's own"),
+        (
+            lambda: Model((rated := _rated(),), (ListOf(rated, GSI1, "r", equal=("size",)),)),
+            "a list of copies is narrowed by the copies' filters only",
+        ),
+        (
+            lambda: Model((rated := _rated(),), (Update(rated, "e", ("text",), access="admins"),)),
+            "",
+        ),
+        (
+            lambda: _one(lambda e: Update(e, "c", ("size",), access="admins", at_least_one=False)),
+            "`at_least_one=False` needs copies",
+        ),
+        (lambda: _rated(label="C#P"), "the label 'C#P' is letters and digits"),
+        (
+            lambda: _rated(attributes={"size": Choice(values=Odd)}),
+            "a value of 'size' holds a key delimiter",
+        ),
+        (
+            lambda: item(at=Timestamp(imported=True)),
+            "only a time stamped on create may be imported",
+        ),
+        (
+            lambda: Model(
+                (rated := _rated(attributes={"at": Timestamp(stamped="create", imported=True)}),),
+                (Create(rated, "rate", access="anyone"),),
+            ),
+            "an import is for admins, of signed-in callers",
+        ),
+        (
+            lambda: Model(
+                (
+                    _rated(),
+                    Entity("Other", {"id": Identifier()}, key=Keys(key("RATED"), key("COPY"))),
+                ),
+                (),
+            ),
+            "Other and Rated keys on the table can collide: both RATED / COPY",
+        ),
+        (
+            lambda: Model(
+                (
+                    Entity("Shelf", {"id": Identifier()}, key=same(key("SHELF", "id"))),
+                    rated := _rated(
+                        attributes={"shelf": Identifier()}, parent=Parent("Shelf", {"shelf": "id"})
+                    ),
+                ),
+                (ListOf(rated, GSI1, "rated"),),
+            ),
+            "its partition is not made of Shelf's key",
+        ),
+    ],
+)
+def test_copies_that_would_fail_at_run_time_are_refused(declare: Any, refusal: str) -> None:
+    if not refusal:
+        assert declare()  # accepted
+        return
+    with pytest.raises(ModelError, match=_escaped(refusal)):
+        declare()

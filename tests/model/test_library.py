@@ -7,7 +7,7 @@ idempotent retries and subscriptions of each list."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -151,6 +151,19 @@ async def test_a_retried_create_happens_once(api: Api, client: Any) -> None:
     assert len(stored) == 1
 
 
+def caller_of(gateway: Served) -> Callable[..., Awaitable[Any]]:
+    """A call of the served gateway over HTTP, answering its data (no errors allowed)."""
+
+    async def call(query: str, **variables: Any) -> Any:
+        async with httpx.AsyncClient() as http:
+            sent = {"query": query, "variables": variables}
+            body = (await http.post(gateway.url + "/graphql", json=sent)).json()
+        assert "errors" not in body, body
+        return body["data"]
+
+    return call
+
+
 @pytest.fixture
 async def gateway(endpoint: str, table: str) -> AsyncIterator[Served]:
     async with served(settings_for(endpoint, table, model=LIBRARY)) as running:
@@ -159,12 +172,7 @@ async def gateway(endpoint: str, table: str) -> AsyncIterator[Served]:
 
 @pytest.mark.streamed
 async def test_each_list_has_its_subscription(gateway: Served) -> None:
-    async def call(query: str, **variables: Any) -> Any:
-        async with httpx.AsyncClient() as http:
-            sent = {"query": query, "variables": variables}
-            body = (await http.post(gateway.url + "/graphql", json=sent)).json()
-        assert "errors" not in body, body
-        return body["data"]
+    call = caller_of(gateway)
 
     await call('mutation { createShelf(input: {id: "s1", label: "One"}) { id } }')
     async with connected(gateway) as live:

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from data.comments import comment_items, new_comment
 from store.client import Store
 from store.requests import Item
 from tests.client import Api
+from tests.demo_comments import comment_items, new_comment
 from tests.documents import DELETE_COMMENT, EDIT_COMMENT
 from tests.resolvers.comments_helpers import (
     Posted,

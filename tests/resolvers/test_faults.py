@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from data.comments_verify import diff, group
+from data.copies_verify import diff, group
+from demo.model.comments import COMMENT
 from store.requests import WRITE_TOKEN
 from tests.client import Api, Result, assert_well_formed, settings_for
 from tests.documents import (
@@ -229,11 +230,11 @@ async def test_many_calls_with_answers_lost_at_random_each_hear_the_truth(
     assert [t["status"] for t in kinds["TICKET"]].count("CLOSED") == 1
     assert len(kinds["MARKER"]) == 2
     assert sorted({i["count"] for i in items if "count" in i}) == [2]  # both in the same cells
-    partitions = group(items).values()
+    partitions = group(COMMENT, items).values()
     assert len(partitions) == 2
     for partition in partitions:
         assert partition.primary is not None
-        assert diff(partition.primary, partition.copies).clean
+        assert diff(COMMENT, partition.primary, partition.copies).clean
     assert_private(list(results.values()), items)
 
 

@@ -1,20 +1,21 @@
-"""Comment copies checked against their comment, and repaired (`dynagate verify`).
+"""A copied entity's copies (`model.Copies`) checked against its own item, and repaired
+(`dynagate verify`).
 
-A comment and its copies are written in one transaction, so they should never disagree;
+An item and its copies are written in one transaction, so they should never disagree;
 this offline check proves it, and repairs what a bug, a hand edit or a restore broke. It
-Scans the table (in parallel segments, consistent reads), groups the items of each
-`COMMENT#<ksuid>` partition and compares the `COPY#` items with what `comment_items`
-says the primary item implies:
+Scans the table (in parallel segments, consistent reads), groups the items of each of the
+entity's partitions (`COMMENT#<ksuid>`) and compares the copies (`COPY#…`) with what
+`data.entity_copies.copies` says the own item implies:
 
     missing   an expected copy does not exist                  repair: Put it
     stale     a copy differs in any attribute (GSI keys too)   repair: Put the expected item
     extra     a copy whose key is not expected (old language)  repair: Delete it
-    orphan    a copy of a comment item that does not exist     repair: Delete it
-    invalid   the comment item itself cannot imply copies      reported, never repaired
+    orphan    a copy of an item that does not exist            repair: Delete it
+    invalid   the item itself cannot imply copies              reported, never repaired
 
-Each comment is repaired in TransactWriteItems guarded by a ConditionCheck that its
-`version` is still the one scanned (orphans: that the comment still does not exist), so
-a comment edited, posted or deleted meanwhile is skipped, never overwritten.
+Each item is repaired in TransactWriteItems guarded by a ConditionCheck that its
+`version` is still the one scanned (orphans: that the item still does not exist), so an
+item changed, made or deleted meanwhile is skipped, never overwritten.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from data.comments import comment_items
-from keys.comments import COMMENT, LAYOUTS, RATING_STYLE
+from data.entities import checked, record, stored
+from data.entity_copies import VERSION, copies
 from keys.errors import DynagateError
 from keys.table import TABLE
+from model import Entity
 from store import requests
 from store.client import Store
 from store.errors import TransactionCanceled
@@ -39,8 +41,6 @@ from store.requests import (
     transaction_put,
 )
 
-COMMENT_PREFIX = COMMENT.prefix()  # "COMMENT#"
-COPY_PREFIX = LAYOUTS[RATING_STYLE].copy.prefix()  # "COPY#"
 TRANSACTION_LIMIT = 100
 PK, SK = TABLE.partition_key, TABLE.sort_key
 Kind = Literal["missing", "stale", "extra", "orphan"]
@@ -50,7 +50,7 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 
 @dataclass
 class Partition:
-    """The items scanned in one `COMMENT#` partition."""
+    """The items scanned in one of the entity's partitions."""
 
     primary: Item | None = None
     copies: list[Item] = field(default_factory=list)
@@ -58,7 +58,7 @@ class Partition:
 
 @dataclass(frozen=True)
 class Difference:
-    """How one comment partition differs from what its primary item implies (sort keys)."""
+    """How one partition differs from what its own item implies (sort keys)."""
 
     partition: str
     version: int | None  # of the primary item; None when there is none
@@ -80,33 +80,37 @@ class Difference:
 # ---- pure: grouping, comparing, planning ----------------------------------------------
 
 
-def group(items: Iterable[Item]) -> dict[str, Partition]:
-    """Comment partitions by PK; items of other entities are left out."""
+def group(entity: Entity, items: Iterable[Item]) -> dict[str, Partition]:
+    """The entity's partitions by PK; items of other entities are left out."""
     partitions: dict[str, Partition] = {}
+    own, copy = entity.templates[PK].prefix(), entity.copy_templates[SK].prefix()
     for item in items:
         pk, sk = item[PK], item[SK]
-        if not pk.startswith(COMMENT_PREFIX):
+        if not pk.startswith(own):
             continue
         partition = partitions.setdefault(pk, Partition())
         if sk == pk:
             partition.primary = item
-        elif sk.startswith(COPY_PREFIX):
+        elif sk.startswith(copy):
             partition.copies.append(item)
     return partitions
 
 
-def diff(primary: Item | None, copies: Sequence[Item]) -> Difference:
-    """What to put or delete so that `copies` are exactly the ones `primary` implies."""
-    stored = {c[SK]: c for c in copies}
+def diff(entity: Entity, primary: Item | None, found: Sequence[Item]) -> Difference:
+    """What to put or delete so that the copies `found` are exactly those `primary` implies."""
+    stored = {c[SK]: c for c in found}
     if primary is None:
-        return Difference(copies[0][PK] if copies else "", None, orphan=tuple(sorted(stored)))
+        return Difference(found[0][PK] if found else "", None, orphan=tuple(sorted(stored)))
     partition, version = primary[PK], primary.get("version")
     try:
-        own, *expected = comment_items(primary)
-    except (KeyError, TypeError, ValueError) as exc:
+        _check_stored(entity, primary)
+        own = entity.primary_key(record(entity, primary))
+        expected = copies(entity, {**primary, VERSION: primary[VERSION]})
+    except (KeyError, TypeError, ValueError, DynagateError) as exc:
         return Difference(partition, version, invalid=f"cannot derive its copies: {exc}")
     if own[PK] != partition:
-        return Difference(partition, version, invalid=f"its id is {primary['id']!r}")
+        named = ", ".join(f"its {n} is {primary.get(n)!r}" for n in entity.key_attributes)
+        return Difference(partition, version, invalid=named)
     wanted = {c[SK]: c for c in expected}
     missing = tuple(sk for sk in sorted(wanted) if sk not in stored)
     stale = tuple(sk for sk in sorted(wanted) if sk in stored and stored[sk] != wanted[sk])
@@ -120,8 +124,20 @@ def diff(primary: Item | None, copies: Sequence[Item]) -> Difference:
     )
 
 
+def _check_stored(entity: Entity, item: Item) -> None:
+    """Each of the entity's values in `item` as the engine writes it, else ValueError (or
+    BAD_USER_INPUT from its check) naming it."""
+    values = record(entity, item)
+    for name, attribute in entity.attributes.items():
+        if name not in item and attribute.optional:
+            continue
+        if stored(entity, {name: values[name]}).get(name, item.get(name)) != item.get(name):
+            raise ValueError(f"{name!r} is {item.get(name)!r}")
+        checked(attribute, values[name], name)
+
+
 def repair_transactions(table: str, difference: Difference) -> list[list[dict[str, Any]]]:
-    """TransactWriteItems batches that fix `difference`, each guarded by the comment's state."""
+    """TransactWriteItems batches that fix `difference`, each guarded by the item's state."""
     if difference.invalid is not None:
         return []
     keys = [{PK: difference.partition, SK: sk} for sk in (*difference.extra, *difference.orphan)]
@@ -129,7 +145,7 @@ def repair_transactions(table: str, difference: Difference) -> list[list[dict[st
         *(transaction_put(table, item) for item in difference.puts),
         *(transaction_delete(table, key) for key in keys),
     ]
-    # The comment as scanned: at that version, or (for orphans) still not there.
+    # The item as scanned: at that version, or (for orphans) still not there.
     key = {PK: difference.partition, SK: difference.partition}
     guard = condition_check(table, key, exists=difference.version is not None)
     if difference.version is not None:
@@ -139,21 +155,20 @@ def repair_transactions(table: str, difference: Difference) -> list[list[dict[st
 
 
 def scan_request(
-    table: str, segment: int, segments: int, start: dict[str, Any] | None = None
+    entity: Entity, table: str, segment: int, segments: int, start: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """One page of one segment, comment partitions only (ScannedCount still counts all)."""
-    return requests.scan_request(
-        table, segment, segments, partition_prefix=COMMENT_PREFIX, start=start
-    )
+    """One page of one segment, the entity's partitions only (ScannedCount counts all)."""
+    prefix = entity.templates[PK].prefix()
+    return requests.scan_request(table, segment, segments, partition_prefix=prefix, start=start)
 
 
 # ---- I/O: scanning and repairing ------------------------------------------------------
 
 
-async def scan_comments(
-    store: Store, segments: int, progress: Callable[[int], object]
+async def scan_partitions(
+    store: Store, entity: Entity, segments: int, progress: Callable[[int], object]
 ) -> tuple[list[Item], int]:
-    """Every item of the comment partitions (a parallel Scan), and how many were scanned;
+    """Every item of the entity's partitions (a parallel Scan), and how many were scanned;
     `progress` is told of each page's scanned count."""
     items: list[Item] = []
     scanned = 0
@@ -162,7 +177,8 @@ async def scan_comments(
         nonlocal scanned
         start: dict[str, Any] | None = None
         while True:
-            page = await store.scan(scan_request(store.table, segment, segments, start))
+            request = scan_request(entity, store.table, segment, segments, start)
+            page = await store.scan(request)
             items.extend(page.items)
             scanned += page.scanned
             progress(page.scanned)
@@ -175,7 +191,7 @@ async def scan_comments(
 
 
 async def repair_one(store: Store, difference: Difference) -> Outcome:
-    """Fix one partition unless its comment changed since it was scanned."""
+    """Fix one partition unless its own item changed since it was scanned."""
     if difference.invalid is not None:
         return "unrepairable"
     for actions in repair_transactions(store.table, difference):
