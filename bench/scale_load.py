@@ -1,8 +1,8 @@
 """bench.scale's table: the entities its questions ask about, and realistic filler.
 
 Every item is the one the gateway writes: customers, orders, products, comments and
-markers come from `data`'s own builders (`customer_item`, `order_item`, `marker_items`, and
-for declared entities `new_items`); an order moved on from PLACED and the
+markers come from `data`'s own builders (`customer_item`, `order_item`, and for declared
+entities `new_items` and `place_item`); an order moved on from PLACED and the
 markers' cell counts are built here as `set_order_status` and `add_marker` leave them,
 which `bench.scale_write.shape_check` proves against the real calls. The filler is other
 customers' orders, other products' comments (33 items each) and markers elsewhere on the
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from data.callers import OPEN, Caller
 from data.clock import new_ksuid, new_token
+from data.entity_places import place_item
 from data.entity_writes import new_items
-from data.map import marker_items
 from data.orders import (
     OrderLine,
     OrderStatus,
@@ -30,6 +30,7 @@ from data.orders import (
     order_item,
 )
 from demo.model.comments import COMMENT, PRODUCT
+from demo.model.markers import MARKER, MARKER_PLACES
 from keys import map as map_keys
 from keys import orders as order_keys
 from keys.codecs import format_timestamp, parse_timestamp
@@ -119,9 +120,19 @@ def order_in(item: Item, status: OrderStatus, updated_at: datetime, token: str) 
     }
 
 
+def marker_items(
+    marker_id: str, lat: float, lon: float, label: str, created: datetime, caller: Caller
+) -> tuple[Item, Item]:
+    """A marker's own item (by id) and its place item, as `addMarker` writes them."""
+    given = {"lat": lat, "lon": lon, "label": label}
+    _, made, _ = new_items(MARKER, given, caller=caller, created=created, current=created)
+    own = {**made, **MARKER.primary_key({"id": marker_id}), "id": marker_id}
+    return own, place_item(MARKER, own)
+
+
 def count_item(cell: str, count: int) -> Item:
     """A cell count as `add_marker`'s counter updates leave it."""
-    return {**map_keys.cell_key(cell), "count": count}
+    return {**map_keys.cell_key(MARKER_PLACES, cell), "count": count}
 
 
 # ---- the data set ------------------------------------------------------------------------
@@ -265,7 +276,7 @@ class Dataset:
         label = f"{self.rng.choice(_PLACES)} {self.rng.randrange(1000)}"
         point = round(lat, 7), round(lon, 7)
         items = list(marker_items(new_ksuid(at), *point, label, at, self._caller()))
-        for cell in map_keys.cell_keys(items[0]["geohash"]):
+        for cell in map_keys.cell_keys(MARKER_PLACES, items[0]["geohash"]):
             name = map_keys.cell_of(cell)
             self.cells[name] = self.cells.get(name, 0) + 1
             self._touched.add(name)

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import aioboto3
 from aiobotocore.config import AioConfig
 
+from data import entity_writes
 from data.callers import Caller
 from data.clock import now
-from data.map import add_marker, marker_items
 from data.orders import (
     OrderLine,
     OrderStatus,
@@ -26,6 +26,8 @@ from data.orders import (
     place_order,
     set_order_status,
 )
+from demo.model import MODEL
+from demo.model.markers import MARKER, MARKER_PLACES
 from keys import map as map_keys
 from keys import orders as order_keys
 from store.client import Store
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 else:
     DynamoDBClient = Any
 
-from bench.scale_load import Say, count_item, order_in, whole_ms
+from bench.scale_load import Say, count_item, marker_items, order_in, whole_ms
 
 
 @asynccontextmanager
@@ -135,9 +137,11 @@ async def shape_check(client: DynamoDBClient, table: str) -> None:
     store = Store(client, table)
     caller = Caller(username="Ada")
     lat, lon = 48.8566, 2.3522
-    marker = await add_marker(store, lat, lon, "shape check", caller=caller)
-    ours = list(marker_items(marker.id, lat, lon, "shape check", marker.created_at, caller))
-    ours += [count_item(map_keys.cell_of(key), 1) for key in map_keys.cell_keys(marker.geohash)]
+    given = {"lat": lat, "lon": lon, "label": "shape check"}
+    marker = await entity_writes.create(store, MODEL, MARKER, given, caller=caller)
+    ours = list(marker_items(marker["id"], lat, lon, "shape check", marker["createdAt"], caller))
+    cells = map_keys.cell_keys(MARKER_PLACES, marker["geohash"])
+    ours += [count_item(map_keys.cell_of(key), 1) for key in cells]
     for item in ours:
         _same(item, await store.get(primary_key(item)), "add_marker")
     await create_customer(store, "shape", "Shape", "shape@example.com")

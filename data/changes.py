@@ -1,8 +1,8 @@
 """Entity changes read from the table's stream, and what each subscription wants of them.
 
 A stream record is one item's change. Only an entity's own item makes an entity change
-(a marker's `MARKER#<id>` item, an issue's `ISSUE#<n>` under its repository, an order's
-`ORDER#<id>`, a declared entity's own item); the items derived from
+(an issue's `ISSUE#<n>` under its repository, an order's `ORDER#<id>`, a declared
+entity's own item); the items derived from
 it (comment copies, marker places and cell counters, index attributes) make none, so one
 change of an entity is one change here, whichever items the write touched.
 
@@ -19,20 +19,16 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
-from data.map import Marker
 from data.orders import Order
 from data.repos import Issue
-from keys import map as map_keys
 from keys import orders as order_keys
 from keys import repos as repo_keys
-from keys.map import Viewport
 from keys.orders import OrderStatus
 from keys.repos import IssueState
 from keys.table import TABLE
 from keys.template import KeyTemplate
 
 Item = dict[str, Any]
-MARKERS_TOPIC = ("marker", "")
 
 
 class ChangeKind(StrEnum):
@@ -93,9 +89,6 @@ def _own_partition(template: KeyTemplate) -> Callable[[str, str], bool]:
 
 # The hand-written areas' entities; a declared model's come from `data.entities`.
 AREAS_FOLLOWED = (
-    Followed(
-        "marker", _own_partition(map_keys.MARKER), Marker.from_item, lambda _i, _pk: "", _by_id
-    ),
     Followed(
         "issue",
         lambda partition, sort: repo_keys.REPO.matches(partition) and repo_keys.ISSUE.matches(sort),
@@ -168,10 +161,6 @@ def kind_of(change: Change, matches: Callable[[Any], bool]) -> ChangeKind | None
 
 # What each subscription follows: its topic and which states match its arguments, the
 # arguments validated as the matching query validates them.
-
-
-def marker_changes(viewport: Viewport) -> tuple[tuple[str, str], Callable[[Marker], bool]]:
-    return MARKERS_TOPIC, lambda marker: viewport.contains(marker.lat, marker.lon)
 
 
 def issue_changes(

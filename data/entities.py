@@ -18,7 +18,18 @@ from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
 from keys.codecs import format_timestamp, parse_timestamp, to_millis
 from keys.errors import BadUserInput
-from model import Author, Choice, Code, Entity, GeneratedId, Identifier, Number, Text, Timestamp
+from model import (
+    Author,
+    Choice,
+    Code,
+    Coordinate,
+    Entity,
+    GeneratedId,
+    Identifier,
+    Number,
+    Text,
+    Timestamp,
+)
 from model.attributes import Attribute
 from store.loaders import ItemLoader
 from store.pagination import Paginator
@@ -79,6 +90,12 @@ def checked(attribute: Attribute, value: Any, field: str) -> Any:
         return validation.number(value, field, attribute.low, attribute.high)
     if isinstance(attribute, Code):
         return attribute.codec.code(str(value), field)
+    if isinstance(attribute, Coordinate):
+        if not -attribute.limit <= float(value) <= attribute.limit:
+            raise BadUserInput(
+                f"{value} is outside {-attribute.limit:g} to {attribute.limit:g}", field=field
+            )
+        return float(value)
     if isinstance(attribute, Choice):
         return attribute.values(getattr(value, "value", value))
     if isinstance(attribute, Timestamp):
@@ -137,6 +154,8 @@ def _loaded(attribute: Attribute, value: Any) -> Any:
         return attribute.values(value)
     if isinstance(attribute, Number):
         return int(value)
+    if isinstance(attribute, Coordinate):
+        return float(value)  # a whole degree comes back from the table as an int
     return value
 
 

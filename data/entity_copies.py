@@ -19,7 +19,7 @@ from data.entities import Record, described, key_of, record, stored
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
 from model import Entity, Moves
-from model.entities import domain
+from model.kinds import domain
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
 from store.loaders import ItemLoader, item_key

@@ -15,7 +15,7 @@ from data.entities import Record, RecordOf, checked
 from keys.conditions import KeyCondition, within
 from keys.errors import BadUserInput
 from model import Entity, ListOf
-from model.entities import domain
+from model.kinds import domain
 from store.cursors import Binding
 from store.pagination import PageArgs
 from store.requests import Filter

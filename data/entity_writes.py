@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from data import entity_copies, validation
+from data import entity_copies, entity_places, validation
 from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import new_ksuid, new_token, now
 from data.creates import put_all, put_new, put_under
@@ -36,7 +36,7 @@ UPDATE_ATTEMPTS = 5
 
 def create_calls(model: Model, entity: Entity) -> int:
     """The most DynamoDB calls a create makes."""
-    alone = model.parent_of(entity) is None and entity.copies is None
+    alone = model.parent_of(entity) is None and entity.copies is None and entity.places is None
     return 1 if alone else TRANSACT_CALLS
 
 
@@ -52,6 +52,8 @@ def delete_calls(entity: Entity) -> tuple[int, int]:
     after the read that finds a copied entity's copies."""
     if entity.copies is not None:
         return entity_copies.CHANGE_CALLS, 1
+    if entity.places is not None:
+        return entity_places.REMOVE_CALLS, 1
     return TRANSACT_CALLS, 0
 
 
@@ -76,6 +78,8 @@ async def create(
         await put_under(store, parent.primary_key(theirs), missing, item, *copies, retry=retry)
     elif copies:
         await put_all(store, item, copies, f"{described(entity, values)} already exists")
+    elif entity.places is not None:
+        await entity_places.create(store, entity, item, done)
     else:
         await put_new(store, item, f"{described(entity, values)} already exists")
     return record(entity, item)
@@ -101,9 +105,13 @@ def new_items(
             values[name] = new_ksuid(created)
         elif isinstance(attribute, Choice):
             values[name] = attribute.initial
+    if entity.places is not None:
+        _, _, geohash = entity.position
+        values[geohash] = entity_places.geohash_of(entity, values)
     item = {
         **entity.item_keys(values),
-        "type": entity.label,
+        # An entity kept by place is listed from its place item, which carries the type.
+        **({} if entity.places is not None else {"type": entity.label}),
         **stored(entity, values),
         **(caller.authored() if entity.author is not None else {}),
     }
@@ -301,6 +309,10 @@ async def delete(
     if entity.copies is not None:
         return await entity_copies.delete(
             store, items, entity, arguments, caller=caller, writer_only=writer_only
+        )
+    if entity.places is not None:
+        return await entity_places.delete(
+            store, items, entity, dict(arguments), caller=caller, writer_only=writer_only
         )
     key = key_of(entity, arguments)
     missing = NotFound(f"{described(entity, arguments)} does not exist")

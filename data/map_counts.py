@@ -20,6 +20,7 @@ from keys import map as map_keys
 from keys.conditions import KeyCondition
 from keys.errors import Conflict
 from keys.geohash import ALPHABET
+from keys.map import Places
 from keys.table import TABLE
 from store.client import Store
 from store.errors import TransactionCanceled
@@ -31,26 +32,26 @@ REBUILT_LENGTHS = (2, 1)
 ATTEMPTS = 5
 
 
-async def rebuild_short_counts(store: Store) -> int:
+async def rebuild_short_counts(store: Store, places: Places) -> int:
     """Set every count of lengths 2 then 1 that has markers or a count stored: how many."""
     rebuilt = 0
     for length in REBUILT_LENGTHS:
-        children = await _counts(store, length + 1)
-        stored = await _counts(store, length)
+        children = await _counts(store, places, length + 1)
+        stored = await _counts(store, places, length)
         for cell in sorted({child[:length] for child in children} | set(stored)):
             below = {child: n for child, n in children.items() if child.startswith(cell)}
-            await _rebuild(store, cell, below)
+            await _rebuild(store, places, cell, below)
             rebuilt += 1
     return rebuilt
 
 
-async def short_count_differences(store: Store) -> list[str]:
+async def short_count_differences(store: Store, places: Places) -> list[str]:
     """The cells of lengths 2 and 1 whose count is not the sum of their children's, each as
     `cell: stored N, children M` (an admin's check: it reads every count of those lengths)."""
     differences: list[str] = []
     for length in REBUILT_LENGTHS:
-        children = await _counts(store, length + 1)
-        stored = await _counts(store, length)
+        children = await _counts(store, places, length + 1)
+        stored = await _counts(store, places, length)
         for cell in sorted({child[:length] for child in children} | set(stored)):
             below = sum(n for child, n in children.items() if child.startswith(cell))
             if stored.get(cell, 0) != below:
@@ -58,19 +59,21 @@ async def short_count_differences(store: Store) -> list[str]:
     return differences
 
 
-async def _counts(store: Store, length: int, prefix: str = "") -> dict[str, int]:
+async def _counts(store: Store, places: Places, length: int, prefix: str = "") -> dict[str, int]:
     """The stored count of every cell of `length` (starting with `prefix`)."""
-    partition = map_keys.cell_partition("0" * length)
+    partition = map_keys.cell_partition(places, "0" * length)
     whole = KeyCondition(TABLE, partition)
     condition = KeyCondition.prefix(TABLE, partition, prefix) if prefix else whole
     found = await store.query(condition, forward=True)
     return {map_keys.cell_of(item): int(item.get("count", 0)) for item in found.items}
 
 
-async def _rebuild(store: Store, cell: str, children: dict[str, int]) -> None:
+async def _rebuild(store: Store, places: Places, cell: str, children: dict[str, int]) -> None:
     for _ in range(ATTEMPTS):
-        actions = [_holds(store.table, cell + char, children.get(cell + char)) for char in ALPHABET]
-        count = {**map_keys.cell_key(cell), "count": sum(children.values())}
+        actions = [
+            _holds(store.table, places, cell + char, children.get(cell + char)) for char in ALPHABET
+        ]
+        count = {**map_keys.cell_key(places, cell), "count": sum(children.values())}
         try:
             await store.transact([*actions, transaction_put(store.table, count)])
             return
@@ -79,13 +82,13 @@ async def _rebuild(store: Store, cell: str, children: dict[str, int]) -> None:
                 raise exc.as_error(
                     f"the count of cell {cell!r} could not be set; run again"
                 ) from exc
-        children = await _counts(store, len(cell) + 1, cell)
+        children = await _counts(store, places, len(cell) + 1, cell)
     raise Conflict(f"the markers of cell {cell!r} kept changing; run again")
 
 
-def _holds(table: str, cell: str, count: int | None) -> dict[str, Any]:
+def _holds(table: str, places: Places, cell: str, count: int | None) -> dict[str, Any]:
     """That the count of `cell` is still `count` (None: still absent)."""
-    key = map_keys.cell_key(cell)
+    key = map_keys.cell_key(places, cell)
     if count is None:
         return condition_check(table, key, exists=False)
     return expecting(condition_check(table, key, exists=True), {"count": count})

@@ -12,6 +12,7 @@ from tqdm import tqdm
 
 from data.callers import Caller
 from data.map_counts import rebuild_short_counts
+from demo.model.markers import MARKER_PLACES
 from gateway.cli.commands import CommandFailed
 from gateway.schema.build import build_schema
 from keys.errors import Code
@@ -196,7 +197,7 @@ class Seeder:
                 progress.update()
         self.created["markers"] += added
         # Markers kept from before cells of lengths 1 and 2 were counted are counted there.
-        await rebuild_short_counts(Store(self.client, self.table))
+        await rebuild_short_counts(Store(self.client, self.table), MARKER_PLACES)
         return added
 
     async def run_collections(

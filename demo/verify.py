@@ -28,6 +28,7 @@ from data.copies_verify import (
 )
 from data.map_counts import rebuild_short_counts, short_count_differences
 from demo.model.comments import COMMENT
+from demo.model.markers import MARKER_PLACES
 from store.client import Store
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ async def verify(
                 bar.update()
 
             await asyncio.gather(*(fix(d) for d in report.differences))
-    report.counts = await short_count_differences(store)
+    report.counts = await short_count_differences(store, MARKER_PLACES)
     if repair and report.counts:
-        report.counts_rebuilt = await rebuild_short_counts(store)
+        report.counts_rebuilt = await rebuild_short_counts(store, MARKER_PLACES)
     return report

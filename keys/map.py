@@ -1,15 +1,15 @@
-"""Map markers and heatmap cells over geohash partitions (seed 002).
+"""Places and cell counts over geohash partitions (seed 002), for any entity with a position.
 
-    marker    PK = MARKER#<ksuid>               SK = MARKER#<ksuid>    where a marker is
-              PK = DgMa#<geohash[0:3]>          SK = <geohash[3:12]>#<ksuid>
-    cell      PK = DgCe#<geohash[0:L-3]>        SK = <geohash[L-3:L]>  count, for L = 3..8
-              PK = DgCe<L>#                     SK = <geohash[0:L]>    count, for L = 1, 2
+    place     PK = <places>#<geohash[0:3]>      SK = <geohash[3:12]>#<id>   where it is
+    cell      PK = <cells>#<geohash[0:L-3]>     SK = <geohash[L-3:L]>       count, L = 3..8
+              PK = <cells><L>#                  SK = <geohash[0:L]>         count, L = 1, 2
 
-`Dg` is the app, `Ma`/`Ce` the purpose (marker data, cell counts). Within a partition every
-sort key has the same length and is lower case, so a BETWEEN over geohash characters never
-mixes lengths (the seed's caution): cells of lengths 3, 2 and 1 each cover the world in one
-partition, the shorter two named by their length. A marker partition is a 3-character cell
-(about 156 km by 156 km), so a viewport of at most 0.5 degrees meets at most 4 of them.
+The labels are the entity's (`Places`: the demo's markers are `DgMa` and `DgCe`: `Dg` the
+app, `Ma`/`Ce` the purpose). Within a partition every sort key has the same length and is
+lower case, so a BETWEEN over geohash characters never mixes lengths (the seed's caution):
+cells of lengths 3, 2 and 1 each cover the world in one partition, the shorter two named by
+their length. A place partition is a 3-character cell (about 156 km by 156 km), so a
+viewport of at most 0.5 degrees meets at most 4 of them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from keys.codecs import KEY_MAX, KsuidCodec
+from keys.codecs import KEY_MAX
 from keys.conditions import KeyCondition
 from keys.errors import BadUserInput
 from keys.geohash import (
@@ -31,8 +31,7 @@ from keys.geohash import (
     grid_span,
     ordinal,
 )
-from keys.table import TABLE, entity_key
-from keys.template import DELIMITER, KeyTemplate, Segment
+from keys.table import TABLE
 
 MARKER_PARTITION_LENGTH = 3
 MARKER_GEOHASH_LENGTH = 12
@@ -46,7 +45,15 @@ MAX_PARTITIONS = 64
 MARKER_QUERY_BUDGET = 8
 # Cover cells on the view's edge are divided until one is at most this fraction of a side.
 COVER_FRACTION = 8
-_APP = "Dg"
+
+
+@dataclass(frozen=True)
+class Places:
+    """The labels of an entity's place partitions (`DgMa`) and cell-count partitions (`DgCe`):
+    letters and digits."""
+
+    places: str
+    cells: str
 
 
 @dataclass(frozen=True)
@@ -101,39 +108,30 @@ def marker_geohash(lat: float, lon: float) -> str:
     return encode(lat, lon, MARKER_GEOHASH_LENGTH)
 
 
-# A marker's own item, by id (its data lives in its place, below, too). Its ids are KSUIDs;
-# `marker_key` takes any id, so that an id no marker could have is "not found".
-MARKER = KeyTemplate("MARKER", (Segment("marker_id", KsuidCodec()),))
-
-
-def marker_key(marker_id: str) -> dict[str, str]:
-    return entity_key(f"{MARKER.label}{DELIMITER}{marker_id}")
-
-
-def marker_place(geohash: str, marker_id: str) -> dict[str, str]:
-    """Where a marker's data lives: its 3-character cell, sorted by the rest of its hash."""
+def marker_place(places: Places, geohash: str, marker_id: str) -> dict[str, str]:
+    """Where an entity's data lives: its 3-character cell, sorted by the rest of its hash."""
     return {
-        TABLE.partition_key: _partition("Ma", geohash[:MARKER_PARTITION_LENGTH]),
+        TABLE.partition_key: _partition(places.places, geohash[:MARKER_PARTITION_LENGTH]),
         TABLE.sort_key: f"{geohash[MARKER_PARTITION_LENGTH:MARKER_GEOHASH_LENGTH]}#{marker_id}",
     }
 
 
-def cell_keys(geohash: str) -> list[dict[str, str]]:
-    """The count items a marker at `geohash` adds to: one per length 1 to 8."""
-    return [cell_key(geohash[:length]) for length in CELL_LENGTHS]
+def cell_keys(places: Places, geohash: str) -> list[dict[str, str]]:
+    """The count items an entity at `geohash` adds to: one per length 1 to 8."""
+    return [cell_key(places, geohash[:length]) for length in CELL_LENGTHS]
 
 
-def cell_key(cell: str) -> dict[str, str]:
+def cell_key(places: Places, cell: str) -> dict[str, str]:
     split = max(0, len(cell) - SORT_KEY_LENGTH)
-    return {TABLE.partition_key: cell_partition(cell), TABLE.sort_key: cell[split:]}
+    return {TABLE.partition_key: cell_partition(places, cell), TABLE.sort_key: cell[split:]}
 
 
-def cell_partition(cell: str) -> str:
+def cell_partition(places: Places, cell: str) -> str:
     """The partition of a cell's count: its first L-3 characters, or for a cell shorter
     than a sort key, the world's partition of its length (never length 3's)."""
     if len(cell) < SORT_KEY_LENGTH:
-        return _partition(f"Ce{len(cell)}", "")
-    return _partition("Ce", cell[: len(cell) - SORT_KEY_LENGTH])
+        return _partition(f"{places.cells}{len(cell)}", "")
+    return _partition(places.cells, cell[: len(cell) - SORT_KEY_LENGTH])
 
 
 def cell_of(key: dict[str, str]) -> str:
@@ -141,8 +139,8 @@ def cell_of(key: dict[str, str]) -> str:
     return key[TABLE.partition_key].split("#", 1)[1] + key[TABLE.sort_key]
 
 
-def _partition(purpose: str, prefix: str) -> str:
-    return f"{_APP}{purpose}#{prefix}"
+def _partition(label: str, prefix: str) -> str:
+    return f"{label}#{prefix}"
 
 
 # ---- heatmap ---------------------------------------------------------------------------
@@ -223,7 +221,7 @@ class CellQuery:
         )
 
 
-def heatmap_queries(viewport: Viewport, precision: int) -> list[CellQuery]:
+def heatmap_queries(places: Places, viewport: Viewport, precision: int) -> list[CellQuery]:
     """One Query per partition: the span from its first to its last cell in the view.
 
     Geohash order is Morton order, which grows with both row and column, so within the
@@ -239,7 +237,7 @@ def heatmap_queries(viewport: Viewport, precision: int) -> list[CellQuery]:
         corners = [_corner_cells(box, partition, precision) for box in boxes]
         first = min(c[0] for c in corners)
         last = max(c[1] for c in corners)
-        low, high = cell_key(first), cell_key(last)
+        low, high = cell_key(places, first), cell_key(places, last)
         condition = KeyCondition(
             TABLE, low[TABLE.partition_key], low[TABLE.sort_key], high[TABLE.sort_key]
         )
@@ -284,7 +282,9 @@ def checked_marker_view(viewport: Viewport) -> Viewport:
     return viewport
 
 
-def marker_queries(viewport: Viewport, budget: int = MARKER_QUERY_BUDGET) -> list[KeyCondition]:
+def marker_queries(
+    places: Places, viewport: Viewport, budget: int = MARKER_QUERY_BUDGET
+) -> list[KeyCondition]:
     """Key ranges that hold every marker in the view, in at most `budget` Queries if it can.
 
     The view is covered with geohash cells: whole cells inside it, and cells on its edge
@@ -294,7 +294,7 @@ def marker_queries(viewport: Viewport, budget: int = MARKER_QUERY_BUDGET) -> lis
     meets more partitions than the budget gets one range per partition.
     """
     depth = cover_depth(viewport)
-    return [r.condition(depth) for r in within_budget(cover(viewport, depth), budget)]
+    return [r.condition(places, depth) for r in within_budget(cover(viewport, depth), budget)]
 
 
 def cover(viewport: Viewport, depth: int) -> list[MarkerRange]:
@@ -343,10 +343,11 @@ class MarkerRange:
     low: int
     high: int
 
-    def condition(self, depth: int) -> KeyCondition:
+    def condition(self, places: Places, depth: int) -> KeyCondition:
         digits = depth - MARKER_PARTITION_LENGTH
         low, high = _suffix(self.low, digits), _suffix(self.high, digits)
-        return KeyCondition(TABLE, _partition("Ma", self.partition), low, high + KEY_MAX)
+        partition = _partition(places.places, self.partition)
+        return KeyCondition(TABLE, partition, low, high + KEY_MAX)
 
 
 def cover_depth(viewport: Viewport, fraction: int = COVER_FRACTION) -> int:

@@ -23,7 +23,9 @@ from keys.codecs import (
 
 TEXT_MAX = 200
 # The kinds' GraphQL scalar types (a `Choice` is its own enum).
-Scalar = Literal["ID", "String", "Int", "DateTime"]
+Scalar = Literal["ID", "String", "Int", "Float", "DateTime"]
+# A position's axes: latitude (-90 to 90) and longitude (-180 to 180).
+Axis = Literal["lat", "lon"]
 # When a timestamp is set by the engine: on create only, or on every write.
 Stamp = Literal["create", "write"]
 
@@ -149,6 +151,41 @@ class Number(Attribute):
     @property
     def most_bytes(self) -> int:
         return 21
+
+
+@dataclass(frozen=True, kw_only=True)
+class Coordinate(Attribute):
+    """One axis of a position in decimal degrees: `lat` (-90 to 90) or `lon` (-180 to 180).
+    An entity with both and `places` is found by viewport (seed 002)."""
+
+    axis: Axis
+
+    @property
+    def scalar(self) -> Scalar:
+        return "Float"
+
+    @property
+    def limit(self) -> float:
+        return 90.0 if self.axis == "lat" else 180.0
+
+    @property
+    def most_bytes(self) -> int:
+        return 24
+
+
+@dataclass(frozen=True, kw_only=True)
+class Geohash(Attribute):
+    """The geohash of the entity's position (12 characters), made by the engine."""
+
+    set_by_engine: ClassVar[bool] = True
+
+    @property
+    def scalar(self) -> Scalar:
+        return "String"
+
+    @property
+    def most_bytes(self) -> int:
+        return 16
 
 
 @dataclass(frozen=True, kw_only=True)

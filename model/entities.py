@@ -21,13 +21,12 @@ from functools import cached_property
 from typing import Any
 
 from keys.codecs import ANY, DELIMITERS, Codec, OrAnyCodec, SetCodec
+from keys.map import Places
 from keys.table import SECONDARY_INDEXES, TABLE, Index
 from keys.template import KeyTemplate, Segment
-from model.attributes import Attribute, Author, Choice, Number, Timestamp
-
-
-class ModelError(Exception):
-    """A declaration the engine cannot serve; the message names it."""
+from model.attributes import Attribute, Author, Choice, Coordinate, Geohash, Number, Timestamp
+from model.errors import ModelError
+from model.kinds import Copies, check_copies, check_places, domain
 
 
 @dataclass(frozen=True)
@@ -82,28 +81,6 @@ def only(attribute: str, *values: Any) -> Only:
     return Only(attribute, values)
 
 
-@dataclass(frozen=True)
-class Copies:
-    """Seed 003's power-set duplication: the item is copied, in its own partition, into
-    every list a filter can ask for, so that each filter is one Query on one list. A
-    filter asks, for each of `sets`, any set of its values (`{"rating": "ratings"}`: the
-    attribute and the argument naming the set; none given: all) and, for each of `either`,
-    one value or none (any). A copy's keys on `index` are `partition`, extended by a segment
-    per filter attribute, and `sort`; its sort key in the partition is `label`, extended
-    likewise. `either` doubles the copies; a set of n values multiplies them by 2^(n-1)."""
-
-    index: Index
-    partition: Key
-    sort: Key
-    either: tuple[str, ...] = ()
-    sets: Mapping[str, str] = field(default_factory=dict)
-    label: str = "COPY"
-
-    @property
-    def filters(self) -> tuple[str, ...]:
-        return (*self.either, *self.sets)
-
-
 @dataclass(frozen=True, eq=False)
 class Entity:
     """One kind of item; each declared once, so it is equal only to itself."""
@@ -116,12 +93,16 @@ class Entity:
     # The indexes an item is in only while a predicate holds (seed 000's sparse indexes).
     sparse: Mapping[Index, Only] = field(default_factory=dict)
     copies: Copies | None = None
+    # Seed 002: the entity is also kept by place, its cells counted (`keys/map.py`).
+    places: Places | None = None
 
     def __post_init__(self) -> None:
         for name, declared in self.attributes.items():
             _check_attribute(self.name, name, declared)
         if self.copies is not None:
-            _check_copies(self, self.copies)
+            check_copies(self, self.copies)
+        if self.places is not None:
+            check_places(self, self.places)
         for index, predicate in self.sparse.items():
             if index not in self.indexes or predicate.attribute not in self.attributes:
                 raise ModelError(
@@ -148,6 +129,13 @@ class Entity:
                         f"{self.name}'s key label {one.label!r}: letters and digits, after"
                         " leading '#'s if any (they sort a collection's items before others)"
                     )
+
+    @property
+    def position(self) -> tuple[str, str, str]:
+        """The names of its latitude, longitude and geohash (an entity with places)."""
+        kinds = {type(a): n for n, a in self.attributes.items() if isinstance(a, Geohash)}
+        axes = {a.axis: n for n, a in self.attributes.items() if isinstance(a, Coordinate)}
+        return axes["lat"], axes["lon"], kinds[Geohash]
 
     @property
     def declared_keys(self) -> dict[Index, Keys]:
@@ -285,66 +273,6 @@ class Entity:
 
 def _on(index: Index) -> str:
     return index.name or "the table"
-
-
-# A copied item's copies and its own item, changed in one transaction: an update may put
-# every new copy and delete every old one, within TransactWriteItems' 100 actions.
-MOST_COPIES = 49
-TRANSACTION_BYTES = 4_000_000
-# A set filter's values: a few, since each doubles the copies.
-MOST_SET_VALUES = 6
-
-
-def domain(attribute: Attribute) -> tuple[Any, ...]:
-    """The values a set filter over `attribute` can hold, in order (empty: not a small
-    domain)."""
-    if isinstance(attribute, Choice):
-        return tuple(attribute.values)
-    if isinstance(attribute, Number) and attribute.high - attribute.low < MOST_SET_VALUES:
-        return tuple(range(attribute.low, attribute.high + 1))
-    return ()
-
-
-def copies_made(entity: Entity) -> int:
-    """How many copies of each item `entity` keeps (0: it keeps none)."""
-    copies = entity.copies
-    if copies is None:
-        return 0
-    values = sum(len(domain(entity.attributes[name])) - 1 for name in copies.sets)
-    return 1 << (len(copies.either) + values)
-
-
-def _check_copies(entity: Entity, copies: Copies) -> None:
-    where = f"{entity.name}'s copies on {_on(copies.index)}"
-    if copies.index in entity.all_keys or copies.index == TABLE:
-        raise ModelError(f"{where}: the index holds the copies only, not {entity.name}'s item")
-    if entity.key.partition != entity.key.sort:
-        raise ModelError(f"{where}: copies live in the item's own partition (PK = SK)")
-    if entity.sparse:
-        raise ModelError(f"{where}: an entity with copies has no sparse index")
-    if not copies.label.isalnum():
-        raise ModelError(f"{where}: the label {copies.label!r} is letters and digits")
-    for name in copies.filters:
-        attribute = entity.attributes.get(name)
-        if attribute is None or attribute.codec is None or attribute.optional:
-            raise ModelError(f"{where}: {name!r} is not a required attribute a key can hold")
-        if isinstance(attribute, Choice) and any(
-            DELIMITERS.intersection(v) or v == ANY for v in attribute.values
-        ):
-            raise ModelError(f"{where}: a value of {name!r} holds a key delimiter")
-        if name in copies.sets and len(domain(attribute)) < 2:
-            raise ModelError(
-                f"{where}: a set of {name!r} needs a choice or a number of 2 to"
-                f" {MOST_SET_VALUES} values"
-            )
-    if len(set(copies.filters)) < len(copies.filters) or not copies.filters:
-        raise ModelError(f"{where}: give each filter once, at least one")
-    made = copies_made(entity)
-    if made > MOST_COPIES:
-        raise ModelError(f"{where}: {made} copies of each item; at most {MOST_COPIES}")
-    item_bytes = sum(a.most_bytes for a in entity.attributes.values())
-    if (2 * made + 1) * item_bytes > TRANSACTION_BYTES:
-        raise ModelError(f"{where}: an update's transaction could exceed 4 MB; fewer copies")
 
 
 # Attributes the engine writes itself on every item, or uses for its own fields.

@@ -10,10 +10,11 @@ from typing import TypeVar
 
 from keys.table import TABLE, Index
 from model.attributes import Choice
-from model.entities import Entity, ModelError
-from model.patterns import Create, Delete, ListOf, Lookup, Pattern, Update
+from model.entities import Entity
+from model.errors import ModelError
+from model.patterns import Create, Delete, Heatmap, ListOf, Lookup, Near, Pattern, Update
 
-P = TypeVar("P", Lookup, ListOf, Create, Update, Delete)
+P = TypeVar("P", Lookup, ListOf, Create, Update, Delete, Near, Heatmap)
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class Model:
                 _check_update(pattern)
             elif isinstance(pattern, Create):
                 _check_create(pattern)
+            elif isinstance(pattern, Near | Heatmap) and pattern.entity.places is None:
+                raise ModelError(f"{pattern.field}: {pattern.entity.name} declares no places")
             if isinstance(pattern, Update | Delete):
                 _check_writer(self, pattern)
         _check_names(self)
@@ -247,8 +250,13 @@ def _check_names(model: Model) -> None:
         types += [entity.name, f"{entity.name}Connection", f"{entity.name}Edge"]
     roots: dict[str, list[str]] = {"Query": [], "Mutation": [], "Subscription": []}
     for pattern in model.patterns:
-        if isinstance(pattern, Lookup):
+        if isinstance(pattern, Lookup | Heatmap):
             roots["Query"].append(pattern.field)
+        elif isinstance(pattern, Near):
+            roots["Query"].append(pattern.field)
+            types.append(f"{pattern.entity.name}Search")
+            if pattern.subscription is not None:
+                roots["Subscription"].append(pattern.subscription)
         elif isinstance(pattern, Create | Update):
             roots["Mutation"].append(pattern.field)
             types.append(_capital(pattern.field) + "Input")
@@ -259,7 +267,8 @@ def _check_names(model: Model) -> None:
         if isinstance(pattern, ListOf) and pattern.root:
             roots["Query"].append(pattern.field)
     # One change type per entity, whichever of its lists are followed.
-    types += sorted({f"{p.entity.name}Change" for p in model.of_kind(ListOf) if p.subscription})
+    followed: list[ListOf | Near] = [*model.of_kind(ListOf), *model.of_kind(Near)]
+    types += sorted({f"{p.entity.name}Change" for p in followed if p.subscription})
     for where, names in [("type", types), *((f"{r} field", n) for r, n in roots.items())]:
         clashes = sorted(name for name, count in Counter(names).items() if count > 1)
         if clashes:

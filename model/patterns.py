@@ -131,4 +131,32 @@ class Delete:
     access: Access = "writer"
 
 
-Pattern = Lookup | ListOf | Create | Update | Delete
+@dataclass(frozen=True)
+class Near:
+    """A Query field answering the entities inside a viewport (seed 002), at most `limit`
+    (default 100) and whether there are more: `<Entity>Search`; the viewport at most 0.5
+    degrees a side, read by key ranges over its geohash cells. `subscription`: the root
+    field that follows the entities entering, changing in or leaving a viewport."""
+
+    entity: Entity
+    field: str
+    access: Access = "anyone"
+    description: str | None = None
+    subscription: str | None = None
+    subscription_access: Access = "anyone"
+    subscription_description: str | None = None
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """A Query field answering exact counts of the entities in the geohash cells of one
+    length (`precision`, 1 to 8, or left out the largest the view and the limits allow)
+    that meet a viewport (seed 002)."""
+
+    entity: Entity
+    field: str
+    access: Access = "anyone"
+    description: str | None = None
+
+
+Pattern = Lookup | ListOf | Create | Update | Delete | Near | Heatmap

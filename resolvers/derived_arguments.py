@@ -26,7 +26,13 @@ E = TypeVar("E", bound=Enum)
 # An argument's type, and its default (`REQUIRED`: none).
 Parameters = Mapping[str, tuple[Any, Any]]
 REQUIRED = inspect.Parameter.empty
-_SCALARS: Mapping[str, Any] = {"ID": strawberry.ID, "String": str, "Int": int, "DateTime": datetime}
+_SCALARS: Mapping[str, Any] = {
+    "ID": strawberry.ID,
+    "String": str,
+    "Int": int,
+    "Float": float,
+    "DateTime": datetime,
+}
 
 
 def graphql_type(attribute: Attribute) -> Any:

@@ -5,18 +5,30 @@ followed list; each with its worst case (`resolvers/cost.py`) and its rule of ac
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import strawberry
 
-from data import entities, entity_writes
+from data import entities, entity_places, entity_writes
 from data.changes import ChangeKind, Followed
 from data.entity_lists import Narrowed, followed, list_read, topic
-from model import Access, Create, Delete, Entity, ListOf, Lookup, Model, Timestamp, Update
+from model import (
+    Access,
+    Create,
+    Delete,
+    Entity,
+    Heatmap,
+    ListOf,
+    Lookup,
+    Model,
+    Near,
+    Timestamp,
+    Update,
+)
 from model.attributes import Attribute
-from resolvers import lookahead
+from resolvers import derived_places, lookahead
 from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, AdminsGive, Rule, SignedIn, Stored
 from resolvers.context import Context
 from resolvers.cost import entity as named_entity
@@ -80,17 +92,31 @@ def derived_roots(model: Model) -> Roots:
             mutation[pattern.field] = _update(types, pattern)
         elif isinstance(pattern, Delete):
             mutation[pattern.field] = _delete(pattern)
+        elif isinstance(pattern, Near):
+            query[pattern.field] = derived_places.near(types, pattern, _RULES[pattern.access])
+            if pattern.subscription is not None:
+                access = _RULES[pattern.subscription_access]
+                made = _made(types, pattern.entity)
+                follows[pattern.subscription] = derived_places.follow_near(
+                    types, pattern, access, made
+                )
+        elif isinstance(pattern, Heatmap):
+            query[pattern.field] = derived_places.heatmap(pattern, _RULES[pattern.access])
         else:
             if pattern.root:
                 query[pattern.field] = _root_list(types, pattern)
             if pattern.subscription is not None:
                 follows[pattern.subscription] = _follow(types, pattern)
     lists = [p for p in model.of_kind(ListOf) if p.subscription is not None]
+    near = [p for p in model.of_kind(Near) if p.subscription is not None]
     return Roots(
         query=_root("DerivedQuery", query),
         mutation=_root("DerivedMutation", mutation),
         subscription=_root("DerivedSubscription", follows),
-        followed=tuple(followed(p) for p in lists),
+        followed=(
+            *(followed(p) for p in lists),
+            *(entity_places.followed(p) for p in near),
+        ),
     )
 
 
@@ -274,11 +300,9 @@ def _delete(pattern: Delete) -> Any:
     )
 
 
-def _follow(types: EntityTypes, pattern: ListOf) -> Any:
-    entity = pattern.entity
-    keys = entity.keys_on(pattern.index)
-    assert keys is not None  # checked when the model is built
-    partition = keys.partition.attributes
+def _made(types: EntityTypes, entity: Entity) -> Callable[[ChangeKind, Any], Any]:
+    """The event of a change of `entity`: its kind, its key and its new state (null once
+    it is gone)."""
     event = types.changes[entity.name]
 
     def made(kind: ChangeKind, change: Any) -> Any:
@@ -286,6 +310,17 @@ def _follow(types: EntityTypes, pattern: ListOf) -> Any:
         node = None if change.new is None else types.node(entity, change.new)
         keys = {name: state[name] for name in entity.key_attributes}
         return event(kind=kind, **keys, **{entity.noun: node})
+
+    return made
+
+
+def _follow(types: EntityTypes, pattern: ListOf) -> Any:
+    entity = pattern.entity
+    keys = entity.keys_on(pattern.index)
+    assert keys is not None  # checked when the model is built
+    partition = keys.partition.attributes
+    event = types.changes[entity.name]
+    made = _made(types, entity)
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
         # As the items hold them: the topic is made from a stored item.

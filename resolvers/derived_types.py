@@ -23,7 +23,7 @@ from data.changes import ChangeKind
 from data.collections import Prefetched, page_for
 from data.entities import described
 from data.entity_lists import list_read
-from model import Author, Entity, ListOf, Model
+from model import Author, Entity, ListOf, Model, Near
 from resolvers.context import Context
 from resolvers.cost import field_options, item_read, items_of, owner_of, page_read
 from resolvers.derived_arguments import (
@@ -57,7 +57,8 @@ class EntityTypes:
         for entity in sorted(model.entities, key=self._depth, reverse=True):
             self.types[entity.name] = self._object_type(entity)
             setattr(self.names, entity.name, self.types[entity.name])
-        for pattern in model.of_kind(ListOf):
+        followed: list[ListOf | Near] = [*model.of_kind(ListOf), *model.of_kind(Near)]
+        for pattern in followed:
             if pattern.subscription is not None:
                 self.changes[pattern.entity.name] = self._change_type(pattern.entity)
 

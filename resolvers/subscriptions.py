@@ -23,7 +23,6 @@ from keys.errors import Unavailable
 from resolvers.access import ANYONE, Rule, Themselves
 from resolvers.context import Context
 from resolvers.cost import FieldCost, field_options
-from resolvers.map import Marker, ViewportInput
 from resolvers.orders import Order
 from resolvers.relay import NOT_GIVEN, given
 from resolvers.repos import Issue
@@ -42,13 +41,6 @@ THE_CUSTOMER = Themselves(
 def subscription(rule: Rule) -> Callable[[Callable[..., Any]], Any]:
     """`@strawberry.subscription` open to callers `rule` allows."""
     return lambda resolver: strawberry.subscription(resolver, **field_options(FOLLOW, rule))
-
-
-@strawberry.type
-class MarkerChange:
-    kind: ChangeKind
-    id: strawberry.ID
-    marker: Marker | None
 
 
 @strawberry.type
@@ -89,23 +81,6 @@ async def follow(
 
 def _node(record: Any, make: Callable[[Any], Any]) -> Any:
     return None if record is None else make(record)
-
-
-@strawberry.type
-class MarkerSubscription:
-    @subscription(ANYONE)
-    async def marker_changes(
-        self, info: Info, viewport: ViewportInput
-    ) -> AsyncGenerator[MarkerChange, None]:
-        """Markers that enter, move or change inside the viewport, or leave it."""
-        followed = changes.marker_changes(viewport.to_viewport())
-        return follow(
-            info,
-            followed,
-            lambda kind, c: MarkerChange(
-                kind=kind, id=strawberry.ID(c.id), marker=_node(c.new, Marker.from_record)
-            ),
-        )
 
 
 @strawberry.type

@@ -1,24 +1,25 @@
-"""The demo: the seeds' domain, the default model. Ticket queues are declared
-(`demo/model/tickets.py`); the other areas are still hand-written root types, which join
-the derived ones through the model's hook, in the schema's order."""
+"""The demo: the seeds' domain, the default model. Ticket queues, products and comments,
+and map markers are declared (`demo/model/`); the other areas are still hand-written root
+types, which join the derived ones through the model's hook, in the schema's order."""
 
 from __future__ import annotations
 
 from data.changes import AREAS_FOLLOWED
-from demo.model import comments, tickets
+from demo.model import comments, markers, tickets
 from model import Model
 from resolvers.derived_roots import Roots
-from resolvers.map import MapMutation, MapQuery
 from resolvers.orders import OrdersMutation, OrdersQuery
 from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
 from resolvers.repos import ReposMutation, ReposQuery
 from resolvers.subscriptions import (
     IssueSubscription,
-    MarkerSubscription,
     OrderSubscription,
 )
 
-MODEL = Model((*comments.ENTITIES, *tickets.ENTITIES), (*comments.PATTERNS, *tickets.PATTERNS))
+MODEL = Model(
+    (*comments.ENTITIES, *tickets.ENTITIES, *markers.ENTITIES),
+    (*comments.PATTERNS, *tickets.PATTERNS, *markers.PATTERNS),
+)
 _COMMENTS_QUERY = ("product", "comment")
 _COMMENTS_MUTATION = ("createProduct", "postComment", "editComment", "deleteComment")
 
@@ -32,7 +33,7 @@ def roots(derived: Roots) -> Roots:
             ReposQuery,
             OrganizationsQuery,
             *derived.part("queue", "ticket"),
-            MapQuery,
+            *derived.part("markers", "heatmap"),
         ),
         mutation=(
             OrdersMutation,
@@ -40,10 +41,10 @@ def roots(derived: Roots) -> Roots:
             ReposMutation,
             OrganizationsMutation,
             *derived.part("createQueue", "openTicket", "updateTicket"),
-            MapMutation,
+            *derived.part("addMarker", "removeMarker"),
         ),
         subscription=(
-            MarkerSubscription,
+            *derived.part("markerChanges"),
             *derived.part("commentChanges"),
             IssueSubscription,
             *derived.part("ticketChanges"),

@@ -15,11 +15,9 @@ from data.changes import (
     ChangeKind,
     issue_changes,
     kind_of,
-    marker_changes,
     order_changes,
 )
 from data.feed import ChangeFeed
-from data.map import marker_items
 from data.orders import OrderLine, OrderStatus, order_item
 from demo.model.tickets import QUEUE, TICKET
 from gateway.served_model import served
@@ -28,6 +26,7 @@ from keys.errors import BadUserInput, Unavailable
 from keys.map import Viewport
 from keys.repos import IssueState
 from tests.demo_comments import comment_changes, comment_items
+from tests.demo_map import marker_changes, marker_items
 
 KSUID = "2VQp3kQxLzVQbYy3w1wYfJk1bQe"
 # The default model's followed entities: the hand-written areas' and the declared ones'.
@@ -108,7 +107,7 @@ def test_each_entity_has_its_topic_and_id() -> None:
     by_id, place = marker_items(KSUID, 51.5, -0.12, "m", AT)
     assert entity_change(changed(None, place)) is None
     marker = entity_change(changed(None, by_id))
-    assert marker is not None and (marker.topic, marker.id) == (("marker", ""), KSUID)
+    assert marker is not None and (marker.topic, marker.id) == (("markerChanges", ""), KSUID)
     found = entity_change(changed(issue(), None))
     assert found is not None
     assert found.topic == ("issue", repo_keys.REPO.render(owner="ada", name="GATEWAY"))

@@ -1,4 +1,4 @@
-"""Comments (`data/comments.py`) called straight against DynamoDB Local: a comment is its
+"""Comments (`demo/model/comments.py`) called straight against DynamoDB Local: a comment is its
 primary item and the 32 copies it implies, changed together, and nothing is written when
 nothing changes."""
 

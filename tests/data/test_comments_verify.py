@@ -1,4 +1,4 @@
-"""Comment copies checked against their comment, and repaired (`data/comments_verify.py`):
+"""Comment copies checked against their comment, and repaired (`data/copies_verify.py`):
 grouping, comparing and repair plans offline; scanning and guarded repairs against
 DynamoDB Local. The command around them is tested in tests/gateway/test_verify.py."""
 

@@ -14,7 +14,6 @@ import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
-from data import map as markers
 from data import orders, organizations, repos
 from data.copies_verify import diff, group
 from demo.model.comments import COMMENT
@@ -26,6 +25,7 @@ from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, put_request, update_request
 from tests import demo_comments as comments
 from tests import demo_comments as products
+from tests import demo_map as markers
 from tests import demo_tickets as tickets
 from tests.faults import FaultProxy, without_backoff
 from tests.table import scan_all

@@ -1,4 +1,4 @@
-"""Markers and cell counts (`data/map.py`) called straight against DynamoDB Local: the
+"""Markers and cell counts (`demo/model/markers.py`) called straight against DynamoDB Local: the
 items a marker adds and removes, and reads within the bounds the cost models give them."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from data import map as data
-from data.map import Viewport
-from keys import map as map_keys
 from store.client import Store
 from store.cost import Cost
+from tests import demo_map as data
+from tests import demo_map as map_keys
 from tests.data.patterns_helpers import within_declared
+from tests.demo_map import Viewport
 from tests.table import scan_all
 
 PARIS = (48.8566, 2.3522)

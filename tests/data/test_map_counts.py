@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from data import map as data
 from data.map_counts import rebuild_short_counts
+from demo.model.markers import MARKER_PLACES
 from demo.seed import Seeder
-from keys import map as map_keys
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import primary_key, to_attributes
+from tests import demo_map as data
+from tests import demo_map as map_keys
 from tests.data.races import interleave_query
 from tests.table import scan_all
 
@@ -53,12 +54,14 @@ async def test_a_table_from_before_is_counted_exactly(store: Store, client: Any)
     geohashes = [*[g for g in geohashes if g != removed["geohash"]], new.geohash]
     assert await counts(client, store.table) != exact(geohashes)
 
-    assert await rebuild_short_counts(store) == 2 + 4  # cells of length 1, then of length 2
+    assert (
+        await rebuild_short_counts(store, MARKER_PLACES) == 2 + 4
+    )  # cells of length 1, then of length 2
     rebuilt = await counts(client, store.table)
     assert {cell: n for cell, n in rebuilt.items() if n} == exact(geohashes)
     # Again: the same counts, written again, nothing else.
     before = await scan_all(client, store.table)
-    await rebuild_short_counts(store)
+    await rebuild_short_counts(store, MARKER_PLACES)
     assert await scan_all(client, store.table) == before
 
 
@@ -76,7 +79,7 @@ async def test_a_marker_added_during_the_rebuild_is_counted(
         geohashes.append((await data.add_marker(other, 51.52, -0.1, "meanwhile")).geohash)
 
     interleave_query(monkeypatch, client, store.table, add, nth=nth)
-    await rebuild_short_counts(store)
+    await rebuild_short_counts(store, MARKER_PLACES)
     assert await counts(client, store.table) == exact(geohashes)
 
 

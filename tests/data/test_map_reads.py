@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from data import map as data
-from keys import map as map_keys
 from keys.errors import Unavailable
 from store.client import Store
+from tests import demo_map as data
+from tests import demo_map as map_keys
 
 VIEW = map_keys.Viewport(north=48.9, south=48.8, east=2.4, west=2.3)
 

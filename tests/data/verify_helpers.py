@@ -1,5 +1,5 @@
 """Comments and their copies, whole or damaged, for the tests of `dynagate verify` and of
-the check and repair beneath it (`data/comments_verify.py`)."""
+the check and repair beneath it (`data/copies_verify.py`)."""
 
 from __future__ import annotations
 

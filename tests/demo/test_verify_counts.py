@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from demo import verify as verifier
-from keys.map import cell_key
 from tests.client import Api
+from tests.demo_map import cell_key
 from tests.gateway.test_cli import run
 
 ADD = "mutation ($input: AddMarkerInput!) { addMarker(input: $input) { geohash } }"

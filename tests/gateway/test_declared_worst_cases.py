@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import TypeSerializer
 
-from data import entity_writes, map, orders, organizations, repos
+from data import entity_writes, orders, organizations, repos
 from demo.model import MODEL
 from gateway.settings import Settings
 from model import Create, Delete, Pattern, Update
@@ -205,9 +205,9 @@ CASES = [
         lambda w: {"id": w.ids["comment"]},
         CONFLICTS,
     ),
-    Case(map.add_marker, ADD_MARKER, lambda w: {}, CONFLICTS),
+    Case(MODEL_WRITES["addMarker"], ADD_MARKER, lambda w: {}, CONFLICTS),
     Case(
-        map.remove_marker,
+        MODEL_WRITES["removeMarker"],
         "mutation($id: ID!) { removeMarker(id: $id) }",
         lambda w: {"id": w.ids["marker"]},
         CONFLICTS,

@@ -12,11 +12,11 @@ from graphql import parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from data import map as data
 from gateway.demand.bound import Bound, bound_operation
 from gateway.demand.control import Limits
 from gateway.schema.build import build_schema
 from keys.map import CELL_LENGTHS, default_precision
+from tests import demo_map as data
 from tests.resolvers.map_helpers import View
 
 SCHEMA = build_schema()._schema

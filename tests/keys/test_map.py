@@ -25,15 +25,17 @@ from keys.errors import BadUserInput
 from keys.geohash import Box, cell_box, encode
 from keys.map import (
     Viewport,
-    cell_key,
-    cell_keys,
     cell_of,
     checked_precision,
     default_precision,
     marker_geohash,
+    partitions_needed,
+)
+from tests.demo_map import (
+    cell_key,
+    cell_keys,
     marker_key,
     marker_place,
-    partitions_needed,
 )
 from tests.keys.map_helpers import (
     FAST,

@@ -22,18 +22,20 @@ from keys.map import (
     MAX_MARKER_SPAN,
     CellQuery,
     Viewport,
-    cell_key,
     checked_marker_view,
     cover,
     cover_depth,
     default_precision,
-    heatmap_queries,
     marker_geohash,
-    marker_place,
-    marker_queries,
     partitions_needed,
 )
 from keys.table import TABLE
+from tests.demo_map import (
+    cell_key,
+    heatmap_queries,
+    marker_place,
+    marker_queries,
+)
 from tests.keys.map_helpers import (
     FEWER,
     MARKER_ID,

@@ -1,11 +1,11 @@
 """The tests' own model: shelves, books, reviews (`DYNAGATE_MODEL=tests.model.library`).
-
     shelf   PK = SK = SHELF#<id>     GSI1, GSI2  SHELF#<id> / SHELF#<id>
     book    PK = SK = BOOK#<ksuid>
             GSI1  SHELF#<shelfId> / #BOOK#<updatedAt>#<ksuid>    a collection, changing sort
             GSI2  SHELF#<shelfId> / BOOK#<genre>#<year>#<ksuid>  composite: genre, then years
             GSI3  LOANS / BOOK#<updatedAt>#<ksuid>               sparse: while ON_LOAN
     review  PK = SK = REVIEW#<ksuid>, 16 copies  GSI1  SHELF#<shelfId>#<form|~>#<stars> / …
+    branch  PK = SK = BRANCH#<id>, its place LbBr#<cell[0:3]> / …, its cells counted LbCe#…
 A book is lent only while available, and given back only while on loan."""
 
 from __future__ import annotations
@@ -68,8 +68,21 @@ REVIEW = m.Entity(
         {"stars": "stars"},
     ),
 )
+BRANCH = m.Entity(
+    "Branch",
+    {
+        "id": m.Identifier(),
+        "lat": m.Coordinate(axis="lat"),
+        "lon": m.Coordinate(axis="lon"),
+        "cell": m.Geohash(),
+        "name": m.Text(max_length=60),
+    },
+    key=m.same(m.key("BRANCH", "id")),
+    places=m.Places("LbBr", "LbCe"),
+)
+LENDING = m.moves("loan", {Loan.AVAILABLE: [Loan.ON_LOAN], Loan.ON_LOAN: [Loan.AVAILABLE]})
 MODEL = m.Model(
-    (SHELF, BOOK, REVIEW),
+    (SHELF, BOOK, REVIEW, BRANCH),
     (
         m.Lookup(SHELF, "shelf", access="anyone"),
         m.Lookup(BOOK, "book", access="anyone"),
@@ -88,19 +101,16 @@ MODEL = m.Model(
         m.ListOf(BOOK, GSI3, "onLoan", descending=True, root=True, subscription="loanChanges"),
         m.Create(SHELF, "createShelf", access="admins"),
         m.Create(BOOK, "addBook", done="added"),
-        m.Update(
-            BOOK,
-            "updateBook",
-            ("title", "genre", "year", "loan", "note"),
-            moves=(
-                m.moves("loan", {Loan.AVAILABLE: [Loan.ON_LOAN], Loan.ON_LOAN: [Loan.AVAILABLE]}),
-            ),
-        ),
+        m.Update(BOOK, "updateBook", ("title", "genre", "year", "loan", "note"), moves=(LENDING,)),
         m.Delete(BOOK, "removeBook"),
         m.Lookup(REVIEW, "review", access="anyone"),
         m.ListOf(REVIEW, GSI1, "reviews", descending=True, subscription="reviewChanges"),
         m.Create(REVIEW, "postReview", done="posted"),
         m.Update(REVIEW, "editReview", ("stars", "form", "text")),
         m.Delete(REVIEW, "removeReview"),
+        m.Near(BRANCH, "branches", subscription="branchChanges"),
+        m.Heatmap(BRANCH, "branchMap"),
+        m.Create(BRANCH, "openBranch", access="admins"),
+        m.Delete(BRANCH, "closeBranch", access="admins"),
     ),
 )

@@ -19,19 +19,24 @@ from keys.errors import BadUserInput
 from keys.table import GSI1, GSI2, TABLE
 from model import (
     Choice,
+    Coordinate,
     Copies,
     Create,
     Delete,
     Entity,
     GeneratedId,
+    Geohash,
+    Heatmap,
     Identifier,
     Keys,
     ListOf,
     Lookup,
     Model,
     ModelError,
+    Near,
     Number,
     Parent,
+    Places,
     Range,
     Text,
     Timestamp,
@@ -41,7 +46,7 @@ from model import (
     only,
     same,
 )
-from model.entities import copies_made
+from model.kinds import copies_made
 from tests.keys.strategies import FAST, any_zone, identifiers, ksuids
 
 instants = st.datetimes(datetime(1000, 1, 2), datetime(9999, 12, 30), timezones=any_zone)
@@ -481,3 +486,51 @@ def test_copies_that_would_fail_at_run_time_are_refused(declare: Any, refusal: s
         return
     with pytest.raises(ModelError, match=_escaped(refusal)):
         declare()
+
+
+def _placed(**attributes: Any) -> Entity:
+    declared = {
+        "id": Identifier(),
+        "lat": Coordinate(axis="lat"),
+        "lon": Coordinate(axis="lon"),
+        "cell": Geohash(),
+        **attributes,
+    }
+    return Entity(
+        "Spot",
+        {k: v for k, v in declared.items() if v is not None},
+        key=same(key("SPOT", "id")),
+        places=Places("SpPl", "SpCe"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("declare", "refusal"),
+    [
+        (lambda: _placed(lon=None), "it needs one Coordinate of each axis and one Geohash"),
+        (lambda: _placed(cell=None), "it needs one Coordinate of each axis and one Geohash"),
+        (lambda: _placed(other=Coordinate(axis="lat")), "one Coordinate of each axis"),
+        (
+            lambda: Entity(
+                "Spot",
+                {"id": Identifier(), "lat": Coordinate(axis="lat"), "lon": Coordinate(axis="lon")}
+                | {"cell": Geohash()},
+                key=same(key("SPOT", "id")),
+                places=Places("Sp#Pl", "SpCe"),
+            ),
+            "the label 'Sp#Pl' is letters and digits",
+        ),
+        (lambda: _one(lambda e: Near(e, "near")), "near: Item declares no places"),
+        (lambda: _one(lambda e: Heatmap(e, "map")), "map: Item declares no places"),
+    ],
+)
+def test_places_that_would_fail_at_run_time_are_refused(declare: Any, refusal: str) -> None:
+    with pytest.raises(ModelError, match=_escaped(refusal)):
+        declare()
+
+
+def test_a_placed_entity_serves_its_viewport_and_its_cells() -> None:
+    spot = _placed()
+    assert spot.position == ("lat", "lon", "cell")
+    model = Model((spot,), (Near(spot, "near", subscription="moves"), Heatmap(spot, "map")))
+    assert [p.field for p in model.of_kind(Near)] == ["near"]

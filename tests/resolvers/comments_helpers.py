@@ -1,6 +1,6 @@
 """Shared helpers of the comments tests: calls, a model of the lists, and the invariant.
 
-The invariant is computed here from the design (docs/design.md, keys/comments.py's
+The invariant is computed here from the design (docs/design.md, demo/model/comments.py's
 docstring), not with the builders under test: a live comment is one primary item and
 exactly the 32 copies its language and rating imply, each equal to the primary.
 """

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from data import map as map_data
-from keys import map as map_keys
 from keys.codecs import ksuid
 from keys.geohash import ALPHABET, Box, cell_box, encode
 from store.requests import Item
+from tests import demo_map as map_data
+from tests import demo_map as map_keys
 from tests.client import Api
 from tests.documents import ADD_MARKER, HEATMAP, HEATMAP_DEFAULT, MARKERS
 from tests.table import bulk_client, bulk_write, scan_all

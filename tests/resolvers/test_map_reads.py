@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from keys import map as map_keys
 from store.client import QueryResult, Store
+from tests import demo_map as map_keys
 from tests.client import Api
 from tests.documents import MARKERS
 from tests.resolvers.map_helpers import PARIS, Placed, View, add_markers

@@ -1,0 +1,119 @@
+"""The seed strategies as kinds any entity can use, and their checks: copies for
+multi-value filters (seed 003's power-set duplication) and places for viewports and cell
+counts (seed 002's geohash partitions)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from keys.codecs import ANY, DELIMITERS
+from keys.map import Places
+from keys.table import TABLE, Index
+from model.attributes import Attribute, Choice, Coordinate, Geohash, Number
+from model.errors import ModelError
+
+if TYPE_CHECKING:
+    from model.entities import Entity, Key
+
+
+@dataclass(frozen=True)
+class Copies:
+    """Seed 003's power-set duplication: the item is copied, in its own partition, into
+    every list a filter can ask for, so that each filter is one Query on one list. A
+    filter asks, for each of `sets`, any set of its values (`{"rating": "ratings"}`: the
+    attribute and the argument naming the set; none given: all) and, for each of `either`,
+    one value or none (any). A copy's keys on `index` are `partition`, extended by a segment
+    per filter attribute, and `sort`; its sort key in the partition is `label`, extended
+    likewise. `either` doubles the copies; a set of n values multiplies them by 2^(n-1)."""
+
+    index: Index
+    partition: Key
+    sort: Key
+    either: tuple[str, ...] = ()
+    sets: Mapping[str, str] = field(default_factory=dict)
+    label: str = "COPY"
+
+    @property
+    def filters(self) -> tuple[str, ...]:
+        return (*self.either, *self.sets)
+
+
+# A copied item's copies and its own item, changed in one transaction: an update may put
+# every new copy and delete every old one, within TransactWriteItems' 100 actions.
+MOST_COPIES = 49
+TRANSACTION_BYTES = 4_000_000
+# A set filter's values: a few, since each doubles the copies.
+MOST_SET_VALUES = 6
+
+
+def domain(attribute: Attribute) -> tuple[Any, ...]:
+    """The values a set filter over `attribute` can hold, in order (empty: not a small
+    domain)."""
+    if isinstance(attribute, Choice):
+        return tuple(attribute.values)
+    if isinstance(attribute, Number) and attribute.high - attribute.low < MOST_SET_VALUES:
+        return tuple(range(attribute.low, attribute.high + 1))
+    return ()
+
+
+def copies_made(entity: Entity) -> int:
+    """How many copies of each item `entity` keeps (0: it keeps none)."""
+    copies = entity.copies
+    if copies is None:
+        return 0
+    values = sum(len(domain(entity.attributes[name])) - 1 for name in copies.sets)
+    return 1 << (len(copies.either) + values)
+
+
+def check_places(entity: Entity, places: Places) -> None:
+    where = f"{entity.name}'s places"
+    axes = sorted(a.axis for a in entity.attributes.values() if isinstance(a, Coordinate))
+    hashes = [a for a in entity.attributes.values() if isinstance(a, Geohash)]
+    if axes != ["lat", "lon"] or len(hashes) != 1:
+        raise ModelError(f"{where}: it needs one Coordinate of each axis and one Geohash")
+    if entity.key.partition != entity.key.sort or entity.copies is not None or entity.sparse:
+        raise ModelError(
+            f"{where}: it heads its own partition (PK = SK), with no copies or sparse index"
+        )
+    for label in (places.places, places.cells):
+        if not label.isalnum():
+            raise ModelError(f"{where}: the label {label!r} is letters and digits")
+
+
+def check_copies(entity: Entity, copies: Copies) -> None:
+    where = f"{entity.name}'s copies on {_on(copies.index)}"
+    if copies.index in entity.all_keys or copies.index == TABLE:
+        raise ModelError(f"{where}: the index holds the copies only, not {entity.name}'s item")
+    if entity.key.partition != entity.key.sort:
+        raise ModelError(f"{where}: copies live in the item's own partition (PK = SK)")
+    if entity.sparse:
+        raise ModelError(f"{where}: an entity with copies has no sparse index")
+    if not copies.label.isalnum():
+        raise ModelError(f"{where}: the label {copies.label!r} is letters and digits")
+    for name in copies.filters:
+        attribute = entity.attributes.get(name)
+        if attribute is None or attribute.codec is None or attribute.optional:
+            raise ModelError(f"{where}: {name!r} is not a required attribute a key can hold")
+        if isinstance(attribute, Choice) and any(
+            DELIMITERS.intersection(v) or v == ANY for v in attribute.values
+        ):
+            raise ModelError(f"{where}: a value of {name!r} holds a key delimiter")
+        if name in copies.sets and len(domain(attribute)) < 2:
+            raise ModelError(
+                f"{where}: a set of {name!r} needs a choice or a number of 2 to"
+                f" {MOST_SET_VALUES} values"
+            )
+    if len(set(copies.filters)) < len(copies.filters) or not copies.filters:
+        raise ModelError(f"{where}: give each filter once, at least one")
+    made = copies_made(entity)
+    if made > MOST_COPIES:
+        raise ModelError(f"{where}: {made} copies of each item; at most {MOST_COPIES}")
+    item_bytes = sum(a.most_bytes for a in entity.attributes.values())
+    if (2 * made + 1) * item_bytes > TRANSACTION_BYTES:
+        raise ModelError(f"{where}: an update's transaction could exceed 4 MB; fewer copies")
+
+
+def _on(index: Index) -> str:
+    return index.name or "the table"
