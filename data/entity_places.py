@@ -22,7 +22,7 @@ from data.entities import Record, RecordOf, described, key_of, most_bytes, recor
 from data.entity_copies import not_theirs
 from keys import map as map_keys
 from keys.conditions import KeyCondition
-from keys.errors import BadUserInput, DynagateError, NotFound
+from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
 from keys.geohash import cell_count
 from keys.map import CELL_LENGTHS as CELL_LENGTHS
 from keys.map import Places
@@ -98,7 +98,9 @@ async def create(store: Store, entity: Entity, item: Item, done: str) -> None:
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        raise exc.as_error(f"the {entity.noun} could not be {done}; try again") from exc
+        taken = Conflict(f"{described(entity, record(entity, item))} already exists")
+        retry = f"the {entity.noun} could not be {done}; try again"
+        raise exc.explained({0: taken}, retry) from exc
 
 
 async def delete(
@@ -123,9 +125,13 @@ async def delete(
     if writer_only and not wrote(found, caller):
         raise not_theirs(entity, arguments)
     _, _, geohash = entity.position
-    own = transaction_delete(store.table, key, must_exist=True)
+    # Where it was read: a delete racing a remove and an add under the same id (an id the
+    # client chose) takes back nothing that was not added.
+    expected = {geohash: found[geohash]}
     if restriction is not None:
-        own = expecting(own, {AUTHOR_KEY: restriction}, old_on_failure=True)
+        expected[AUTHOR_KEY] = restriction
+    own = transaction_delete(store.table, key, must_exist=True)
+    own = expecting(own, expected, old_on_failure=True)
     place = place_item(entity, found)
     actions = [
         own,
@@ -139,6 +145,8 @@ async def delete(
         refusal: DynagateError = NotFound(missing)
         if stored is not None and not wrote(stored, caller):
             refusal = not_theirs(entity, arguments)
+        elif stored is not None:
+            refusal = Conflict(f"{described(entity, arguments)} was changed meanwhile; try again")
         retry = f"the {entity.noun} could not be removed; try again"
         raise exc.explained({0: refusal}, retry) from exc
     items.clear(item_key(key))
@@ -151,11 +159,14 @@ def checked_limit(limit: int | None) -> int:
     return validation.number(chosen, "limit", 1, MAX_LIMIT)
 
 
-async def search(store: Store, entity: Entity, viewport: Viewport, limit: int | None) -> Search:
+async def search(
+    store: Store, entity: Entity, viewport: Viewport, limit: int | None, counts: str | None = None
+) -> Search:
     """The entities inside the view (edges included): up to `limit`, and whether there are
-    more."""
+    more; a view too wide is pointed to the field `counts` of their cells, if any."""
     most = checked_limit(limit)
-    map_keys.checked_marker_view(viewport)
+    advice = "zoom in" if counts is None else f"zoom in, or ask `{counts}` for {entity.noun} counts"
+    map_keys.checked_marker_view(viewport, advice)
     conditions = map_keys.marker_queries(_places(entity), viewport)
     return await read_places(store, entity, viewport, conditions, most)
 
@@ -231,7 +242,8 @@ def search_bound(entity: Entity, limit: int) -> tuple[int, int]:
 def place_bytes(entity: Entity) -> int:
     """The most bytes a place item takes: its values, and its names and two short keys (a
     place is in no index: far less than the overhead of an item in several)."""
-    return PLACE_OVERHEAD_BYTES + most_bytes(entity) - validation.ITEM_OVERHEAD_BYTES
+    values = most_bytes(entity) - validation.ITEM_OVERHEAD_BYTES
+    return -(-(PLACE_OVERHEAD_BYTES + values) // 1024) * 1024  # whole KiB
 
 
 def heatmap_bound(

@@ -83,7 +83,7 @@ async def _rebuild(store: Store, places: Places, cell: str, children: dict[str, 
                     f"the count of cell {cell!r} could not be set; run again"
                 ) from exc
         children = await _counts(store, places, len(cell) + 1, cell)
-    raise Conflict(f"the markers of cell {cell!r} kept changing; run again")
+    raise Conflict(f"the count of cell {cell!r} kept changing; run again")
 
 
 def _holds(table: str, places: Places, cell: str, count: int | None) -> dict[str, Any]:

@@ -269,14 +269,14 @@ def _corner_cells(box: Box, partition: str, length: int) -> tuple[str, str]:
 # ---- markers ---------------------------------------------------------------------------
 
 
-def checked_marker_view(viewport: Viewport) -> Viewport:
+def checked_marker_view(viewport: Viewport, advice: str = "zoom in") -> Viewport:
     # Differences of decimal degrees carry float error (-127.8 - -128.3 is 0.50000000000001):
     # a view of exactly 0.5 degrees must pass, so allow far less than a millimetre more.
     limit = MAX_MARKER_SPAN + 1e-9
     if viewport.width > limit or viewport.height > limit:
         raise BadUserInput(
             f"{viewport.width:g} by {viewport.height:g} degrees is more than {MAX_MARKER_SPAN}"
-            " on a side: zoom in, or ask `heatmap` for marker counts",
+            f" on a side: {advice}",
             field="viewport",
         )
     return viewport

@@ -103,6 +103,8 @@ class Entity:
             check_copies(self, self.copies)
         if self.places is not None:
             check_places(self, self.places)
+        elif any(isinstance(a, Geohash) for a in self.attributes.values()):
+            raise ModelError(f"{self.name}: a Geohash is made for an entity with places only")
         for index, predicate in self.sparse.items():
             if index not in self.indexes or predicate.attribute not in self.attributes:
                 raise ModelError(

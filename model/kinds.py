@@ -73,13 +73,25 @@ def check_places(entity: Entity, places: Places) -> None:
     hashes = [a for a in entity.attributes.values() if isinstance(a, Geohash)]
     if axes != ["lat", "lon"] or len(hashes) != 1:
         raise ModelError(f"{where}: it needs one Coordinate of each axis and one Geohash")
-    if entity.key.partition != entity.key.sort or entity.copies is not None or entity.sparse:
+    if any(isinstance(a, Coordinate) and a.optional for a in entity.attributes.values()):
+        raise ModelError(f"{where}: its position is required")
+    if (
+        entity.key.partition != entity.key.sort
+        or entity.copies is not None
+        or entity.sparse
+        or entity.parent is not None
+    ):
         raise ModelError(
-            f"{where}: it heads its own partition (PK = SK), with no copies or sparse index"
+            f"{where}: it heads its own partition (PK = SK), with no parent, copies or sparse index"
         )
     for label in (places.places, places.cells):
-        if not label.isalnum():
-            raise ModelError(f"{where}: the label {label!r} is letters and digits")
+        if not label.isalnum() or label[-1].isdigit():
+            raise ModelError(
+                f"{where}: the label {label!r} is letters and digits, ending with a letter"
+                " (cells of lengths 1 and 2 add theirs)"
+            )
+    if places.places == places.cells:
+        raise ModelError(f"{where}: places and cells need labels of their own")
 
 
 def check_copies(entity: Entity, copies: Copies) -> None:

@@ -30,6 +30,7 @@ class Model:
         for entity in self.entities:
             _check_parent(self, entity)
         _check_collisions(self.entities)
+        _check_places_labels(self.entities)
         for pattern in self.patterns:
             if pattern.entity not in self.entities:
                 raise ModelError(f"{pattern.field}: {pattern.entity.name} is not in the model")
@@ -39,8 +40,8 @@ class Model:
                 _check_update(pattern)
             elif isinstance(pattern, Create):
                 _check_create(pattern)
-            elif isinstance(pattern, Near | Heatmap) and pattern.entity.places is None:
-                raise ModelError(f"{pattern.field}: {pattern.entity.name} declares no places")
+            elif isinstance(pattern, Near | Heatmap):
+                _check_places_read(pattern)
             if isinstance(pattern, Update | Delete):
                 _check_writer(self, pattern)
         _check_names(self)
@@ -77,6 +78,35 @@ def _check_parent(model: Model, entity: Entity) -> None:
     lacking = sorted(set(parent.key_attributes) - set(entity.parent.attributes.values()))
     if lacking:
         raise ModelError(f"{entity.name}'s parent {parent.name}: nothing holds its key's {lacking}")
+
+
+def _check_places_read(pattern: Near | Heatmap) -> None:
+    if pattern.entity.places is None:
+        raise ModelError(f"{pattern.field}: {pattern.entity.name} declares no places")
+    accesses = [pattern.access]
+    if isinstance(pattern, Near) and pattern.subscription is not None:
+        accesses.append(pattern.subscription_access)
+    if "writer" in accesses:
+        raise ModelError(f"{pattern.field}: `writer` decides writes only; not a read's access")
+
+
+def _check_places_labels(entities: tuple[Entity, ...]) -> None:
+    """Each entity's places and cells in partitions of their own: no two entities share a
+    label, nor does a key's."""
+    seen: dict[str, str] = {}
+    for entity in entities:
+        labels = [] if entity.places is None else [entity.places.places, entity.places.cells]
+        for label in labels:
+            other = seen.setdefault(label, entity.name)
+            if other != entity.name:
+                raise ModelError(f"{entity.name} and {other} both keep places under {label!r}")
+    for entity in entities:
+        for keys in entity.declared_keys.values():
+            for label in (keys.partition.label, keys.sort.label):
+                if label in seen:
+                    raise ModelError(
+                        f"{entity.name}'s key label {label!r} is {seen[label]}'s places label"
+                    )
 
 
 def _check_create(pattern: Create) -> None:
@@ -195,6 +225,11 @@ def _check_update(pattern: Update) -> None:
             raise ModelError(f"{where}: {name!r} is not an attribute a client may change")
         if name in entity.key_attributes:
             raise ModelError(f"{where}: {name!r} is part of the primary key")
+    if entity.places is not None:
+        raise ModelError(
+            f"{where}: an entity kept by place is not updated (its place and counts would"
+            " not follow): remove it and create it anew"
+        )
     for transitions in pattern.moves:
         attribute = entity.attributes.get(transitions.attribute)
         if transitions.attribute not in pattern.changes or not isinstance(attribute, Choice):
@@ -266,6 +301,11 @@ def _check_names(model: Model) -> None:
             roots["Subscription"].append(pattern.subscription)
         if isinstance(pattern, ListOf) and pattern.root:
             roots["Query"].append(pattern.field)
+    # The types every viewport and heatmap field shares.
+    if any(True for _ in model.of_kind(Near)) or any(True for _ in model.of_kind(Heatmap)):
+        types.append("Viewport")
+    if any(True for _ in model.of_kind(Heatmap)):
+        types += ["Heatmap", "Cell"]
     # One change type per entity, whichever of its lists are followed.
     followed: list[ListOf | Near] = [*model.of_kind(ListOf), *model.of_kind(Near)]
     types += sorted({f"{p.entity.name}Change" for p in followed if p.subscription})

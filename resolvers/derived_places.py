@@ -55,6 +55,7 @@ def near(types: EntityTypes, pattern: Near, rule: Any) -> Any:
     """`field(viewport, limit = 100): <Entity>Search!`."""
     entity = pattern.entity
     node = types.types[entity.name]
+    counts = next((p.field for p in types.model.of_kind(Heatmap) if p.entity is entity), None)
     namespace = {
         "__annotations__": {pattern.field: list[node], "truncated": bool},  # type: ignore[valid-type]
         pattern.field: strawberry.field(metadata=cost(FieldCost(fanout=PAGE))),
@@ -64,7 +65,7 @@ def near(types: EntityTypes, pattern: Near, rule: Any) -> Any:
     async def resolve(self: Any, info: Info, viewport: ViewportInput, **arguments: Any) -> Any:
         view = viewport.to_viewport()
         limit = arguments.get("limit")
-        found = await entity_places.search(info.context.store, entity, view, limit)
+        found = await entity_places.search(info.context.store, entity, view, limit, counts)
         nodes = [types.node(entity, record) for record in found.found]
         return found_type(**{pattern.field: nodes, "truncated": found.truncated})
 

@@ -206,9 +206,10 @@ def test_marker_view_larger_than_half_a_degree(
     north: float, south: float, east: float, west: float
 ) -> None:
     with pytest.raises(BadUserInput) as raised:
-        checked_marker_view(Viewport(north=north, south=south, east=east, west=west))
+        view = Viewport(north=north, south=south, east=east, west=west)
+        checked_marker_view(view, "zoom in, or ask `heatmap`")
     assert raised.value.field == "viewport"
-    assert "heatmap" in str(raised.value)
+    assert "on a side: zoom in, or ask `heatmap`" in str(raised.value)
 
 
 @pytest.mark.parametrize(

@@ -488,7 +488,7 @@ def test_copies_that_would_fail_at_run_time_are_refused(declare: Any, refusal: s
         declare()
 
 
-def _placed(**attributes: Any) -> Entity:
+def _placed(name: str = "Spot", **attributes: Any) -> Entity:
     declared = {
         "id": Identifier(),
         "lat": Coordinate(axis="lat"),
@@ -497,9 +497,9 @@ def _placed(**attributes: Any) -> Entity:
         **attributes,
     }
     return Entity(
-        "Spot",
+        name,
         {k: v for k, v in declared.items() if v is not None},
-        key=same(key("SPOT", "id")),
+        key=same(key(name.upper(), "id")),
         places=Places("SpPl", "SpCe"),
     )
 
@@ -519,6 +519,51 @@ def _placed(**attributes: Any) -> Entity:
                 places=Places("Sp#Pl", "SpCe"),
             ),
             "the label 'Sp#Pl' is letters and digits",
+        ),
+        (lambda: _placed(lat=Coordinate(axis="lat", optional=True)), "its position is required"),
+        (
+            lambda: Entity(
+                "Spot",
+                {"id": Identifier(), "lat": Coordinate(axis="lat"), "lon": Coordinate(axis="lon")}
+                | {"cell": Geohash()},
+                key=same(key("SPOT", "id")),
+                places=Places("SpPl", "SpCe1"),
+            ),
+            "the label 'SpCe1' is letters and digits, ending with a letter",
+        ),
+        (
+            lambda: Entity(
+                "Spot", {"id": Identifier(), "cell": Geohash()}, key=same(key("S", "id"))
+            ),
+            "a Geohash is made for an entity with places only",
+        ),
+        (
+            lambda: Model((spot := _placed(),), (Near(spot, "near", access="writer"),)),
+            "`writer` decides writes only",
+        ),
+        (
+            lambda: Model((spot := _placed(),), (Update(spot, "move", ("lat",), access="admins"),)),
+            "an entity kept by place is not updated",
+        ),
+        (
+            lambda: Model((_placed(), _placed(name="Other")), ()),
+            "Other and Spot both keep places under 'SpPl'",
+        ),
+        (
+            lambda: Model(
+                (_placed(), Entity("Pl", {"id": Identifier()}, key=same(key("SpPl", "id")))), ()
+            ),
+            "Pl's key label 'SpPl' is Spot's places label",
+        ),
+        (
+            lambda: Model(
+                (
+                    spot := _placed(),
+                    Entity("Cell", {"id": Identifier()}, key=same(key("CELL", "id"))),
+                ),
+                (Heatmap(spot, "map"),),
+            ),
+            "generated type names clash: ['Cell']",
         ),
         (lambda: _one(lambda e: Near(e, "near")), "near: Item declares no places"),
         (lambda: _one(lambda e: Heatmap(e, "map")), "map: Item declares no places"),

@@ -12,6 +12,7 @@ import pytest
 
 from data import entity_writes
 from data.callers import Caller
+from keys.errors import Conflict
 from keys.geohash import encode
 from keys.map import MARKER_QUERY_BUDGET
 from store.client import Store
@@ -121,7 +122,9 @@ async def test_bad_views_and_positions_are_refused(api: Api) -> None:
     assert (await api(MAP, v=OSLO, p=9)).codes == ["BAD_USER_INPUT"]
     again = {"id": "b1", "lat": 59.9, "lon": 10.7, "name": "Twice"}
     assert (await api(OPEN, input=again)).ok()
-    assert (await api(OPEN, input=again)).codes == ["CONFLICT"]
+    twice = await api(OPEN, input=again)
+    assert twice.codes == ["CONFLICT"]
+    assert "branch 'b1' already exists" in twice.errors[0]["message"]
 
 
 async def test_only_admins_open_and_close_branches(api: Api) -> None:
@@ -189,3 +192,31 @@ async def test_a_viewport_subscription_sees_branches_enter_and_leave(
             for _ in range(2)
         ]
         assert seen == [{"kind": "ADDED", "id": "here"}, {"kind": "REMOVED", "id": "here"}]
+
+
+async def test_a_close_racing_a_reopen_elsewhere_takes_back_nothing_it_did_not_add(
+    client: Any, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An admin reads b1 at one place; meanwhile another closes it and opens b1 again far
+    away: the first close is refused, and every count stays that of the new b1."""
+    direct = Store(client, table)
+    given = {"id": "b1", "lat": 59.9, "lon": 10.7, "name": "Here"}
+    await entity_writes.create(direct, MODEL, BRANCH, given, caller=ADMIN)
+    racing = Store(client, table)
+    read = racing.get
+
+    async def read_then_moved(*args: Any, **kwargs: Any) -> Any:
+        found = await read(*args, **kwargs)
+        await entity_writes.delete(
+            direct, ItemLoader(direct), BRANCH, {"id": "b1"}, caller=ADMIN, writer_only=False
+        )
+        moved = {**given, "lat": -33.9, "lon": 151.2}
+        await entity_writes.create(direct, MODEL, BRANCH, moved, caller=ADMIN)
+        return found
+
+    monkeypatch.setattr(racing, "get", read_then_moved)
+    with pytest.raises(Conflict):
+        await entity_writes.delete(
+            racing, ItemLoader(racing), BRANCH, {"id": "b1"}, caller=ADMIN, writer_only=False
+        )
+    assert await counts(client, table) == exact([(-33.9, 151.2)])
