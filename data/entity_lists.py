@@ -4,7 +4,7 @@ change feed files its entities' changes and matches them against the same argume
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -238,20 +238,26 @@ def _copies_read(
 def followed(pattern: ListOf) -> Followed:
     """How the change feed recognises and files changes of the entities `pattern` lists:
     under the list's subscription, by the list's partition."""
-    entity = pattern.entity
-    keys = entity.keys_on(pattern.index)
+    keys = pattern.entity.keys_on(pattern.index)
     assert keys is not None  # checked when the model is built
     partition = keys.partition.attributes
+    name = pattern.subscription or pattern.field
+    return follower(pattern.entity, name, lambda item: topic(str(item[a]) for a in partition))
+
+
+def follower(entity: Entity, name: str, topic_of: Callable[[Mapping[str, Any]], str]) -> Followed:
+    """Changes of `entity`'s own items (not the items derived from them), filed under the
+    subscription `name` by `topic_of` an item."""
     same = entity.key.partition == entity.key.sort
 
     def owns(pk: str, sk: str) -> bool:
         return (pk == sk or not same) and entity.owns(pk, sk)
 
     return Followed(
-        pattern.subscription or pattern.field,
+        name,
         owns,
         RecordOf(entity),
-        lambda item, _pk: topic(str(item[name]) for name in partition),
+        lambda item, _pk: topic_of(item),
         lambda item: topic(str(item[name]) for name in entity.key_attributes),
     )
 

@@ -18,8 +18,9 @@ from typing import Any, TypeVar
 from data import validation
 from data.callers import AUTHOR_KEY, Caller, wrote
 from data.changes import Followed
-from data.entities import Record, RecordOf, described, key_of, most_bytes, record
+from data.entities import Record, described, key_of, most_bytes, record
 from data.entity_copies import not_theirs
+from data.entity_lists import follower
 from keys import map as map_keys
 from keys.conditions import KeyCondition
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
@@ -274,19 +275,7 @@ async def heatmap(store: Store, places: Places, viewport: Viewport, precision: i
 def followed(pattern: Near) -> Followed:
     """How the change feed files changes of the entities `pattern` follows: all under one
     topic, matched by position."""
-    entity = pattern.entity
-    same = entity.key.partition == entity.key.sort
-
-    def owns(pk: str, sk: str) -> bool:
-        return (pk == sk or not same) and entity.owns(pk, sk)
-
-    return Followed(
-        pattern.subscription or pattern.field,
-        owns,
-        RecordOf(entity),
-        lambda _item, _pk: "",
-        lambda item: "#".join(str(item[name]) for name in entity.key_attributes),
-    )
+    return follower(pattern.entity, pattern.subscription or pattern.field, lambda _item: "")
 
 
 def _places(entity: Entity) -> Places:
