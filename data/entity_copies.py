@@ -86,15 +86,7 @@ async def update(
     """Change `values` (checked) of the entity `arguments` name and move its copies between
     lists, in one transaction at the version read; an unchanged entity is not written."""
     key, current = await _read(store, entity, arguments, caller, writer_only, "change")
-    for transition in transitions:
-        name = transition.attribute
-        allowed = [str(source) for source in transition.sources(values.get(name))]
-        if name in values and current.get(name) not in allowed:
-            raise BadUserInput(
-                f"{described(entity, arguments)} cannot move from {current.get(name)} to"
-                f" {values[name]}",
-                field=name,
-            )
+    check_moves(entity, arguments, transitions, values, current)
     was = record(entity, current)
     if all(was[name] == value for name, value in values.items()):
         return was
@@ -194,6 +186,25 @@ async def _commit(
             refusal = not_theirs(entity, arguments)
         retry = f"the {entity.noun} could not be {done}; try again"
         raise exc.explained({0: refusal}, retry) from exc
+
+
+def check_moves(
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    transitions: Sequence[Moves],
+    values: Mapping[str, Any],
+    item: Mapping[str, Any],
+) -> None:
+    """BAD_USER_INPUT when the stored item's choice may not move to the value asked."""
+    for transition in transitions:
+        name = transition.attribute
+        sources = [str(source) for source in transition.sources(values.get(name))]
+        if name in values and item.get(name) not in sources:
+            raise BadUserInput(
+                f"{described(entity, arguments)} cannot move from {item.get(name)} to"
+                f" {values[name]}",
+                field=name,
+            )
 
 
 def not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:

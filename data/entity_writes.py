@@ -20,7 +20,7 @@ from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import new_ksuid, new_token, now
 from data.creates import put_all, put_new, put_under
 from data.entities import Record, checked, described, key_of, record, stored
-from data.entity_copies import not_theirs
+from data.entity_copies import check_moves, not_theirs
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
 from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
@@ -205,7 +205,7 @@ async def update(
             if done is None:
                 if writer_only and not wrote(exc.item, caller):
                     raise not_theirs(entity, arguments) from None
-                _check_moves(entity, arguments, transitions, values, exc.item)
+                check_moves(entity, arguments, transitions, values, exc.item)
                 if stamp_name is None:
                     raise Conflict(
                         f"{described(entity, arguments)} changed meanwhile; try again"
@@ -261,25 +261,6 @@ def _allowed(
         bound.update({alias: str(source) for alias, source in zip(names, sources, strict=True)})
         terms.append(f"#{name} IN ({', '.join(names)})")
     return terms, bound
-
-
-def _check_moves(
-    entity: Entity,
-    arguments: Mapping[str, Any],
-    transitions: Sequence[Moves],
-    values: Mapping[str, Any],
-    item: Mapping[str, Any],
-) -> None:
-    """BAD_USER_INPUT when the stored item's choice may not move to the value asked."""
-    for transition in transitions:
-        name = transition.attribute
-        sources = [str(source) for source in transition.sources(values.get(name))]
-        if name in values and item.get(name) not in sources:
-            raise BadUserInput(
-                f"{described(entity, arguments)} cannot move from {item.get(name)} to"
-                f" {values[name]}",
-                field=name,
-            )
 
 
 def _named(names: Iterable[str]) -> str:
