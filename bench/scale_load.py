@@ -1,9 +1,9 @@
 """bench.scale's table: the entities its questions ask about, and realistic filler.
 
 Every item is the one the gateway writes: customers, orders, products, comments and
-markers come from `data`'s own builders (`customer_item`, `order_item`, and for declared
-entities `new_items` and `place_item`); an order moved on from PLACED and the
-markers' cell counts are built here as `set_order_status` and `add_marker` leave them,
+markers come from `data`'s own builders for declared entities (`new_items`, `place_item`);
+an order moved on from PLACED and the markers' cell counts are built here as
+`setOrderStatus` and `addMarker` leave them,
 which `bench.scale_write.shape_check` proves against the real calls. The filler is other
 customers' orders, other products' comments (33 items each) and markers elsewhere on the
 globe, so that a Scan has to read and evaluate items of every shape the questions' own
@@ -21,19 +21,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from data.callers import OPEN, Caller
 from data.clock import new_ksuid, new_token
+from data.entities import record, stored
 from data.entity_places import place_item
-from data.entity_writes import new_items
-from data.orders import (
-    OrderLine,
-    OrderStatus,
-    customer_item,
-    order_item,
-)
+from data.entity_writes import index_changes, new_items
 from demo.model.comments import COMMENT, PRODUCT
 from demo.model.markers import MARKER, MARKER_PLACES
+from demo.model.orders import CUSTOMER, ORDER, OrderStatus
 from keys import map as map_keys
-from keys import orders as order_keys
-from keys.codecs import format_timestamp, parse_timestamp
 from store.requests import WRITE_TOKEN, Item
 
 if TYPE_CHECKING:
@@ -105,19 +99,17 @@ def viewport(lat: float, lon: float, side: float) -> map_keys.Viewport:
 
 
 def order_in(item: Item, status: OrderStatus, updated_at: datetime, token: str) -> Item:
-    """`item` (a PLACED order) as `set_order_status` leaves it once moved to `status`."""
-    placed_at = parse_timestamp(item["placedAt"])
-    attributes = order_keys.order_index_attributes(
-        item["customerId"], item["id"], status, placed_at
-    )
-    moved = {k: v for k, v in item.items() if k not in order_keys.OPEN_ORDER_ATTRIBUTES}
-    return {
-        **moved,
-        **attributes,
-        "status": str(status),
-        "updatedAt": format_timestamp(updated_at),
-        WRITE_TOKEN: token,
-    }
+    """`item` (a PLACED order) as `setOrderStatus` leaves it once moved to `status`."""
+    changed = {"status": status, "updatedAt": updated_at}
+    keys, removed = index_changes(ORDER, {**record(ORDER, item), **changed}, changed)
+    kept = {k: v for k, v in item.items() if k not in removed}
+    return {**kept, **keys, **stored(ORDER, changed), WRITE_TOKEN: token}
+
+
+def new_item(entity: Any, given: dict[str, Any], created: datetime) -> Item:
+    """The item a create of `entity` writes at `created`, with its write token."""
+    _, item, _ = new_items(entity, given, caller=OPEN, created=created, current=created)
+    return {**item, WRITE_TOKEN: new_token()}
 
 
 def marker_items(
@@ -127,7 +119,7 @@ def marker_items(
     given = {"lat": lat, "lon": lon, "label": label}
     _, made, _ = new_items(MARKER, given, caller=caller, created=created, current=created)
     own = {**made, **MARKER.primary_key({"id": marker_id}), "id": marker_id}
-    return own, place_item(MARKER, own)
+    return {**own, WRITE_TOKEN: new_token()}, place_item(MARKER, own)
 
 
 def count_item(cell: str, count: int) -> Item:
@@ -231,18 +223,19 @@ class Dataset:
         joined = TAKEN - timedelta(days=rng.uniform(400, 900))
         name = f"Customer {customer_id}"
         email = f"{customer_id}@example.com"
-        items = [
-            {**customer_item(customer_id, name, email, whole_ms(joined)), WRITE_TOKEN: new_token()}
-        ]
+        customer = {"id": customer_id, "name": name, "email": email}
+        items = [new_item(CUSTOMER, customer, whole_ms(joined))]
         for _ in range(orders):
             placed = whole_ms(TAKEN - timedelta(days=rng.uniform(0, 730)))
             lines = [
-                OrderLine(
-                    f"SKU-{rng.randrange(5000):04d}", rng.randint(1, 4), rng.randint(199, 9999)
-                )
+                {
+                    "sku": f"SKU-{rng.randrange(5000):04d}",
+                    "quantity": rng.randint(1, 4),
+                    "unitPriceCents": rng.randint(199, 9999),
+                }
                 for _ in range(rng.choice((1, 1, 2, 2, 3, 4)))
             ]
-            order = order_item(new_ksuid(placed), customer_id, lines, placed, placed)
+            order = new_item(ORDER, {"customerId": customer_id, "items": lines}, placed)
             status = _status(TAKEN - placed, rng)
             if status is not OrderStatus.PLACED:
                 updated = whole_ms(placed + timedelta(hours=rng.uniform(2, 200)))

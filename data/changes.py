@@ -1,10 +1,9 @@
 """Entity changes read from the table's stream, and what each subscription wants of them.
 
 A stream record is one item's change. Only an entity's own item makes an entity change
-(an issue's `ISSUE#<n>` under its repository, an order's `ORDER#<id>`, a declared
-entity's own item); the items derived from
-it (comment copies, marker places and cell counters, index attributes) make none, so one
-change of an entity is one change here, whichever items the write touched.
+(an issue's `ISSUE#<n>` under its repository, a declared entity's own item); the items
+derived from it (comment copies, marker places and cell counters, index attributes) make
+none, so one change of an entity is one change here, whichever items the write touched.
 
 Each change has a *topic*, the one partition of subscriptions that can want it (the
 product of a comment, the repository of an issue …), so a change is matched only against
@@ -19,14 +18,10 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
-from data.orders import Order
 from data.repos import Issue
-from keys import orders as order_keys
 from keys import repos as repo_keys
-from keys.orders import OrderStatus
 from keys.repos import IssueState
 from keys.table import TABLE
-from keys.template import KeyTemplate
 
 Item = dict[str, Any]
 
@@ -78,15 +73,6 @@ class Followed:
     id_of: Callable[[Item], str]
 
 
-def _by_id(item: Item) -> str:
-    return str(item["id"])
-
-
-def _own_partition(template: KeyTemplate) -> Callable[[str, str], bool]:
-    """An entity that is its own partition: PK = SK, rendered by `template`."""
-    return lambda partition, sort: partition == sort and template.matches(sort)
-
-
 # The hand-written areas' entities; a declared model's come from `data.entities`.
 AREAS_FOLLOWED = (
     Followed(
@@ -95,13 +81,6 @@ AREAS_FOLLOWED = (
         Issue.from_item,
         lambda _item, partition: partition,
         lambda item: str(item["number"]),
-    ),
-    Followed(
-        "order",
-        _own_partition(order_keys.ORDER),
-        Order.from_item,
-        lambda item, _pk: str(item["customerId"]),
-        _by_id,
     ),
 )
 
@@ -168,9 +147,3 @@ def issue_changes(
 ) -> tuple[tuple[str, str], Callable[[Issue], bool]]:
     partition = repo_keys.REPO.render(owner=owner, name=name)
     return ("issue", partition), lambda issue: state is None or issue.state == state
-
-
-def order_changes(
-    customer_id: str, status: OrderStatus | None
-) -> tuple[tuple[str, str], Callable[[Order], bool]]:
-    return ("order", customer_id), lambda order: status is None or order.status == status

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from math import prod
 from typing import Any
 
 from data import validation
@@ -23,12 +24,15 @@ from model import (
     Choice,
     Code,
     Coordinate,
+    Email,
     Entity,
     GeneratedId,
     Identifier,
+    Lines,
     Number,
     Text,
     Timestamp,
+    Total,
 )
 from model.attributes import Attribute
 from store.loaders import ItemLoader
@@ -86,6 +90,10 @@ def checked(attribute: Attribute, value: Any, field: str) -> Any:
         return validation.ident(str(value), field)
     if isinstance(attribute, Text):
         return validation.text(value, field, attribute.max_length, multiline=attribute.multiline)
+    if isinstance(attribute, Email):
+        return validation.email(value, field)
+    if isinstance(attribute, Lines):
+        return _lines(attribute, value, field)
     if isinstance(attribute, Number):
         return validation.number(value, field, attribute.low, attribute.high)
     if isinstance(attribute, Code):
@@ -97,12 +105,42 @@ def checked(attribute: Attribute, value: Any, field: str) -> Any:
             )
         return float(value)
     if isinstance(attribute, Choice):
-        return attribute.values(getattr(value, "value", value))
+        try:
+            return attribute.values(getattr(value, "value", value))
+        except ValueError:
+            known = ", ".join(attribute.values)
+            raise BadUserInput(f"{str(value)[:64]!r} is not one of {known}", field=field) from None
     if isinstance(attribute, Timestamp):
         if not isinstance(value, datetime) or value.utcoffset() is None:
             raise BadUserInput("a time needs a time zone", field=field)
         return to_millis(value)
     return value
+
+
+def _lines(attribute: Lines, value: Any, field: str) -> list[dict[str, Any]]:
+    """Each line as kept: a mapping of its fields, numbered from 1 (a line given as an
+    object is read by its fields' names)."""
+    lines = list(value)
+    validation.number(len(lines), f"{field} (count)", 1, attribute.most)
+    kept = []
+    for position, line in enumerate(lines, start=1):
+        values = {attribute.numbered: position}
+        for name, kind in attribute.fields.items():
+            given = line.get(name) if isinstance(line, Mapping) else getattr(line, name, None)
+            values[name] = checked(kind, given, f"{field}[{position}].{name}")
+        kept.append(values)
+    return kept
+
+
+def total(entity: Entity, attribute: Total, values: Mapping[str, Any]) -> int:
+    """The total of `attribute` over the lines in `values`, refused over its most."""
+    found = sum(int(prod(line[name] for name in attribute.of)) for line in values[attribute.lines])
+    if found > attribute.high:
+        unit = f" {attribute.unit}" if attribute.unit else ""
+        raise BadUserInput(
+            f"{attribute.lines}: the {entity.noun} total {found:,}{unit} is over {attribute.high:,}"
+        )
+    return found
 
 
 def key_of(entity: Entity, arguments: Mapping[str, Any]) -> Key | None:
@@ -152,8 +190,13 @@ def _loaded(attribute: Attribute, value: Any) -> Any:
         return parse_timestamp(value)
     if isinstance(attribute, Choice):
         return attribute.values(value)
-    if isinstance(attribute, Number):
+    if isinstance(attribute, Number | Total):
         return int(value)
+    if isinstance(attribute, Lines):
+        return [
+            {n: _loaded(attribute.fields.get(n, Number()), v) for n, v in line.items()}
+            for line in value
+        ]
     if isinstance(attribute, Coordinate):
         return float(value)  # a whole degree comes back from the table as an int
     return value

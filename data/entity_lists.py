@@ -14,6 +14,7 @@ from data.collections import PageRead
 from data.entities import Record, RecordOf, checked
 from keys.conditions import KeyCondition, within
 from keys.errors import BadUserInput
+from keys.table import Index
 from model import Entity, ListOf
 from model.kinds import domain
 from store.cursors import Binding
@@ -111,7 +112,8 @@ def narrowed(
     start = end = None
     if span is not None and pattern.range is not None:
         argument = pattern.range.argument
-        if missing is not None:
+        # Without any equality, a list with another index reads that one.
+        if missing is not None and (pattern.unnarrowed is None or values):
             raise BadUserInput(f"give `{missing}` to narrow by `{argument}`", field=argument)
         attribute = entity.attributes[pattern.range.attribute]
         start, end = (None if v is None else checked(attribute, v, argument) for v in span)
@@ -157,12 +159,11 @@ def list_read(
 ) -> PageRead[Record]:
     """The page of `pattern` in the partition `of` names: the parent's values (its key's,
     at least), or for a root list the partition's own attributes."""
-    index, entity = pattern.index, pattern.entity
+    entity = pattern.entity
+    index = pattern.index_for(narrowing.equal)
     if entity.copies is not None and entity.copies.index == index:
         return _copies_read(pattern, parent, of, args, narrowing)
-    owner = entity if parent is None else parent
-    at = owner.templates[index.partition_key]
-    partition = at.render(**{s.name: of[s.name] for s in at.segments})
+    partition = _partition(pattern, index, parent, of)
     sort = entity.templates[index.sort_key]
     if pattern.range is not None and (narrowing.start, narrowing.end) != (None, None):
         condition = within(
@@ -180,7 +181,7 @@ def list_read(
     where = "Query" if parent is None else parent.name
     binding = Binding(f"{where}.{pattern.field}", partition, narrowing.bound(pattern))
     head = None
-    if parent is not None:
+    if parent is not None and index.sort_key in parent.templates:
         place = parent.templates[index.sort_key]
         head = place.render(**{s.name: of[s.name] for s in place.segments})
     forward = narrowing.forward
@@ -193,6 +194,19 @@ def list_read(
         filter=narrowing.filter(entity),
         parent=head,
     )
+
+
+def _partition(pattern: ListOf, index: Index, parent: Entity | None, of: Mapping[str, Any]) -> str:
+    """The list's partition: the parent's own on the index when it is there, else rendered
+    from the parent's values (or a root list's arguments and its fixed `at`)."""
+    if parent is not None and index.partition_key in parent.templates:
+        template = parent.templates[index.partition_key]
+        return template.render(**{s.name: of[s.name] for s in template.segments})
+    entity = pattern.entity
+    mapped = {} if parent is None or entity.parent is None else entity.parent.attributes
+    values = {**of, **{mine: of[theirs] for mine, theirs in mapped.items()}, **pattern.at}
+    template = entity.templates[index.partition_key]
+    return template.render(**{s.name: values[s.name] for s in template.segments})
 
 
 def _copies_read(

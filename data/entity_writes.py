@@ -19,11 +19,12 @@ from data import entity_copies, entity_places, validation
 from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import new_ksuid, new_token, now
 from data.creates import put_all, put_new, put_under
-from data.entities import Record, checked, described, key_of, record, stored
+from data.entities import Record, checked, described, key_of, record, stored, total
 from data.entity_copies import check_moves, not_theirs
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
 from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
+from model.attributes import Total
 from store.client import TRANSACT_CALLS, Store
 from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader, item_key
@@ -40,11 +41,33 @@ def create_calls(model: Model, entity: Entity) -> int:
     return 1 if alone else TRANSACT_CALLS
 
 
-def update_calls(entity: Entity) -> tuple[int, int]:
-    """The most calls an update makes, and the items its reads take."""
+def update_calls(entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
+    """The most calls an update of `changes` makes, and the items its reads take."""
     if entity.copies is not None:
         return entity_copies.CHANGE_CALLS, 1
-    return (UPDATE_ATTEMPTS if entity.write_stamps else 1), 0
+    reads = 1 if kept_values(entity, set(changes)) else 0
+    return reads + (UPDATE_ATTEMPTS if _sorting_stamp(entity) else 1), reads
+
+
+def kept_values(entity: Entity, changes: set[str]) -> set[str]:
+    """The attributes an update of `changes` reads first: those a key it renders anew uses
+    that it neither knows nor changes, and that no update changes (a time stamped on
+    create, say); any other such attribute the client gives with the change."""
+    changed = {*changes, *entity.write_stamps}
+    rendered = set(entity.rerendered(changed))
+    for index, predicate in entity.sparse.items():
+        if predicate.attribute in changed:
+            rendered.update(index.attributes)
+    used = {s.name for name in rendered for s in entity.templates[name].segments}
+    fixed = {name for name, attribute in entity.attributes.items() if not attribute.changeable}
+    return (used & fixed) - {*entity.key_attributes, *changed}
+
+
+def _sorting_stamp(entity: Entity) -> str | None:
+    """The timestamp stamped on every write that a key sorts by (seed 001): an update then
+    only moves it forward."""
+    keyed = {s.name for template in entity.templates.values() for s in template.segments}
+    return next((name for name in entity.write_stamps if name in keyed), None)
 
 
 def delete_calls(entity: Entity) -> tuple[int, int]:
@@ -105,6 +128,9 @@ def new_items(
             values[name] = new_ksuid(created)
         elif isinstance(attribute, Choice):
             values[name] = attribute.initial
+    for name, attribute in entity.attributes.items():
+        if isinstance(attribute, Total):
+            values[name] = total(entity, attribute, values)
     if entity.places is not None:
         _, _, geohash = entity.position
         values[geohash] = entity_places.geohash_of(entity, values)
@@ -170,14 +196,22 @@ async def update(
         raise NotFound(missing)
     held_to = caller.restriction(f"sign in to change a {entity.noun}") if writer_only else None
     allowed, allowed_values = _allowed(entity, transitions, values)
-    stamp_name = entity.write_stamps[0] if entity.write_stamps else None
+    stamp_name = _sorting_stamp(entity)
+    kept: Record = {}
+    if kept_values(entity, set(values)):
+        # Strongly consistent: what it reads no update changes, but the entity may be new.
+        found = await store.get(key, consistent=True)
+        if found is None:
+            raise NotFound(missing)
+        kept = record(entity, found)
+        check_moves(entity, arguments, transitions, values, found)
     at = now()
     token = new_token()
     for _ in range(UPDATE_ATTEMPTS):
         changed = dict(values)
-        if stamp_name is not None:
-            changed[stamp_name] = at
-        both = {**{n: arguments[n] for n in entity.key_attributes}, **changed}
+        for name in entity.write_stamps:
+            changed[name] = at
+        both = {**kept, **{n: arguments[n] for n in entity.key_attributes}, **changed}
         keys, removed = index_changes(entity, both, changed)
         stamp = None if stamp_name is None else format_timestamp(at)
         request = update_request(
@@ -205,7 +239,8 @@ async def update(
             if done is None:
                 if writer_only and not wrote(exc.item, caller):
                     raise not_theirs(entity, arguments) from None
-                check_moves(entity, arguments, transitions, values, exc.item)
+                if not kept:
+                    check_moves(entity, arguments, transitions, values, exc.item)
                 if stamp_name is None:
                     raise Conflict(
                         f"{described(entity, arguments)} changed meanwhile; try again"

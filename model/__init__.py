@@ -8,14 +8,17 @@ from model.attributes import (
     Choice,
     Code,
     Coordinate,
+    Email,
     GeneratedId,
     Geohash,
     Identifier,
+    Lines,
     Number,
     Text,
     Timestamp,
+    Total,
 )
-from model.entities import Entity, Key, Keys, Only, Parent, key, only, same
+from model.entities import Entity, Key, Keys, Only, Owner, Parent, key, only, same
 from model.errors import ModelError
 from model.kinds import Copies
 from model.model import Model
@@ -44,6 +47,7 @@ __all__ = [
     "Copies",
     "Create",
     "Delete",
+    "Email",
     "Entity",
     "GeneratedId",
     "Geohash",
@@ -51,6 +55,7 @@ __all__ = [
     "Identifier",
     "Key",
     "Keys",
+    "Lines",
     "ListOf",
     "Lookup",
     "Model",
@@ -59,12 +64,14 @@ __all__ = [
     "Near",
     "Number",
     "Only",
+    "Owner",
     "Parent",
     "Pattern",
     "Places",
     "Range",
     "Text",
     "Timestamp",
+    "Total",
     "Update",
     "key",
     "moves",

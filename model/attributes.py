@@ -7,7 +7,8 @@ the resolvers (`resolvers/`) show them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
@@ -112,6 +113,19 @@ class Text(Attribute):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Email(Attribute):
+    """An e-mail address, of at most 200 characters."""
+
+    @property
+    def scalar(self) -> Scalar:
+        return "String"
+
+    @property
+    def most_bytes(self) -> int:
+        return 4 * TEXT_MAX
+
+
+@dataclass(frozen=True, kw_only=True)
 class Code(Attribute):
     """A short code matching `pattern`, kept in lower case (`Code(pattern="[A-Za-z]{2}",
     described="a two-letter language code such as 'en'")`): text a key can hold."""
@@ -147,6 +161,53 @@ class Number(Attribute):
     @property
     def codec(self) -> Codec[Any] | None:
         return NumberCodec(len(str(self.high))) if self.low >= 0 else None
+
+    @property
+    def most_bytes(self) -> int:
+        return 21
+
+
+@dataclass(frozen=True, kw_only=True)
+class Lines(Attribute):
+    """1 to `most` entries of `fields` (texts and numbers), kept inside the entity's own
+    item and given once, on create (an order's lines): the entity with its lines is one
+    read. GraphQL shows them as `[<name>!]!`, each with its `numbered` field (its position,
+    from 1) first, and takes them as `[<name>Input!]!`."""
+
+    name: str
+    fields: Mapping[str, Text | Number] = field(default_factory=dict)
+    most: int = 50
+    numbered: str = "position"
+
+    @property
+    def scalar(self) -> Scalar:
+        raise TypeError("lines are an object type of their own")
+
+    @property
+    def changeable(self) -> bool:
+        return False
+
+    @property
+    def most_bytes(self) -> int:
+        line = sum(f.most_bytes for f in self.fields.values()) + Number().most_bytes
+        return self.most * line
+
+
+@dataclass(frozen=True, kw_only=True)
+class Total(Attribute):
+    """A number the engine computes on create: the sum, over the entity's `lines`, of the
+    product of the numbers `of` (`Total(lines="items", of=("quantity", "unitPriceCents"),
+    unit="cents")`), at most `high`; a larger one refuses the create."""
+
+    lines: str
+    of: tuple[str, ...]
+    unit: str = ""
+    high: int = 2**31 - 1
+    set_by_engine: ClassVar[bool] = True
+
+    @property
+    def scalar(self) -> Scalar:
+        return "Int"
 
     @property
     def most_bytes(self) -> int:

@@ -24,7 +24,18 @@ from keys.codecs import ANY, DELIMITERS, Codec, OrAnyCodec, SetCodec
 from keys.map import Places
 from keys.table import SECONDARY_INDEXES, TABLE, Index
 from keys.template import KeyTemplate, Segment
-from model.attributes import Attribute, Author, Choice, Coordinate, Geohash, Number, Timestamp
+from model.attributes import (
+    Attribute,
+    Author,
+    Choice,
+    Coordinate,
+    Geohash,
+    Identifier,
+    Lines,
+    Number,
+    Timestamp,
+    Total,
+)
 from model.errors import ModelError
 from model.kinds import Copies, check_copies, check_places, domain
 
@@ -67,6 +78,17 @@ class Parent:
 
 
 @dataclass(frozen=True)
+class Owner:
+    """Whom the entity belongs to: `attribute` holds their username (an identifier, compared
+    exactly), and `noun` is how rules name them ("customer"). A pattern with
+    `access="owner"` is theirs (and admins'): decided on the token where its arguments hold
+    the owner, else on the entity read."""
+
+    attribute: str
+    noun: str
+
+
+@dataclass(frozen=True)
 class Only:
     """A sparse index: an item is in it only while `attribute` holds one of `values`."""
 
@@ -95,10 +117,21 @@ class Entity:
     copies: Copies | None = None
     # Seed 002: the entity is also kept by place, its cells counted (`keys/map.py`).
     places: Places | None = None
+    owner: Owner | None = None
 
     def __post_init__(self) -> None:
         for name, declared in self.attributes.items():
-            _check_attribute(self.name, name, declared)
+            _check_attribute(self, name, declared)
+        if self.owner is not None and not isinstance(
+            self.attributes.get(self.owner.attribute), Identifier
+        ):
+            raise ModelError(f"{self.name}'s owner: {self.owner.attribute!r} is no Identifier")
+        largest = sum(a.most_bytes for a in self.attributes.values())
+        if largest > ITEM_ROOM:
+            raise ModelError(
+                f"{self.name}: its attributes may take {largest:,} bytes, over the"
+                f" {ITEM_ROOM:,} an item has besides its keys (DynamoDB's limit is 400 KB)"
+            )
         if self.copies is not None:
             check_copies(self, self.copies)
         if self.places is not None:
@@ -284,10 +317,13 @@ RESERVED = frozenset(
 )
 # GraphQL's Int: 32 bits, signed.
 INT_MAX = 2**31 - 1
+MOST_LINES = 100
+# DynamoDB's largest item, less room for keys, names and the engine's own attributes.
+ITEM_ROOM = 400 * 1024 - 4 * 1024
 
 
-def _check_attribute(entity: str, name: str, attribute: Attribute) -> None:
-    where = f"{entity}'s attribute {name!r}"
+def _check_attribute(entity: Entity, name: str, attribute: Attribute) -> None:
+    where = f"{entity.name}'s attribute {name!r}"
     if name in RESERVED and not (name == "author" and isinstance(attribute, Author)):
         raise ModelError(f"{where}: the name is the engine's own ({sorted(RESERVED)})")
     if (
@@ -301,3 +337,25 @@ def _check_attribute(entity: str, name: str, attribute: Attribute) -> None:
         raise ModelError(f"{where}: its initial value is not one of its values")
     if isinstance(attribute, Timestamp) and attribute.imported and attribute.stamped != "create":
         raise ModelError(f"{where}: only a time stamped on create may be imported")
+    if isinstance(attribute, Lines) and (
+        not attribute.fields
+        or attribute.numbered in attribute.fields
+        or not 1 <= attribute.most <= MOST_LINES
+        or attribute.optional
+    ):
+        raise ModelError(
+            f"{where}: lines need fields (none named {attribute.numbered!r}), at most"
+            f" {MOST_LINES} of them, and are not optional"
+        )
+    if isinstance(attribute, Total):
+        lines = entity.attributes.get(attribute.lines)
+        numbers = (
+            [] if not isinstance(lines, Lines) else [lines.fields.get(n) for n in attribute.of]
+        )
+        if not numbers or not all(isinstance(n, Number) and n.low >= 0 for n in numbers):
+            raise ModelError(
+                f"{where}: a total of {list(attribute.of)} needs lines {attribute.lines!r}"
+                " with those numbers, none negative"
+            )
+        if not 0 < attribute.high <= INT_MAX:
+            raise ModelError(f"{where}: its most must be within GraphQL's 32-bit Int")

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from keys.table import TABLE, Index
 from model.attributes import Choice
-from model.entities import Entity
+from model.entities import Entity, Keys
 from model.errors import ModelError
 from model.patterns import Create, Delete, Heatmap, ListOf, Lookup, Near, Pattern, Update
 
@@ -44,6 +44,7 @@ class Model:
                 _check_places_read(pattern)
             if isinstance(pattern, Update | Delete):
                 _check_writer(self, pattern)
+            _check_owner(pattern)
         _check_names(self)
 
     def entity(self, name: str) -> Entity:
@@ -78,6 +79,30 @@ def _check_parent(model: Model, entity: Entity) -> None:
     lacking = sorted(set(parent.key_attributes) - set(entity.parent.attributes.values()))
     if lacking:
         raise ModelError(f"{entity.name}'s parent {parent.name}: nothing holds its key's {lacking}")
+
+
+def _check_owner(pattern: Pattern) -> None:
+    """`owner` access needs an owner, and a field whose arguments name it (a lookup or a
+    create), or that reads the entity, whose owner is then checked (a lookup)."""
+    accesses = [pattern.access]
+    if isinstance(pattern, ListOf | Near) and pattern.subscription is not None:
+        accesses.append(pattern.subscription_access)
+    if "owner" not in accesses:
+        return
+    where = f"{pattern.entity.name} {pattern.field!r}"
+    owner = pattern.entity.owner
+    if owner is None:
+        raise ModelError(f"{where}: access 'owner' needs the entity's Owner")
+    if isinstance(pattern, Lookup | Create):
+        return
+    if isinstance(pattern, ListOf) and pattern.access != "owner":
+        keys = pattern.entity.keys_on(pattern.index)
+        if keys is not None and owner.attribute in keys.partition.attributes:
+            return  # its subscription's arguments name the owner
+    raise ModelError(
+        f"{where}: access 'owner' is for lookups, creates and the subscriptions of lists"
+        " whose partition is the owner's"
+    )
 
 
 def _check_places_read(pattern: Near | Heatmap) -> None:
@@ -170,8 +195,15 @@ def _check_list(model: Model, pattern: ListOf) -> None:
     ]
     if len(set(names)) < len(names) or {"direction", "forward"} & set(names):
         raise ModelError(f"{where}: its arguments {names} must be distinct, none 'direction'")
+    if pattern.unnarrowed is not None:
+        _check_unnarrowed(pattern, keys)
     if pattern.root:
+        partition = set(keys.partition.attributes)
+        if not set(pattern.at) <= partition:
+            raise ModelError(f"{where}: `at` names {sorted(pattern.at)}, not all of its partition")
         return
+    if pattern.at:
+        raise ModelError(f"{where}: `at` is for root lists; below a parent, it gives the partition")
     if pattern.access is not None:
         raise ModelError(
             f"{where}: a list below its parent is reached through the parent's field, whose"
@@ -180,16 +212,21 @@ def _check_list(model: Model, pattern: ListOf) -> None:
     parent = model.parent_of(entity)
     if parent is None or entity.parent is None:
         raise ModelError(f"{where}: {entity.name} declares no parent")
-    if copied:
-        mapped_copies = [entity.parent.attributes.get(a) for a in keys.partition.attributes]
-        if sorted(map(str, mapped_copies)) != sorted(parent.key_attributes):
-            raise ModelError(f"{where}: its partition is not made of {parent.name}'s key")
-        return
     mine, theirs = entity.all_keys.get(pattern.index), parent.all_keys.get(pattern.index)
-    if mine is None or theirs is None:
-        raise ModelError(
-            f"{where}: {entity.name} and {parent.name} both need keys on {_on(pattern.index)}"
-        )
+    if copied or theirs is None or pattern.unnarrowed is not None:
+        # The parent is not in the list's partition: the list is read on its own, from
+        # the parent's key.
+        for index in {pattern.index, pattern.unnarrowed or pattern.index}:
+            on = entity.keys_on(index)
+            assert on is not None  # checked above
+            theirs_of = [entity.parent.attributes.get(a) for a in on.partition.attributes]
+            if sorted(map(str, theirs_of)) != sorted(parent.key_attributes):
+                raise ModelError(
+                    f"{where}: its partition on {_on(index)} is not made of {parent.name}'s key"
+                )
+        return
+    if mine is None:
+        raise ModelError(f"{where}: {entity.name} needs keys on {_on(pattern.index)}")
     mapped = tuple(entity.parent.attributes.get(a) for a in mine.partition.attributes)
     if mine.partition.label != theirs.partition.label or mapped != theirs.partition.attributes:
         raise ModelError(
@@ -210,6 +247,29 @@ def _check_list(model: Model, pattern: ListOf) -> None:
                 f"{where}: {other.name}'s items ({keys.sort.label}) sort between its own and"
                 f" {parent.name}'s on {_on(pattern.index)}"
             )
+
+
+def _check_unnarrowed(pattern: ListOf, keys: Keys) -> None:
+    """The other index reads the same partition, in the order of the range's attribute."""
+    entity, other = pattern.entity, pattern.unnarrowed
+    assert other is not None
+    where = f"{entity.name} list {pattern.field!r}"
+    on = entity.keys_on(other)
+    leading = () if pattern.range is None else (pattern.range.attribute,)
+    if (
+        on is None
+        or not pattern.equal
+        or other == pattern.index
+        or on.partition != keys.partition
+        or on.sort.attributes[: len(leading)] != leading
+        or len(on.sort.attributes) <= len(leading)
+        or other in entity.sparse
+    ):
+        raise ModelError(
+            f"{where}: read without {list(pattern.equal)} on {_on(other)}, it needs keys there"
+            " with the same partition, not sparse, and a sort key that begins with the range's"
+            " attribute and ends with a segment left free"
+        )
 
 
 def _check_update(pattern: Update) -> None:
@@ -239,7 +299,9 @@ def _check_update(pattern: Update) -> None:
         named = {v for start, ends in transitions.allowed for v in (start, *ends)}
         if not all(isinstance(v, attribute.values) for v in named):
             raise ModelError(f"{where}: moves of {transitions.attribute!r} name other values")
-    known = {*entity.key_attributes, *entity.write_stamps, *pattern.changes}
+    # What no update changes (a time stamped on create) is read first, when a key needs it.
+    fixed = {n for n, a in entity.attributes.items() if not a.changeable}
+    known = {*entity.key_attributes, *fixed, *pattern.changes}
     changed = {*pattern.changes, *entity.write_stamps}
     rendered = set(entity.rerendered(changed))
     for index, predicate in entity.sparse.items():

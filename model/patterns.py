@@ -7,6 +7,7 @@ list, the subscription's matching.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -15,8 +16,10 @@ from keys.table import Index
 from model.entities import Entity
 
 # Who may use a field (docs/identity.md): decided on the token before any read, but for
-# `writer`, which the write's own condition decides (the entity's author, or an admin).
-Access = Literal["anyone", "signed_in", "author", "admins", "writer"]
+# `writer`, which the write's own condition decides (the entity's author, or an admin), and
+# `owner` (the entity's `Owner`, or an admin), decided on the token where the arguments
+# name the owner, else on the entity read.
+Access = Literal["anyone", "signed_in", "author", "admins", "writer", "owner"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +50,12 @@ class ListOf:
     The key condition is equality on the partition and the entity's sort-key label, then on
     the leading segments `equal` (optional arguments, given in order), then `range` on the
     next one. `descending`: largest sort key first; `direction` lets the client choose.
+    `unnarrowed`: another index, read when none of `equal` is given; its keys have the same
+    partition and a sort key that begins with the range's attribute (an order's time,
+    without its status before it). A root list's `at` fixes attributes of its partition (no
+    argument gives them): the one partition of a sparse index, say.
     `subscription`: the root field that follows the list's changes (ADDED, CHANGED, REMOVED,
-    filtered by the same arguments), open to `subscription_access`."""
+    filtered by the same arguments, but the direction), open to `subscription_access`."""
 
     entity: Entity
     index: Index
@@ -60,18 +67,29 @@ class ListOf:
     # rate, as seed 001's open issues; its pages are refilled and their cost shows it).
     filtered: tuple[str, ...] = ()
     direction: bool = False
+    unnarrowed: Index | None = None
     root: bool = False
+    at: Mapping[str, Any] = dataclasses.field(default_factory=dict, hash=False)
     # For a root list (a list below its parent is reached through the parent's field).
     access: Access | None = None
     description: str | None = None
     subscription: str | None = None
     subscription_access: Access = "signed_in"
     subscription_description: str | None = None
+    # Whether the subscription also takes the range (False: every change, whatever the
+    # range's attribute holds).
+    subscription_range: bool = True
 
     @property
     def narrowing(self) -> tuple[str, ...]:
         """The sort-key segments its arguments narrow, in order."""
         return self.equal + (() if self.range is None else (self.range.attribute,))
+
+    def index_for(self, equal: Mapping[str, Any]) -> Index:
+        """The index read for these equalities (None: not given)."""
+        if self.unnarrowed is not None and all(equal.get(n) is None for n in self.equal):
+            return self.unnarrowed
+        return self.index
 
 
 @dataclass(frozen=True)
@@ -118,6 +136,9 @@ class Update:
     # False: giving none of `changes` answers the entity as stored (for an entity with
     # copies, whose update reads it first anyway).
     at_least_one: bool = True
+    # Arguments of the field itself, each required (`setOrderStatus(id, status)`), rather
+    # than an input object whose changes are optional.
+    inline: bool = False
 
 
 @dataclass(frozen=True)

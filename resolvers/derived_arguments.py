@@ -16,7 +16,7 @@ import strawberry
 
 from data.entity_lists import Narrowed, narrowed
 from model import ListOf
-from model.attributes import Attribute
+from model.attributes import Attribute, Lines
 from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, given
 from resolvers.scalars import DateTimeRange, SortDirection
@@ -35,11 +35,35 @@ _SCALARS: Mapping[str, Any] = {
 }
 
 
-def graphql_type(attribute: Attribute) -> Any:
-    """The Python type Strawberry shows `attribute` as (an enum registered once)."""
+def graphql_type(attribute: Attribute, *, given: bool = False) -> Any:
+    """The Python type Strawberry shows `attribute` as (an enum registered once); `given`:
+    as an input takes it (lines differ)."""
+    if isinstance(attribute, Lines):
+        return list[line_types(attribute)[1 if given else 0]]  # type: ignore[misc]
     scalar = attribute.scalar
     kind = _SCALARS[scalar] if isinstance(scalar, str) else enum(scalar)
     return kind | None if attribute.optional else kind
+
+
+# Each `Lines` attribute's object and input types, made once (by identity: two models may
+# declare lines of one name differently).
+_LINE_TYPES: dict[int, tuple[Lines, type[Any], type[Any]]] = {}
+
+
+def line_types(attribute: Lines) -> tuple[type[Any], type[Any]]:
+    """The object type of one line (its number first) and the input type of one."""
+    made = _LINE_TYPES.get(id(attribute))
+    if made is None:
+        fields = {n: graphql_type(a) for n, a in attribute.fields.items()}
+        shown = {"__annotations__": {attribute.numbered: int, **fields}}
+        taken = {"__annotations__": fields}
+        made = (
+            attribute,
+            strawberry.type(type(attribute.name, (), shown)),
+            strawberry.input(type(f"{attribute.name}Input", (), taken)),
+        )
+        _LINE_TYPES[id(attribute)] = made
+    return made[1], made[2]
 
 
 def enum(values: type[E]) -> type[E]:
@@ -70,17 +94,19 @@ def signed(
 
 
 def list_parameters(
-    pattern: ListOf, *, partition: bool, direction: bool = True
+    pattern: ListOf, *, partition: bool, subscription: bool = False
 ) -> dict[str, tuple[Any, Any]]:
-    """A list's arguments: its partition's attributes (for a root list or a subscription),
-    then the equalities, the range and the direction it declares (but to a subscription)."""
+    """A list's arguments: its partition's attributes (for a root list or a subscription;
+    not those it fixes), then the equalities, the range and the direction it declares (a
+    subscription no direction, since it follows changes, and the range if declared so)."""
     entity = pattern.entity
     parameters: dict[str, tuple[Any, Any]] = {}
     keys = entity.keys_on(pattern.index)
     assert keys is not None  # checked when the model is built
     if partition:
         for name in keys.partition.attributes:
-            parameters[name] = (graphql_type(entity.attributes[name]), REQUIRED)
+            if name not in pattern.at:
+                parameters[name] = (graphql_type(entity.attributes[name]), REQUIRED)
     for name in pattern.equal:
         parameters[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
     copies = entity.copies if entity.copies and entity.copies.index == pattern.index else None
@@ -89,12 +115,12 @@ def list_parameters(
     for name, argument in {} if copies is None else copies.sets.items():
         values = graphql_type(entity.attributes[name])
         parameters[argument] = (list[values] | None, NOT_GIVEN)  # type: ignore[valid-type]
-    if pattern.range is not None:
+    if pattern.range is not None and not (subscription and not pattern.subscription_range):
         bounded = entity.attributes[pattern.range.attribute]
         parameters[pattern.range.argument] = (range_input(bounded) | None, NOT_GIVEN)
     for name in pattern.filtered:
         parameters[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
-    if pattern.direction and direction:
+    if pattern.direction and not subscription:
         default = SortDirection.DESC if pattern.descending else SortDirection.ASC
         parameters["direction"] = (SortDirection | None, default)
     return parameters

@@ -15,7 +15,6 @@ from data import entities, entity_places, entity_writes
 from data.changes import ChangeKind, Followed
 from data.entity_lists import Narrowed, followed, list_read, topic
 from model import (
-    Access,
     Create,
     Delete,
     Entity,
@@ -29,10 +28,14 @@ from model import (
 )
 from model.attributes import Attribute
 from resolvers import derived_places, lookahead
-from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, AdminsGive, Rule, SignedIn, Stored
+from resolvers.access import (
+    AdminsGive,
+    SignedIn,
+)
 from resolvers.context import Context
 from resolvers.cost import entity as named_entity
 from resolvers.cost import field_with_cost, item_read, mutation_with_cost, page_read, write_calls
+from resolvers.derived_access import RULES, owned, rule
 from resolvers.derived_arguments import (
     REQUIRED,
     Parameters,
@@ -48,12 +51,6 @@ from resolvers.subscriptions import follow, subscription
 from store.pagination import PageArgs
 
 Info = strawberry.Info[Context, None]
-_RULES: Mapping[str, Rule] = {
-    "anyone": ANYONE,
-    "signed_in": SIGNED_IN,
-    "author": AUTHOR,
-    "admins": ADMINS,
-}
 
 
 @dataclass(frozen=True)
@@ -93,15 +90,15 @@ def derived_roots(model: Model) -> Roots:
         elif isinstance(pattern, Delete):
             mutation[pattern.field] = _delete(pattern)
         elif isinstance(pattern, Near):
-            query[pattern.field] = derived_places.near(types, pattern, _RULES[pattern.access])
+            query[pattern.field] = derived_places.near(types, pattern, RULES[pattern.access])
             if pattern.subscription is not None:
-                access = _RULES[pattern.subscription_access]
+                access = RULES[pattern.subscription_access]
                 made = _made(types, pattern.entity)
                 follows[pattern.subscription] = derived_places.follow_near(
                     types, pattern, access, made
                 )
         elif isinstance(pattern, Heatmap):
-            query[pattern.field] = derived_places.heatmap(pattern, _RULES[pattern.access])
+            query[pattern.field] = derived_places.heatmap(pattern, RULES[pattern.access])
         else:
             if pattern.root:
                 query[pattern.field] = _root_list(types, pattern)
@@ -120,14 +117,6 @@ def derived_roots(model: Model) -> Roots:
     )
 
 
-def rule(access: Access, entity: Entity) -> Rule:
-    if access != "writer":
-        return _RULES[access]
-    author = entity.author
-    role = "author" if author is None else author[1].role
-    return Stored(f"the {entity.noun}'s {role}")
-
-
 # The fields a derived root type holds.
 FIELDS = "__dynagate_fields__"
 
@@ -143,6 +132,12 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
     entity = pattern.entity
     lists = [p for p in model.lists_under(entity) if _prefetchable(p, entity)]
 
+    owner = entity.owner
+    # An owner the arguments do not name is checked on the entity read.
+    read_decides = pattern.access == "owner" and (
+        owner is not None and owner.attribute not in entity.key_attributes
+    )
+
     async def resolve(self: Any, info: Info, **arguments: Any) -> Any:
         builders = {p.field: _prefetch(p, entity, arguments) for p in lists}
         reads = lookahead.child_reads(info, builders)
@@ -150,12 +145,17 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
         found, prefetched = await entities.load_with_lists(
             context.items, context.pages, entity, arguments, reads
         )
-        return None if found is None else types.node(entity, found, prefetched)
+        if found is None:
+            return None
+        if read_decides:
+            owned(entity, found, context.caller, entities.described(entity, arguments))
+        return types.node(entity, found, prefetched)
 
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
     kind = types.types[entity.name]
     cost = item_read(named_entity(entity.name, *entity.key_attributes))
-    return field_with_cost(cost, rule(pattern.access, entity))(
+    given = None if read_decides or owner is None else owner.attribute
+    return field_with_cost(cost, rule(pattern.access, entity, given))(
         signed(resolve, pattern.field, parameters, kind | None)
     )
 
@@ -219,13 +219,15 @@ def _input(name: str, fields: Parameters, description: str | None) -> type[Any]:
 
 def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
     entity = pattern.entity
-    fields = {
-        n: (graphql_type(a) | None, NOT_GIVEN) if _optional(a) else (graphql_type(a), REQUIRED)
-        for n, a in entity.attributes.items()
-        if a.given
-    }
+    taken = [(n, a) for n, a in entity.attributes.items() if a.given]
+    # Required fields first, then the optional ones.
+    fields = {n: (graphql_type(a, given=True), REQUIRED) for n, a in taken if not _optional(a)}
+    for name, attribute in taken:
+        if _optional(attribute):
+            fields[name] = (graphql_type(attribute, given=True) | None, NOT_GIVEN)
     imported = [n for n, a in entity.attributes.items() if isinstance(a, Timestamp) and a.imported]
-    access = rule(pattern.access, entity)
+    owner = entity.owner
+    access = rule(pattern.access, entity, None if owner is None else f"input.{owner.attribute}")
     description = None
     for name in imported:
         assert isinstance(access, SignedIn)  # the model refuses an import open to anyone
@@ -254,17 +256,18 @@ def _update(types: EntityTypes, pattern: Update) -> Any:
         n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes
     }
     for name in pattern.changes:
-        fields[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
-    kind = _input(_capital(pattern.field) + "Input", fields, pattern.description)
+        kind = graphql_type(entity.attributes[name])
+        fields[name] = (kind, REQUIRED) if pattern.inline else (kind | None, NOT_GIVEN)
 
-    async def resolve(self: Any, info: Info, input: Any) -> Any:
+    async def resolve(self: Any, info: Info, input: Any = None, **arguments: Any) -> Any:
         context = info.context
+        values = arguments if pattern.inline else vars(input)
         updated = await entity_writes.update(
             context.store,
             context.items,
             entity,
-            {name: getattr(input, name) for name in entity.key_attributes},
-            {name: given(getattr(input, name)) for name in pattern.changes},
+            {name: values[name] for name in entity.key_attributes},
+            {name: given(values[name]) for name in pattern.changes},
             caller=context.caller,
             writer_only=pattern.access == "writer",
             transitions=pattern.moves,
@@ -273,9 +276,13 @@ def _update(types: EntityTypes, pattern: Update) -> Any:
         return types.node(entity, updated)
 
     returns = types.types[entity.name]
-    cost = write_calls(*entity_writes.update_calls(entity))
+    cost = write_calls(*entity_writes.update_calls(entity, pattern.changes))
+    parameters = fields
+    if not pattern.inline:
+        kind = _input(_capital(pattern.field) + "Input", fields, pattern.description)
+        parameters = {"input": (kind, REQUIRED)}
     return mutation_with_cost(cost, rule(pattern.access, entity))(
-        signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
+        signed(resolve, pattern.field, parameters, returns)
     )
 
 
@@ -331,9 +338,10 @@ def _follow(types: EntityTypes, pattern: ListOf) -> Any:
         return follow(info, (wanted, lambda state: narrowed.contains(pattern, state)), made)
 
     returns = AsyncGenerator[event, None]  # type: ignore[valid-type]
-    parameters = list_parameters(pattern, partition=True, direction=False)
+    parameters = list_parameters(pattern, partition=True, subscription=True)
     resolver = signed(resolve, pattern.subscription or "", parameters, returns)
-    return subscription(rule(pattern.subscription_access, entity))(resolver)
+    owner = None if entity.owner is None else entity.owner.attribute
+    return subscription(rule(pattern.subscription_access, entity, owner))(resolver)
 
 
 def _optional(attribute: Attribute) -> bool:

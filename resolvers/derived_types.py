@@ -24,12 +24,22 @@ from data.collections import Prefetched, page_for
 from data.entities import described
 from data.entity_lists import list_read
 from model import Author, Entity, ListOf, Model, Near
+from model.attributes import Attribute, Lines
 from resolvers.context import Context
-from resolvers.cost import field_options, item_read, items_of, owner_of, page_read
+from resolvers.cost import (
+    FieldCost,
+    cost,
+    field_options,
+    item_read,
+    items_of,
+    owner_of,
+    page_read,
+)
 from resolvers.derived_arguments import (
     REQUIRED,
     enum,
     graphql_type,
+    line_types,
     list_parameters,
     narrowing,
     signed,
@@ -67,7 +77,7 @@ class EntityTypes:
     ) -> Any:
         """The object of `entity` answering `record`."""
         kind = self.types[entity.name]
-        shown = {n: record[n] for n, a in entity.attributes.items() if a.shown}
+        shown = {n: _shown(a, record[n]) for n, a in entity.attributes.items() if a.shown}
         return kind(**shown, record=record, prefetched=prefetched or {})
 
     def _depth(self, entity: Entity) -> int:
@@ -85,7 +95,10 @@ class EntityTypes:
             if isinstance(attribute, Author):
                 verb = attribute.verb
                 description = f"Who {verb} it; null for a {entity.noun} {verb} with identity off."
-            if description is not None:
+            if isinstance(attribute, Lines):  # a list whose length the bound counts
+                fanout = FieldCost(fanout=attribute.most)
+                namespace[name] = strawberry.field(description=description, metadata=cost(fanout))
+            elif description is not None:
                 namespace[name] = strawberry.field(description=description)
         annotations["record"] = strawberry.Private[Mapping[str, Any]]
         annotations["prefetched"] = strawberry.Private[Prefetched]
@@ -150,6 +163,14 @@ class EntityTypes:
             annotations[name] = graphql_type(entity.attributes[name])
         annotations[entity.noun] = self.types[entity.name] | None
         return strawberry.type(type(f"{entity.name}Change", (), {"__annotations__": annotations}))
+
+
+def _shown(attribute: Attribute, value: Any) -> Any:
+    """A record's value as its field answers it (each line an object)."""
+    if isinstance(attribute, Lines):
+        line = line_types(attribute)[0]
+        return [line(**values) for values in value]
+    return value
 
 
 def _listed(pattern: ListOf) -> str:

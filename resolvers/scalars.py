@@ -8,9 +8,7 @@ from enum import Enum
 
 import strawberry
 
-from data.orders import TimeRange
 from keys.codecs import format_timestamp, to_millis
-from resolvers.relay import given
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 # What an ISO-8601 date or time is written with. Python's parser stops reading at a NUL and
@@ -62,7 +60,3 @@ class SortDirection(Enum):
 class DateTimeRange:
     from_: datetime | None = strawberry.field(name="from", default=strawberry.UNSET)
     to: datetime | None = strawberry.UNSET
-
-    def time_range(self) -> TimeRange:
-        """The range checked (at least one bound, in order); an omitted bound is open."""
-        return TimeRange(given(self.from_), given(self.to))

@@ -17,13 +17,11 @@ import strawberry
 from data import changes
 from data.changes import Change, ChangeKind
 from data.feed import Topic
-from data.orders import OrderStatus
 from data.repos import IssueState
 from keys.errors import Unavailable
-from resolvers.access import ANYONE, Rule, Themselves
+from resolvers.access import ANYONE, Rule
 from resolvers.context import Context
 from resolvers.cost import FieldCost, field_options
-from resolvers.orders import Order
 from resolvers.relay import NOT_GIVEN, given
 from resolvers.repos import Issue
 
@@ -33,9 +31,6 @@ Event = TypeVar("Event")
 strawberry.enum(ChangeKind)
 # Reads nothing itself: what an event costs is what its selection reads.
 FOLLOW = FieldCost()
-THE_CUSTOMER = Themselves(
-    "that customer (`customerId` = their username)", "customer_id", "customerId", fold_case=False
-)
 
 
 def subscription(rule: Rule) -> Callable[[Callable[..., Any]], Any]:
@@ -48,13 +43,6 @@ class IssueChange:
     kind: ChangeKind
     number: int
     issue: Issue | None
-
-
-@strawberry.type
-class OrderChange:
-    kind: ChangeKind
-    id: strawberry.ID
-    order: Order | None
 
 
 async def follow(
@@ -96,21 +84,5 @@ class IssueSubscription:
             followed,
             lambda kind, c: IssueChange(
                 kind=kind, number=int(c.id), issue=_node(c.new, Issue.from_record)
-            ),
-        )
-
-
-@strawberry.type
-class OrderSubscription:
-    @subscription(THE_CUSTOMER)
-    async def order_changes(
-        self, info: Info, customer_id: strawberry.ID, status: OrderStatus | None = NOT_GIVEN
-    ) -> AsyncGenerator[OrderChange, None]:
-        """The customer's orders, filtered by status as `Customer.orders` filters them."""
-        return follow(
-            info,
-            changes.order_changes(str(customer_id), given(status)),
-            lambda kind, c: OrderChange(
-                kind=kind, id=strawberry.ID(c.id), order=_node(c.new, Order.from_record)
             ),
         )

@@ -103,7 +103,7 @@ async def post_comment(
     return Comment.of(made)
 
 
-_CHANGE, _CHANGE_ITEMS = entity_writes.update_calls(COMMENT)
+_CHANGE, _CHANGE_ITEMS = entity_writes.update_calls(COMMENT, ("language", "rating", "body"))
 
 
 @worst_case(requests=_CHANGE, items=_CHANGE_ITEMS)

@@ -1,24 +1,21 @@
-"""The demo: the seeds' domain, the default model. Ticket queues, products and comments,
-and map markers are declared (`demo/model/`); the other areas are still hand-written root
-types, which join the derived ones through the model's hook, in the schema's order."""
+"""The demo: the seeds' domain, the default model. Customers and orders, ticket queues,
+products and comments, and map markers are declared (`demo/model/`); the other areas are
+still hand-written root types, which join the derived ones through the model's hook, in
+the schema's order."""
 
 from __future__ import annotations
 
 from data.changes import AREAS_FOLLOWED
-from demo.model import comments, markers, tickets
+from demo.model import comments, markers, orders, tickets
 from model import Model
 from resolvers.derived_roots import Roots
-from resolvers.orders import OrdersMutation, OrdersQuery
 from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
 from resolvers.repos import ReposMutation, ReposQuery
-from resolvers.subscriptions import (
-    IssueSubscription,
-    OrderSubscription,
-)
+from resolvers.subscriptions import IssueSubscription
 
 MODEL = Model(
-    (*comments.ENTITIES, *tickets.ENTITIES, *markers.ENTITIES),
-    (*comments.PATTERNS, *tickets.PATTERNS, *markers.PATTERNS),
+    (*orders.ENTITIES, *comments.ENTITIES, *tickets.ENTITIES, *markers.ENTITIES),
+    (*orders.PATTERNS, *comments.PATTERNS, *tickets.PATTERNS, *markers.PATTERNS),
 )
 _COMMENTS_QUERY = ("product", "comment")
 _COMMENTS_MUTATION = ("createProduct", "postComment", "editComment", "deleteComment")
@@ -28,7 +25,7 @@ def roots(derived: Roots) -> Roots:
     """The hand-written areas around the declared ones."""
     return Roots(
         query=(
-            OrdersQuery,
+            *derived.part("customer", "order", "openOrders"),
             *derived.part(*_COMMENTS_QUERY),
             ReposQuery,
             OrganizationsQuery,
@@ -36,7 +33,7 @@ def roots(derived: Roots) -> Roots:
             *derived.part("markers", "heatmap"),
         ),
         mutation=(
-            OrdersMutation,
+            *derived.part("createCustomer", "placeOrder", "setOrderStatus"),
             *derived.part(*_COMMENTS_MUTATION),
             ReposMutation,
             OrganizationsMutation,
@@ -47,8 +44,7 @@ def roots(derived: Roots) -> Roots:
             *derived.part("markerChanges"),
             *derived.part("commentChanges"),
             IssueSubscription,
-            *derived.part("ticketChanges"),
-            OrderSubscription,
+            *derived.part("ticketChanges", "orderChanges"),
         ),
         followed=(*AREAS_FOLLOWED, *derived.followed),
     )

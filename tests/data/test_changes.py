@@ -15,10 +15,9 @@ from data.changes import (
     ChangeKind,
     issue_changes,
     kind_of,
-    order_changes,
 )
 from data.feed import ChangeFeed
-from data.orders import OrderLine, OrderStatus, order_item
+from demo.model.orders import OrderStatus
 from demo.model.tickets import QUEUE, TICKET
 from gateway.served_model import served
 from keys import repos as repo_keys
@@ -27,6 +26,7 @@ from keys.map import Viewport
 from keys.repos import IssueState
 from tests.demo_comments import comment_changes, comment_items
 from tests.demo_map import marker_changes, marker_items
+from tests.demo_orders import OrderLine, order_changes, order_item
 
 KSUID = "2VQp3kQxLzVQbYy3w1wYfJk1bQe"
 # The default model's followed entities: the hand-written areas' and the declared ones'.
@@ -117,7 +117,7 @@ def test_each_entity_has_its_topic_and_id() -> None:
     assert found is not None and found.topic == ("ticketChanges", "q1")
     order = order_item(KSUID, "c1", [OrderLine("S", 1, 5)], AT, AT)
     found = entity_change(changed(None, order))
-    assert found is not None and found.topic == ("order", "c1")
+    assert found is not None and found.topic == ("orderChanges", "c1")
     # Items no subscription follows: a repository, a queue, a star.
     for key in (
         repo_keys.repo_key("ada", "g"),
@@ -169,7 +169,7 @@ def test_filters_are_the_query_filters() -> None:
     by_id, _ = marker_items(KSUID, 51.5, -0.12, "m", AT)
     marker = entity_change(changed(None, by_id))
     assert marker is not None and inside(marker.new)
-    assert order_changes("c1", OrderStatus.PLACED)[0] == ("order", "c1")
+    assert order_changes("c1", OrderStatus.PLACED)[0] == ("orderChanges", "c1")
 
 
 async def test_the_feed_offers_only_its_topic_and_ends_a_full_subscriber() -> None:

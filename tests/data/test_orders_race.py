@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from data import orders as data
 from keys.errors import Conflict
 from store.client import Store
 from store.loaders import ItemLoader
+from tests import demo_orders as data
 from tests.data.races import interleave
 from tests.table import scan_all
 

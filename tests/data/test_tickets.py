@@ -43,7 +43,7 @@ async def update(store: Store, items: ItemLoader, ticket_id: str, **changes: Any
         caller=Caller("Alice"),
         writer_only=True,
     )
-    assert store.cost.requests <= entity_writes.update_calls(TICKET)[0]
+    assert store.cost.requests <= entity_writes.update_calls(TICKET, ("title", "status"))[0]
     return updated, store.cost.requests
 
 

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 import pytest
 from aiobotocore.config import AioConfig
 
-from data import orders as order_data
+from data import entity_writes
 from gateway.settings import Settings
 from store import connection
 from store.client import Store
@@ -84,7 +84,7 @@ async def test_an_unexpected_error_in_a_mutation_is_masked(
     async def boom(*args: Any, **kwargs: Any) -> NoReturn:
         raise RuntimeError("secret detail")
 
-    monkeypatch.setattr(order_data, "create_customer", boom)
+    monkeypatch.setattr(entity_writes, "create", boom)
     with caplog.at_level(logging.ERROR, logger="dynagate.errors"):
         response = await api.http.post(
             "/graphql", json={"query": CREATE, "variables": {"id": "alice"}}

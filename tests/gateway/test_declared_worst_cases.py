@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import TypeSerializer
 
-from data import entity_writes, orders, organizations, repos
+from data import entity_writes, organizations, repos
 from demo.model import MODEL
 from gateway.settings import Settings
 from model import Create, Delete, Pattern, Update
@@ -134,7 +134,7 @@ def worst_of(access_pattern: Callable[..., Any] | Pattern) -> Worst:
     if isinstance(access_pattern, Create):
         return Worst(entity_writes.create_calls(MODEL, access_pattern.entity))
     if isinstance(access_pattern, Update):
-        return Worst(*entity_writes.update_calls(access_pattern.entity))
+        return Worst(*entity_writes.update_calls(access_pattern.entity, access_pattern.changes))
     if isinstance(access_pattern, Delete):
         return Worst(*entity_writes.delete_calls(access_pattern.entity))
     assert callable(access_pattern)
@@ -177,10 +177,16 @@ class Case:
 
 
 CASES = [
-    creates(orders.create_customer, CREATE_CUSTOMER, "c2", who="new customer"),
-    Case(orders.place_order, PLACE_ORDER, lambda w: {"c": w.name("c")}, CONFLICTS, who="customer"),
+    creates(MODEL_WRITES["createCustomer"], CREATE_CUSTOMER, "c2", who="new customer"),
     Case(
-        orders.set_order_status,
+        MODEL_WRITES["placeOrder"],
+        PLACE_ORDER,
+        lambda w: {"c": w.name("c")},
+        CONFLICTS,
+        who="customer",
+    ),
+    Case(
+        MODEL_WRITES["setOrderStatus"],
         "mutation($id: ID!) { setOrderStatus(id: $id, status: SHIPPED) { id } }",
         lambda w: {"id": w.ids["order"]},
         condition_fails("UpdateItem"),

@@ -19,11 +19,11 @@ from keys.codecs import KSUID_PAYLOAD_BYTES, to_millis
 from keys.codecs import ksuid as make_ksuid
 from keys.conditions import KeyCondition
 from keys.errors import BadUserInput
-from keys.orders import (
-    CUSTOMER,
+from keys.table import GSI1, GSI2, GSI3, TABLE
+from tests.demo_orders import CUSTOMER_TEMPLATE as CUSTOMER
+from tests.demo_orders import (
     OPEN_ORDER_ATTRIBUTES,
     OPEN_STATUS,
-    ORDER,
     ORDER_STATUSES,
     TimeRange,
     customer_key,
@@ -32,7 +32,7 @@ from keys.orders import (
     order_index_attributes,
     order_key,
 )
-from keys.table import GSI1, GSI2, GSI3, TABLE
+from tests.demo_orders import ORDER_TEMPLATE as ORDER
 from tests.keys.strategies import FAST, FEWER, QUICK
 
 # Ids that prefix one another, and that differ only in case, to catch leaky prefixes.
@@ -158,7 +158,7 @@ def test_customer_orders_select_exactly_the_matching_orders(
     condition = customer_orders(customer_id, status, placed)
 
     assert condition.index is (GSI1 if status is None else GSI2)
-    assert condition.partition == CUSTOMER.render(customer_id=customer_id)
+    assert condition.partition == CUSTOMER.render(id=customer_id)
     # DynamoDB refuses BETWEEN with low > high, so a valid range never builds one.
     assert condition.low is not None and condition.high is not None
     assert condition.low <= condition.high
@@ -260,9 +260,9 @@ def test_only_placed_orders_carry_open_order_attributes(order: Order) -> None:
 def test_table_keys_parse_back(order: Order) -> None:
     key = order_key(order.order_id)
     assert key[TABLE.partition_key] == key[TABLE.sort_key]
-    assert ORDER.parse(key[TABLE.partition_key]) == {"order_id": order.order_id}
+    assert ORDER.parse(key[TABLE.partition_key]) == {"id": order.order_id}
     customer = customer_key(order.customer_id)
-    assert CUSTOMER.parse(customer[TABLE.sort_key]) == {"customer_id": order.customer_id}
+    assert CUSTOMER.parse(customer[TABLE.sort_key]) == {"id": order.customer_id}
     assert customer[TABLE.partition_key] == order.attributes[GSI1.partition_key]
 
 

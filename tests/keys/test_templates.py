@@ -1,4 +1,4 @@
-"""Property tests of `keys.template.KeyTemplate` on the templates of `keys.orders`.
+"""Property tests of `keys.template.KeyTemplate` on templates shaped as the demo's orders'.
 
 Keys are ASCII, bounds add KEY_MAX (U+FFFF): for such strings Python's `str` order is
 DynamoDB's UTF-8 byte order, so `KeyCondition.contains` (plain `<=`) is what DynamoDB does.
@@ -14,22 +14,37 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from keys.codecs import DELIMITERS, KSUID_EPOCH, to_millis
+from keys.codecs import (
+    DELIMITERS,
+    KSUID_EPOCH,
+    ChoiceCodec,
+    IdentifierCodec,
+    KsuidCodec,
+    TimestampCodec,
+    to_millis,
+)
 from keys.codecs import ksuid as make_ksuid
 from keys.conditions import KeyCondition
 from keys.errors import BadUserInput
-from keys.orders import (
-    CUSTOMER,
-    OPEN_ORDERS,
-    ORDER,
-    ORDER_BY_STATUS,
-    ORDER_BY_TIME,
-    ORDER_STATUSES,
-)
 from keys.table import GSI1, TABLE
-from keys.template import DELIMITER, KeyTemplate, render_all
+from keys.template import DELIMITER, KeyTemplate, Segment, render_all
 from tests.keys.strategies import FAST, FEWER, QUICK, ksuids
 
+ORDER_STATUSES = frozenset({"PLACED", "SHIPPED", "DELIVERED", "CANCELLED"})
+CUSTOMER = KeyTemplate("CUSTOMER", (Segment("customer_id", IdentifierCodec()),))
+ORDER = KeyTemplate("ORDER", (Segment("order_id", KsuidCodec()),))
+ORDER_BY_TIME = KeyTemplate(
+    "ORDER", (Segment("placed_at", TimestampCodec()), Segment("order_id", KsuidCodec()))
+)
+ORDER_BY_STATUS = KeyTemplate(
+    "ORDER",
+    (
+        Segment("status", ChoiceCodec(ORDER_STATUSES)),
+        Segment("placed_at", TimestampCodec()),
+        Segment("order_id", KsuidCodec()),
+    ),
+)
+OPEN_ORDERS = KeyTemplate("ORDERS", (Segment("status", ChoiceCodec(ORDER_STATUSES)),))
 TEMPLATES: dict[str, KeyTemplate] = {
     "CUSTOMER": CUSTOMER,
     "ORDER": ORDER,

@@ -150,7 +150,7 @@ def test_copies_are_one_per_list_a_filter_can_ask_for() -> None:
                 ),
                 (ListOf(rated, GSI1, "rated"),),
             ),
-            "its partition is not made of Shelf's key",
+            "its partition on GSI1 is not made of Shelf's key",
         ),
     ],
 )
