@@ -1,9 +1,9 @@
 """Entity changes read from the table's stream, and what each subscription wants of them.
 
 A stream record is one item's change. Only an entity's own item makes an entity change
-(an issue's `ISSUE#<n>` under its repository, a declared entity's own item); the items
-derived from it (comment copies, marker places and cell counters, index attributes) make
-none, so one change of an entity is one change here, whichever items the write touched.
+(a declared entity's own item); the items derived from it (comment copies, marker places
+and cell counters, index attributes) make none, so one change of an entity is one change
+here, whichever items the write touched.
 
 Each change has a *topic*, the one partition of subscriptions that can want it (the
 product of a comment, the repository of an issue …), so a change is matched only against
@@ -18,9 +18,6 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
-from data.repos import Issue
-from keys import repos as repo_keys
-from keys.repos import IssueState
 from keys.table import TABLE
 
 Item = dict[str, Any]
@@ -73,19 +70,7 @@ class Followed:
     id_of: Callable[[Item], str]
 
 
-# The hand-written areas' entities; a declared model's come from `data.entities`.
-AREAS_FOLLOWED = (
-    Followed(
-        "issue",
-        lambda partition, sort: repo_keys.REPO.matches(partition) and repo_keys.ISSUE.matches(sort),
-        Issue.from_item,
-        lambda _item, partition: partition,
-        lambda item: str(item["number"]),
-    ),
-)
-
-
-def entity_changes(record: Record, followed: Sequence[Followed] = AREAS_FOLLOWED) -> list[Change]:
+def entity_changes(record: Record, followed: Sequence[Followed]) -> list[Change]:
     """The entity change `record` is, once per topic it concerns (two when the entity moves
     from one topic to another, one per list that follows it); none for an item derived from
     an entity, or one no subscription follows. An item that is not a whole entity raises
@@ -118,7 +103,7 @@ def entity_changes(record: Record, followed: Sequence[Followed] = AREAS_FOLLOWED
     return found
 
 
-def entity_change(record: Record, followed: Sequence[Followed] = AREAS_FOLLOWED) -> Change | None:
+def entity_change(record: Record, followed: Sequence[Followed]) -> Change | None:
     """The change of a record whose entity stays in one topic (or None)."""
     changes = entity_changes(record, followed)
     return changes[-1] if changes else None
@@ -136,14 +121,3 @@ def kind_of(change: Change, matches: Callable[[Any], bool]) -> ChangeKind | None
     if before:
         return ChangeKind.REMOVED
     return None
-
-
-# What each subscription follows: its topic and which states match its arguments, the
-# arguments validated as the matching query validates them.
-
-
-def issue_changes(
-    owner: str, name: str, state: IssueState | None
-) -> tuple[tuple[str, str], Callable[[Issue], bool]]:
-    partition = repo_keys.REPO.render(owner=owner, name=name)
-    return ("issue", partition), lambda issue: state is None or issue.state == state

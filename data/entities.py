@@ -19,14 +19,17 @@ from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
 from keys.codecs import format_timestamp, parse_timestamp, to_millis
 from keys.errors import BadUserInput
+from keys.table import TABLE
 from model import (
     Author,
     Choice,
     Code,
     Coordinate,
+    Counter,
     Email,
     Entity,
     GeneratedId,
+    Handle,
     Identifier,
     Lines,
     Number,
@@ -50,9 +53,22 @@ def record(entity: Entity, item: Item) -> Record:
             values[name] = author_of(item)
         elif attribute.optional:
             values[name] = _loaded(attribute, item.get(name))
-        else:
-            values[name] = _loaded(attribute, item[name])  # KeyError: not a whole entity
+        elif name in item:
+            values[name] = _loaded(attribute, item[name])
+        elif isinstance(attribute, Counter):  # nothing counted yet
+            values[name] = 0
+        else:  # an item written before it held its keys' attributes apart
+            values[name] = _from_key(entity, item, name)  # KeyError: not a whole entity
     return values
+
+
+def _from_key(entity: Entity, item: Item, name: str) -> Any:
+    """The attribute `name` as the item's table key holds it (a handle in lower case)."""
+    for attribute in TABLE.attributes:
+        template = entity.templates[attribute]
+        if any(s.name == name for s in template.segments):
+            return template.parse(item[attribute])[name]
+    raise KeyError(name)
 
 
 @dataclass(frozen=True)
@@ -86,7 +102,7 @@ def checked(attribute: Attribute, value: Any, field: str) -> Any:
         if attribute.optional:
             return None
         raise BadUserInput("must be given", field=field)
-    if isinstance(attribute, Identifier | GeneratedId):
+    if isinstance(attribute, Identifier | GeneratedId | Handle):
         return validation.ident(str(value), field)
     if isinstance(attribute, Text):
         return validation.text(value, field, attribute.max_length, multiline=attribute.multiline)
@@ -190,7 +206,7 @@ def _loaded(attribute: Attribute, value: Any) -> Any:
         return parse_timestamp(value)
     if isinstance(attribute, Choice):
         return attribute.values(value)
-    if isinstance(attribute, Number | Total):
+    if isinstance(attribute, Number | Total | Counter):
         return int(value)
     if isinstance(attribute, Lines):
         return [

@@ -15,7 +15,7 @@ from data.entities import Record, RecordOf, checked
 from keys.conditions import KeyCondition, within
 from keys.errors import BadUserInput
 from keys.table import Index
-from model import Entity, ListOf
+from model import Entity, Handle, ListOf
 from model.kinds import domain
 from store.cursors import Binding
 from store.pagination import PageArgs
@@ -75,7 +75,9 @@ class Narrowed:
         bound.update({name: sorted(map(str, values)) for name, values in self.sets.items()})
         if pattern.range is not None and (self.start, self.end) != (None, None):
             bound[pattern.range.argument] = [_text(self.start), _text(self.end)]
-        if self.forward is not None:
+        if pattern.direction:  # the direction read, its default too
+            bound["forward"] = not pattern.descending if self.forward is None else self.forward
+        elif self.forward is not None:
             bound["forward"] = self.forward
         return bound
 
@@ -185,15 +187,35 @@ def list_read(
         place = parent.templates[index.sort_key]
         head = place.render(**{s.name: of[s.name] for s in place.segments})
     forward = narrowing.forward
+    if forward is None:
+        forward = (
+            not pattern.descending if pattern.whole is None else whole_forward(pattern, parent)
+        )
     return PageRead(
         condition,
         binding,
         args,
-        forward=not pattern.descending if forward is None else forward,
+        forward=forward,
         record=RecordOf(entity),
         filter=narrowing.filter(entity),
         parent=head,
     )
+
+
+def whole_forward(pattern: ListOf, parent: Entity | None) -> bool:
+    """The way a whole list is read: from its parent's item, when it is beside it (a child
+    whose label sorts before the parent's is read backwards, then answered in key order)."""
+    keys = pattern.entity.keys_on(pattern.index)
+    theirs = None if parent is None else parent.all_keys.get(pattern.index)
+    if keys is None or theirs is None:
+        return True
+    return keys.sort.label > theirs.sort.label
+
+
+def whole_page(pattern: ListOf) -> PageArgs:
+    """The one page a whole list reads: every item it may hold."""
+    assert pattern.whole is not None
+    return PageArgs(size=pattern.whole, backward=False, cursor=None)
 
 
 def _partition(pattern: ListOf, index: Index, parent: Entity | None, of: Mapping[str, Any]) -> str:
@@ -256,13 +278,17 @@ def followed(pattern: ListOf) -> Followed:
     assert keys is not None  # checked when the model is built
     partition = keys.partition.attributes
     name = pattern.subscription or pattern.field
-    return follower(pattern.entity, name, lambda item: topic(str(item[a]) for a in partition))
+    return follower(pattern.entity, name, lambda state: topic_of(pattern.entity, partition, state))
 
 
-def follower(entity: Entity, name: str, topic_of: Callable[[Mapping[str, Any]], str]) -> Followed:
+def follower(entity: Entity, name: str, topic_for: Callable[[Record], str]) -> Followed:
     """Changes of `entity`'s own items (not the items derived from them), filed under the
-    subscription `name` by `topic_of` an item."""
+    subscription `name` by `topic_for` its state, and named by the attributes of its key
+    its type shows (all of them, when it shows none)."""
     same = entity.key.partition == entity.key.sort
+    shown = [n for n in entity.key_attributes if entity.attributes[n].shown]
+    names = shown or entity.key_attributes
+    state = RecordOf(entity)
 
     def owns(pk: str, sk: str) -> bool:
         return (pk == sk or not same) and entity.owns(pk, sk)
@@ -270,15 +296,24 @@ def follower(entity: Entity, name: str, topic_of: Callable[[Mapping[str, Any]], 
     return Followed(
         name,
         owns,
-        RecordOf(entity),
-        lambda item, _pk: topic_of(item),
-        lambda item: topic(str(item[name]) for name in entity.key_attributes),
+        state,
+        lambda item, _pk: topic_for(state(item)),
+        lambda item: topic(str(state(item)[n]) for n in names),
     )
 
 
 def topic(values: Iterable[str]) -> str:
     """A topic or an id made of several values."""
     return "#".join(values)
+
+
+def topic_of(entity: Entity, names: Iterable[str], values: Mapping[str, Any]) -> str:
+    """The topic of these attributes' values, as a record or a subscription's checked
+    arguments hold them: a handle in lower case, as its key holds it."""
+    return topic(
+        str(values[n]).lower() if isinstance(entity.attributes[n], Handle) else str(values[n])
+        for n in names
+    )
 
 
 def _plain(value: Any) -> Any:

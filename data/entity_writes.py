@@ -24,7 +24,7 @@ from data.entity_copies import check_moves, not_theirs
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
 from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
-from model.attributes import Total
+from model.attributes import Counter, Total
 from store.client import TRANSACT_CALLS, Store
 from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader, item_key
@@ -128,6 +128,8 @@ def new_items(
             values[name] = new_ksuid(created)
         elif isinstance(attribute, Choice):
             values[name] = attribute.initial
+        elif isinstance(attribute, Counter):
+            values[name] = 0
     for name, attribute in entity.attributes.items():
         if isinstance(attribute, Total):
             values[name] = total(entity, attribute, values)
@@ -168,6 +170,7 @@ async def update(
     writer_only: bool,
     transitions: Sequence[Moves] = (),
     at_least_one: bool = True,
+    sets: Mapping[str, Any] | None = None,
 ) -> Record:
     """Change those of `changes` that are given (at least one) of the entity `arguments`
     name; with `writer_only`, only its author (or an admin) may, which the same write's
@@ -176,8 +179,9 @@ async def update(
     for name in entity.key_attributes:
         checked(entity.attributes[name], arguments[name], name)
     given = {name: value for name, value in changes.items() if value is not None}
-    if not given and (entity.copies is None or at_least_one):
+    if not given and not sets and (entity.copies is None or at_least_one):
         raise BadUserInput(_give(list(changes)))
+    given.update(sets or {})
     values = {name: checked(entity.attributes[name], v, name) for name, v in given.items()}
     if entity.copies is not None:
         return await entity_copies.update(
@@ -195,16 +199,22 @@ async def update(
     if key is None:
         raise NotFound(missing)
     held_to = caller.restriction(f"sign in to change a {entity.noun}") if writer_only else None
-    allowed, allowed_values = _allowed(entity, transitions, values)
     stamp_name = _sorting_stamp(entity)
     kept: Record = {}
-    if kept_values(entity, set(values)):
+    held: dict[str, Any] = {} if held_to is None else {AUTHOR_KEY: held_to}
+    reads = kept_values(entity, set(values))
+    if reads:
         # Strongly consistent: what it reads no update changes, but the entity may be new.
         found = await store.get(key, consistent=True)
         if found is None:
             raise NotFound(missing)
+        if writer_only and not wrote(found, caller):
+            raise not_theirs(entity, arguments)
         kept = record(entity, found)
         check_moves(entity, arguments, transitions, values, found)
+        # Held to what was read: the same entity, not one made anew since.
+        held.update(stored(entity, {name: kept[name] for name in reads}))
+    allowed, allowed_values = _allowed(entity, transitions, values)
     at = now()
     token = new_token()
     for _ in range(UPDATE_ATTEMPTS):
@@ -227,7 +237,7 @@ async def update(
                 **allowed_values,
                 **({} if stamp is None else {":stamp": stamp}),
             },
-            expect=None if held_to is None else {AUTHOR_KEY: held_to},
+            expect=held or None,
             token=token,
         )
         try:

@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from data.changes import (
-    AREAS_FOLLOWED,
     Change,
     ChangeKind,
     Followed,
@@ -78,7 +77,7 @@ class Subscriber:
 class ChangeFeed:
     """Every subscription of the process, by topic; fed by `publish`."""
 
-    def __init__(self, followed: Sequence[Followed] = AREAS_FOLLOWED) -> None:
+    def __init__(self, followed: Sequence[Followed]) -> None:
         # The entities whose changes subscriptions can follow (the model's).
         self.followed = tuple(followed)
         self.topics: dict[Topic, set[Subscriber]] = {}

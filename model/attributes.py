@@ -82,6 +82,21 @@ class Identifier(Attribute):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Handle(Attribute):
+    """A name a person types and reads (a username, a repository's name): an identifier's
+    characters, kept as first given, compared and keyed in lower case (`Alice` and `alice`
+    are one)."""
+
+    @property
+    def scalar(self) -> Scalar:
+        return "String"
+
+    @property
+    def codec(self) -> Codec[Any]:
+        return IdentifierCodec(case_insensitive=True)
+
+
+@dataclass(frozen=True, kw_only=True)
 class GeneratedId(Attribute):
     """A KSUID made when the entity is created: ids sort the way their items were made."""
 
@@ -164,7 +179,9 @@ class Number(Attribute):
 
     @property
     def most_bytes(self) -> int:
-        return 21
+        # DynamoDB keeps about one byte per two significant digits, and one more.
+        digits = len(str(max(abs(self.low), abs(self.high))))
+        return digits // 2 + 2
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -189,8 +206,25 @@ class Lines(Attribute):
 
     @property
     def most_bytes(self) -> int:
-        line = sum(f.most_bytes for f in self.fields.values()) + Number().most_bytes
+        names = sum(map(len, self.fields)) + len(self.numbered)
+        line = sum(f.most_bytes for f in self.fields.values()) + Number().most_bytes + names
         return self.most * line
+
+
+@dataclass(frozen=True, kw_only=True)
+class Counter(Attribute):
+    """A count the engine keeps (0 when the entity is made), changed only by the code that
+    counts: a repository's stars, its issues."""
+
+    set_by_engine: ClassVar[bool] = True
+
+    @property
+    def scalar(self) -> Scalar:
+        return "Int"
+
+    @property
+    def most_bytes(self) -> int:
+        return 21
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,9 +30,11 @@ from model.attributes import (
     Choice,
     Coordinate,
     Geohash,
+    Handle,
     Identifier,
     Lines,
     Number,
+    Text,
     Timestamp,
     Total,
 )
@@ -79,10 +81,11 @@ class Parent:
 
 @dataclass(frozen=True)
 class Owner:
-    """Whom the entity belongs to: `attribute` holds their username (an identifier, compared
-    exactly), and `noun` is how rules name them ("customer"). A pattern with
-    `access="owner"` is theirs (and admins'): decided on the token where its arguments hold
-    the owner, else on the entity read."""
+    """Whom the entity belongs to: `attribute` holds their username (an `Identifier`,
+    compared exactly, or a `Handle`, ignoring case), and `noun` is how rules name them
+    ("customer"). A pattern with `access="owner"` is theirs (and admins'): decided on the
+    token where its arguments hold the owner, else on the entity read. Their children's
+    `writer` updates are theirs too (a repository's owner closes any of its issues)."""
 
     attribute: str
     noun: str
@@ -118,14 +121,18 @@ class Entity:
     # Seed 002: the entity is also kept by place, its cells counted (`keys/map.py`).
     places: Places | None = None
     owner: Owner | None = None
+    # How messages and rules name it, when not its name in lower case ("repository").
+    called: str | None = None
 
     def __post_init__(self) -> None:
         for name, declared in self.attributes.items():
             _check_attribute(self, name, declared)
         if self.owner is not None and not isinstance(
-            self.attributes.get(self.owner.attribute), Identifier
+            self.attributes.get(self.owner.attribute), Identifier | Handle
         ):
-            raise ModelError(f"{self.name}'s owner: {self.owner.attribute!r} is no Identifier")
+            raise ModelError(
+                f"{self.name}'s owner: {self.owner.attribute!r} is no Identifier or Handle"
+            )
         largest = sum(a.most_bytes for a in self.attributes.values())
         if largest > ITEM_ROOM:
             raise ModelError(
@@ -217,6 +224,11 @@ class Entity:
     @property
     def noun(self) -> str:
         """How messages name it ("ticket")."""
+        return self.called or self.field_name
+
+    @property
+    def field_name(self) -> str:
+        """Its name as a field holding one of it ("ticket", "orderLine")."""
         return self.name[0].lower() + self.name[1:]
 
     @property
@@ -340,12 +352,15 @@ def _check_attribute(entity: Entity, name: str, attribute: Attribute) -> None:
     if isinstance(attribute, Lines) and (
         not attribute.fields
         or attribute.numbered in attribute.fields
+        or not all(
+            isinstance(f, Text | Number) and not f.optional for f in attribute.fields.values()
+        )
         or not 1 <= attribute.most <= MOST_LINES
         or attribute.optional
     ):
         raise ModelError(
-            f"{where}: lines need fields (none named {attribute.numbered!r}), at most"
-            f" {MOST_LINES} of them, and are not optional"
+            f"{where}: lines need fields (texts and numbers, none optional or named"
+            f" {attribute.numbered!r}), at most {MOST_LINES} of them, and are not optional"
         )
     if isinstance(attribute, Total):
         lines = entity.attributes.get(attribute.lines)

@@ -10,8 +10,9 @@ from typing import TypeVar
 
 from keys.table import TABLE, Index
 from model.attributes import Choice
-from model.entities import Entity, Keys
+from model.entities import Entity
 from model.errors import ModelError
+from model.list_checks import check_list, on
 from model.patterns import Create, Delete, Heatmap, ListOf, Lookup, Near, Pattern, Update
 
 P = TypeVar("P", Lookup, ListOf, Create, Update, Delete, Near, Heatmap)
@@ -35,7 +36,7 @@ class Model:
             if pattern.entity not in self.entities:
                 raise ModelError(f"{pattern.field}: {pattern.entity.name} is not in the model")
             if isinstance(pattern, ListOf):
-                _check_list(self, pattern)
+                check_list(pattern, self.parent_of(pattern.entity), self.entities)
             elif isinstance(pattern, Update):
                 _check_update(pattern)
             elif isinstance(pattern, Create):
@@ -161,122 +162,19 @@ def _check_writer(model: Model, pattern: Update | Delete) -> None:
             raise ModelError(f"{where}: {entity.name} is the parent of {children}")
 
 
-def _check_list(model: Model, pattern: ListOf) -> None:
-    entity = pattern.entity
-    where = f"{entity.name} list {pattern.field!r}"
-    keys = entity.keys_on(pattern.index)
-    if keys is None:
-        raise ModelError(f"{where}: {entity.name} has no keys on {_on(pattern.index)}")
-    copied = entity.copies is not None and entity.copies.index == pattern.index
-    if copied and (pattern.narrowing or pattern.filtered):
-        raise ModelError(f"{where}: a list of copies is narrowed by the copies' filters only")
-    narrowing = pattern.narrowing
-    if keys.sort.attributes[: len(narrowing)] != narrowing:
-        raise ModelError(
-            f"{where}: its arguments narrow {list(narrowing)}, which are not the leading"
-            f" segments of its sort key {list(keys.sort.attributes)}"
-        )
-    if len(keys.sort.attributes) <= len(narrowing):
-        raise ModelError(
-            f"{where}: its sort key must end with a segment its arguments leave free (an id),"
-            " so that each item's key is its own"
-        )
-    if pattern.range is not None:
-        ranged = entity.attributes[pattern.range.attribute]
-        if not isinstance(ranged.scalar, str) or ranged.scalar == "String":
-            raise ModelError(f"{where}: a range over {pattern.range.attribute!r} orders nothing")
-    for name in pattern.filtered:
-        if not isinstance(entity.attributes.get(name), Choice):
-            raise ModelError(f"{where}: it may filter by choices only, not {name!r}")
-    names = [
-        *pattern.equal,
-        *(() if pattern.range is None else (pattern.range.argument,)),
-        *pattern.filtered,
-    ]
-    if len(set(names)) < len(names) or {"direction", "forward"} & set(names):
-        raise ModelError(f"{where}: its arguments {names} must be distinct, none 'direction'")
-    if pattern.unnarrowed is not None:
-        _check_unnarrowed(pattern, keys)
-    if pattern.root:
-        partition = set(keys.partition.attributes)
-        if not set(pattern.at) <= partition:
-            raise ModelError(f"{where}: `at` names {sorted(pattern.at)}, not all of its partition")
-        return
-    if pattern.at:
-        raise ModelError(f"{where}: `at` is for root lists; below a parent, it gives the partition")
-    if pattern.access is not None:
-        raise ModelError(
-            f"{where}: a list below its parent is reached through the parent's field, whose"
-            " rule applies: give `access` to root lists only"
-        )
-    parent = model.parent_of(entity)
-    if parent is None or entity.parent is None:
-        raise ModelError(f"{where}: {entity.name} declares no parent")
-    mine, theirs = entity.all_keys.get(pattern.index), parent.all_keys.get(pattern.index)
-    if copied or theirs is None or pattern.unnarrowed is not None:
-        # The parent is not in the list's partition: the list is read on its own, from
-        # the parent's key.
-        for index in {pattern.index, pattern.unnarrowed or pattern.index}:
-            on = entity.keys_on(index)
-            assert on is not None  # checked above
-            theirs_of = [entity.parent.attributes.get(a) for a in on.partition.attributes]
-            if sorted(map(str, theirs_of)) != sorted(parent.key_attributes):
-                raise ModelError(
-                    f"{where}: its partition on {_on(index)} is not made of {parent.name}'s key"
-                )
-        return
-    if mine is None:
-        raise ModelError(f"{where}: {entity.name} needs keys on {_on(pattern.index)}")
-    mapped = tuple(entity.parent.attributes.get(a) for a in mine.partition.attributes)
-    if mine.partition.label != theirs.partition.label or mapped != theirs.partition.attributes:
-        raise ModelError(
-            f"{where}: its partition on {_on(pattern.index)} is not {parent.name}'s"
-            f" ({theirs.partition.label} of {list(theirs.partition.attributes)})"
-        )
-    if mine.sort.label == theirs.sort.label:
-        raise ModelError(f"{where}: its sort key's label is {parent.name}'s own")
-    # Read with its parent, the page reaches from its own keys to the parent's: nothing
-    # else of that partition may sort in between.
-    low, high = sorted((mine.sort.label, theirs.sort.label))
-    for other in model.entities:
-        keys = other.all_keys.get(pattern.index)
-        if other in (entity, parent) or keys is None:
-            continue
-        if keys.partition.label == mine.partition.label and low < keys.sort.label < high:
-            raise ModelError(
-                f"{where}: {other.name}'s items ({keys.sort.label}) sort between its own and"
-                f" {parent.name}'s on {_on(pattern.index)}"
-            )
-
-
-def _check_unnarrowed(pattern: ListOf, keys: Keys) -> None:
-    """The other index reads the same partition, in the order of the range's attribute."""
-    entity, other = pattern.entity, pattern.unnarrowed
-    assert other is not None
-    where = f"{entity.name} list {pattern.field!r}"
-    on = entity.keys_on(other)
-    leading = () if pattern.range is None else (pattern.range.attribute,)
-    if (
-        on is None
-        or not pattern.equal
-        or other == pattern.index
-        or on.partition != keys.partition
-        or on.sort.attributes[: len(leading)] != leading
-        or len(on.sort.attributes) <= len(leading)
-        or other in entity.sparse
-    ):
-        raise ModelError(
-            f"{where}: read without {list(pattern.equal)} on {_on(other)}, it needs keys there"
-            " with the same partition, not sparse, and a sort key that begins with the range's"
-            " attribute and ends with a segment left free"
-        )
-
-
 def _check_update(pattern: Update) -> None:
     entity = pattern.entity
     where = f"{entity.name} update {pattern.field!r}"
-    if not pattern.changes:
+    if not pattern.changes and not pattern.sets:
         raise ModelError(f"{where} changes nothing")
+    for name, value in pattern.sets.items():
+        attribute = entity.attributes.get(name)
+        if attribute is None or not attribute.changeable or name in pattern.changes:
+            raise ModelError(f"{where}: it sets {name!r}, not an attribute it may set alone")
+        if isinstance(attribute, Choice) and not isinstance(value, attribute.values):
+            raise ModelError(f"{where}: it sets {name!r} to {value!r}, not one of its values")
+    if not pattern.changes and pattern.moves:
+        raise ModelError(f"{where}: moves need a change given")
     if not pattern.at_least_one and entity.copies is None:
         raise ModelError(f"{where}: `at_least_one=False` needs copies (an update that reads)")
     for name in pattern.changes:
@@ -301,15 +199,15 @@ def _check_update(pattern: Update) -> None:
             raise ModelError(f"{where}: moves of {transitions.attribute!r} name other values")
     # What no update changes (a time stamped on create) is read first, when a key needs it.
     fixed = {n for n, a in entity.attributes.items() if not a.changeable}
-    known = {*entity.key_attributes, *fixed, *pattern.changes}
-    changed = {*pattern.changes, *entity.write_stamps}
+    known = {*entity.key_attributes, *fixed, *pattern.changes, *pattern.sets}
+    changed = {*pattern.changes, *pattern.sets, *entity.write_stamps}
     rendered = set(entity.rerendered(changed))
     for index, predicate in entity.sparse.items():
         if predicate.attribute in changed:
             rendered.update(index.attributes)  # entering the index: every key is written
         elif index.partition_key in rendered:
             raise ModelError(
-                f"{where}: it re-renders {index.partition_key} of the sparse {_on(index)}"
+                f"{where}: it re-renders {index.partition_key} of the sparse {on(index)}"
                 f" without changing {predicate.attribute!r}, which decides whether the item"
                 " is there"
             )
@@ -335,7 +233,7 @@ def _check_collisions(entities: tuple[Entity, ...]) -> None:
             other = seen.setdefault(labels, entity.name)
             if other != entity.name:
                 raise ModelError(
-                    f"{entity.name} and {other} keys on {_on(index)} can collide: both"
+                    f"{entity.name} and {other} keys on {on(index)} can collide: both"
                     f" {partition} / {sort}"
                 )
 
@@ -379,7 +277,3 @@ def _check_names(model: Model) -> None:
 
 def _capital(name: str) -> str:
     return name[0].upper() + name[1:]
-
-
-def _on(index: Index) -> str:
-    return index.name or "the table"

@@ -79,6 +79,9 @@ class ListOf:
     # Whether the subscription also takes the range (False: every change, whatever the
     # range's attribute holds).
     subscription_range: bool = True
+    # A plain list of every item instead of a connection, in key order: at most this many,
+    # which the writes keep (an organization's at most 100 teams), read in one Query.
+    whole: int | None = None
 
     @property
     def narrowing(self) -> tuple[str, ...]:
@@ -139,6 +142,8 @@ class Update:
     # Arguments of the field itself, each required (`setOrderStatus(id, status)`), rather
     # than an input object whose changes are optional.
     inline: bool = False
+    # Values every call sets, no argument giving them (`closeIssue` sets `state: CLOSED`).
+    sets: Mapping[str, Any] = dataclasses.field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from data.callers import Caller
 from keys.errors import Forbidden
-from model import Access, Entity
+from model import Access, Entity, Handle
 from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, Rule, Stored, Themselves
 
 RULES: Mapping[str, Rule] = {
@@ -19,38 +19,69 @@ RULES: Mapping[str, Rule] = {
 }
 
 
-def rule(access: Access, entity: Entity, given: str | None = None) -> Rule:
+def rule(
+    access: Access, entity: Entity, given: str | None = None, *, parent: Entity | None = None
+) -> Rule:
     """The rule of `access` to `entity`; for `owner`, `given` is the path of the argument
-    holding the owner (None: the entity read decides)."""
+    holding the owner (None: the entity read decides); for `writer`, the owner of the
+    entity's `parent` may too, when the entity's key names them."""
     if access == "owner":
         return _owners(entity, given)
     if access != "writer":
         return RULES[access]
     author = entity.author
     role = "author" if author is None else author[1].role
-    return Stored(f"the {entity.noun}'s {role}")
+    writer = f"the {entity.noun}'s {role}"
+    if parent is not None and parent.owner is not None and _parent_owner(entity, parent):
+        return Stored(f"the {parent.noun}'s {parent.owner.noun} or {writer}")
+    return Stored(writer)
+
+
+def owns_parent(
+    entity: Entity, parent: Entity | None, arguments: Mapping[str, Any], caller: Caller
+) -> bool:
+    """Whether the entity's key `arguments` name `caller` as its parent's owner."""
+    mine = None if parent is None else _parent_owner(entity, parent)
+    if mine is None or parent is None or parent.owner is None:
+        return False
+    value = str(arguments[mine])
+    if isinstance(parent.attributes[parent.owner.attribute], Handle):
+        return caller.is_user(value)
+    return caller.username is not None and value == caller.username
+
+
+def _parent_owner(entity: Entity, parent: Entity) -> str | None:
+    """The attribute of the entity's key holding its parent's owner, if any."""
+    if parent.owner is None or entity.parent is None:
+        return None
+    for mine, theirs in entity.parent.attributes.items():
+        if theirs == parent.owner.attribute and mine in entity.key_attributes:
+            return mine
+    return None
 
 
 def _owners(entity: Entity, given: str | None) -> Rule:
     owner = entity.owner
     assert owner is not None  # checked when the model is built
     name = owner.attribute
+    fold = isinstance(entity.attributes[name], Handle)
     if given is None:
         return Stored(f"that {owner.noun}")
     if given.startswith("input.") and name in entity.key_attributes:  # a create of the owner
-        return Themselves(
-            f"the caller, for `{name}` = their own username", given, name, fold_case=False
-        )
+        return Themselves(f"the caller, as `{name}`", given, name, fold_case=fold)
     if given.startswith("input."):
-        return Themselves(f"the {owner.noun} of `{name}`", given, name, fold_case=False)
-    return Themselves(
-        f"that {owner.noun} (`{name}` = their username)", given, name, fold_case=False
-    )
+        return Themselves(f"the {owner.noun} of `{name}`", given, name, fold_case=fold)
+    return Themselves(f"that {owner.noun} (`{name}` = their username)", given, name, fold_case=fold)
 
 
 def owned(entity: Entity, found: Mapping[str, Any], caller: Caller, described_as: str) -> None:
     """FORBIDDEN unless `caller` owns the entity read (or no rule applies to them)."""
     owner = entity.owner
     assert owner is not None
-    if not (caller.unrestricted or found[owner.attribute] == caller.username):
+    value = str(found[owner.attribute])
+    if isinstance(entity.attributes[owner.attribute], Handle):
+        mine = caller.is_user(value)
+    else:
+        mine = value == caller.username
+    if not (caller.unrestricted or mine):
         raise Forbidden(f"{described_as} is not yours")

@@ -13,11 +13,13 @@ import strawberry
 
 from data import entities, entity_places, entity_writes
 from data.changes import ChangeKind, Followed
-from data.entity_lists import Narrowed, followed, list_read, topic
+from data.entity_lists import Narrowed, followed, list_read, topic_of, whole_page
 from model import (
+    Choice,
     Create,
     Delete,
     Entity,
+    Handle,
     Heatmap,
     ListOf,
     Lookup,
@@ -35,7 +37,7 @@ from resolvers.access import (
 from resolvers.context import Context
 from resolvers.cost import entity as named_entity
 from resolvers.cost import field_with_cost, item_read, mutation_with_cost, page_read, write_calls
-from resolvers.derived_access import RULES, owned, rule
+from resolvers.derived_access import RULES, owned, owns_parent, rule
 from resolvers.derived_arguments import (
     REQUIRED,
     Parameters,
@@ -44,7 +46,7 @@ from resolvers.derived_arguments import (
     narrowing,
     signed,
 )
-from resolvers.derived_types import EntityTypes, filtering
+from resolvers.derived_types import EntityTypes, filtering, shown_key
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import SortDirection
 from resolvers.subscriptions import follow, subscription
@@ -62,6 +64,18 @@ class Roots:
     mutation: tuple[type[Any], ...] = ()
     subscription: tuple[type[Any], ...] = ()
     followed: tuple[Followed, ...] = ()
+    # The entities' object types, for a hook's fields to answer with.
+    types: EntityTypes | None = None
+
+    def node(self, entity: Entity, record: Mapping[str, Any]) -> Any:
+        """The object of `entity`'s type answering `record`, for a hook's resolver."""
+        assert self.types is not None, "the derived roots carry the types"
+        return self.types.node(entity, record)
+
+    def type_of(self, entity: Entity) -> type[Any]:
+        """`entity`'s object type, for a hook's field to return."""
+        assert self.types is not None, "the derived roots carry the types"
+        return self.types.types[entity.name]
 
     def part(self, *fields: str) -> tuple[type[Any], ...]:
         """The derived root types holding `fields`, in that order: a hook places them among
@@ -86,7 +100,7 @@ def derived_roots(model: Model) -> Roots:
         elif isinstance(pattern, Create):
             mutation[pattern.field] = _create(model, types, pattern)
         elif isinstance(pattern, Update):
-            mutation[pattern.field] = _update(types, pattern)
+            mutation[pattern.field] = _update(model, types, pattern)
         elif isinstance(pattern, Delete):
             mutation[pattern.field] = _delete(pattern)
         elif isinstance(pattern, Near):
@@ -114,6 +128,7 @@ def derived_roots(model: Model) -> Roots:
             *(followed(p) for p in lists),
             *(entity_places.followed(p) for p in near),
         ),
+        types=types,
     )
 
 
@@ -153,7 +168,9 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
 
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
     kind = types.types[entity.name]
-    cost = item_read(named_entity(entity.name, *entity.key_attributes))
+    # Names in any case are one entity when its key folds them.
+    folded = all(isinstance(entity.attributes[n], Handle) for n in entity.key_attributes)
+    cost = item_read(named_entity(entity.name, *entity.key_attributes, fold_case=folded))
     given = None if read_decides or owner is None else owner.attribute
     return field_with_cost(cost, rule(pattern.access, entity, given))(
         signed(resolve, pattern.field, parameters, kind | None)
@@ -175,6 +192,8 @@ def _prefetch(pattern: ListOf, parent: Entity, arguments: Mapping[str, Any]) -> 
     gives them; a narrowed list reads its own page (it does not begin at the parent)."""
 
     def build(given_arguments: Mapping[str, Any]) -> Any:
+        if pattern.whole is not None:
+            return list_read(pattern, parent, arguments, whole_page(pattern))
         narrowed = _unnarrowed(pattern, given_arguments)
         page = lookahead.page_args(given_arguments)
         return list_read(pattern, parent, arguments, page, narrowed)
@@ -188,10 +207,18 @@ def _unnarrowed(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
         *(() if pattern.range is None else (pattern.range.argument,)),
         *pattern.filtered,
     )
-    if any(arguments.get(name) is not None for name in names):
+    if any(arguments.get(name) is not None for name in names if name not in pattern.filtered):
         raise ValueError("narrowed")  # left to the field itself
+    # A filter passes the parent: its page still begins there.
+    given: dict[str, Any] = {}
+    for name in pattern.filtered:
+        attribute = pattern.entity.attributes[name]
+        assert isinstance(attribute, Choice)  # checked when the model is built
+        given[name] = lookahead.enum_value(attribute.values, arguments.get(name))
     direction = lookahead.enum_value(SortDirection, arguments.get("direction"))
-    return narrowing(pattern, {} if direction is None else {"direction": direction})
+    if direction is not None:
+        given["direction"] = direction
+    return narrowing(pattern, given)
 
 
 def _root_list(types: EntityTypes, pattern: ListOf) -> Any:
@@ -250,8 +277,9 @@ def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
     )
 
 
-def _update(types: EntityTypes, pattern: Update) -> Any:
+def _update(model: Model, types: EntityTypes, pattern: Update) -> Any:
     entity = pattern.entity
+    parent = model.parent_of(entity)
     fields: dict[str, tuple[Any, Any]] = {
         n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes
     }
@@ -269,19 +297,21 @@ def _update(types: EntityTypes, pattern: Update) -> Any:
             {name: values[name] for name in entity.key_attributes},
             {name: given(values[name]) for name in pattern.changes},
             caller=context.caller,
-            writer_only=pattern.access == "writer",
+            writer_only=pattern.access == "writer"
+            and not owns_parent(entity, parent, values, context.caller),
             transitions=pattern.moves,
             at_least_one=pattern.at_least_one,
+            sets=pattern.sets,
         )
         return types.node(entity, updated)
 
     returns = types.types[entity.name]
-    cost = write_calls(*entity_writes.update_calls(entity, pattern.changes))
+    cost = write_calls(*entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets)))
     parameters = fields
     if not pattern.inline:
         kind = _input(_capital(pattern.field) + "Input", fields, pattern.description)
         parameters = {"input": (kind, REQUIRED)}
-    return mutation_with_cost(cost, rule(pattern.access, entity))(
+    return mutation_with_cost(cost, rule(pattern.access, entity, parent=parent))(
         signed(resolve, pattern.field, parameters, returns)
     )
 
@@ -315,8 +345,8 @@ def _made(types: EntityTypes, entity: Entity) -> Callable[[ChangeKind, Any], Any
     def made(kind: ChangeKind, change: Any) -> Any:
         state = change.new if change.new is not None else change.old
         node = None if change.new is None else types.node(entity, change.new)
-        keys = {name: state[name] for name in entity.key_attributes}
-        return event(kind=kind, **keys, **{entity.noun: node})
+        keys = {name: state[name] for name in shown_key(entity)}
+        return event(kind=kind, **keys, **{entity.field_name: node})
 
     return made
 
@@ -330,11 +360,11 @@ def _follow(types: EntityTypes, pattern: ListOf) -> Any:
     made = _made(types, entity)
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
-        # As the items hold them: the topic is made from a stored item.
-        checked = {n: entities.checked(entity.attributes[n], arguments[n], n) for n in partition}
-        values = [str(v) for v in entities.stored(entity, checked).values()]
+        # As a record holds them: the topic is made from the changed entity's record.
+        given = {**arguments, **pattern.at}
+        checked = {n: entities.checked(entity.attributes[n], given[n], n) for n in partition}
         narrowed = narrowing(pattern, arguments)
-        wanted = (pattern.subscription or pattern.field, topic(values))
+        wanted = (pattern.subscription or pattern.field, topic_of(entity, partition, checked))
         return follow(info, (wanted, lambda state: narrowed.contains(pattern, state)), made)
 
     returns = AsyncGenerator[event, None]  # type: ignore[valid-type]

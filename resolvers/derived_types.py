@@ -22,7 +22,7 @@ from data import entities
 from data.changes import ChangeKind
 from data.collections import Prefetched, page_for
 from data.entities import described
-from data.entity_lists import list_read
+from data.entity_lists import list_read, whole_page
 from model import Author, Entity, ListOf, Model, Near
 from model.attributes import Attribute, Lines
 from resolvers.context import Context
@@ -45,7 +45,7 @@ from resolvers.derived_arguments import (
     signed,
 )
 from resolvers.relay import Connection, connection_field
-from store.pagination import PageArgs
+from store.pagination import PageArgs, query_calls
 
 Info = strawberry.Info[Context, None]
 E = TypeVar("E", bound=Enum)
@@ -94,7 +94,10 @@ class EntityTypes:
             description = attribute.description
             if isinstance(attribute, Author):
                 verb = attribute.verb
-                description = f"Who {verb} it; null for a {entity.noun} {verb} with identity off."
+                article = "an" if entity.noun[0] in "aeiou" else "a"
+                description = (
+                    f"Who {verb} it; null for {article} {entity.noun} {verb} with identity off."
+                )
             if isinstance(attribute, Lines):  # a list whose length the bound counts
                 fanout = FieldCost(fanout=attribute.most)
                 namespace[name] = strawberry.field(description=description, metadata=cost(fanout))
@@ -103,7 +106,10 @@ class EntityTypes:
         annotations["record"] = strawberry.Private[Mapping[str, Any]]
         annotations["prefetched"] = strawberry.Private[Prefetched]
         for pattern in self.model.lists_under(entity):
-            namespace[pattern.field] = self._connection(entity, pattern)
+            if pattern.whole is None:
+                namespace[pattern.field] = self._connection(entity, pattern)
+            else:
+                namespace[pattern.field] = self._whole(entity, pattern)
         if entity.parent is not None and entity.parent.field is not None:
             namespace[entity.parent.field] = self._parent(entity, entity.parent.field)
         namespace["__annotations__"] = annotations
@@ -157,12 +163,39 @@ class EntityTypes:
             field.description = pattern.description
         return field
 
+    def _whole(self, parent: Entity, pattern: ListOf) -> Any:
+        """A plain list of every child, in key order, read in one Query (with the parent's
+        item when it is selected with it)."""
+        child, most = pattern.entity, pattern.whole
+        assert most is not None
+        types = self
+
+        async def resolve(self: Any, info: Info) -> Any:
+            read = list_read(pattern, parent, self.record, whole_page(pattern))
+            found = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
+            records = [edge.item for edge in found.edges]
+            ordered = records if read.forward else records[::-1]
+            return [types.node(child, record) for record in ordered]
+
+        calls = query_calls(most + 2, entities.most_bytes(child))
+        read = FieldCost(requests=calls, items=most + 2, fanout=most, shared=True)
+        returns = list[self.types[child.name]]  # type: ignore[name-defined]
+        return strawberry.field(
+            signed(resolve, pattern.field, {}, returns), **field_options(read, None)
+        )
+
     def _change_type(self, entity: Entity) -> type[Any]:
         annotations: dict[str, Any] = {"kind": enum(ChangeKind)}
-        for name in entity.key_attributes:
+        for name in shown_key(entity):
             annotations[name] = graphql_type(entity.attributes[name])
-        annotations[entity.noun] = self.types[entity.name] | None
+        annotations[entity.field_name] = self.types[entity.name] | None
         return strawberry.type(type(f"{entity.name}Change", (), {"__annotations__": annotations}))
+
+
+def shown_key(entity: Entity) -> tuple[str, ...]:
+    """The attributes of its key that its type shows: what a change names it by (an issue
+    by its number, its repository being the subscription's own)."""
+    return tuple(n for n in entity.key_attributes if entity.attributes[n].shown)
 
 
 def _shown(attribute: Attribute, value: Any) -> Any:

@@ -14,16 +14,12 @@ from typing import Any, TypeVar
 
 import strawberry
 
-from data import changes
 from data.changes import Change, ChangeKind
 from data.feed import Topic
-from data.repos import IssueState
 from keys.errors import Unavailable
-from resolvers.access import ANYONE, Rule
+from resolvers.access import Rule
 from resolvers.context import Context
 from resolvers.cost import FieldCost, field_options
-from resolvers.relay import NOT_GIVEN, given
-from resolvers.repos import Issue
 
 Info = strawberry.Info[Context, None]
 Event = TypeVar("Event")
@@ -36,13 +32,6 @@ FOLLOW = FieldCost()
 def subscription(rule: Rule) -> Callable[[Callable[..., Any]], Any]:
     """`@strawberry.subscription` open to callers `rule` allows."""
     return lambda resolver: strawberry.subscription(resolver, **field_options(FOLLOW, rule))
-
-
-@strawberry.type
-class IssueChange:
-    kind: ChangeKind
-    number: int
-    issue: Issue | None
 
 
 async def follow(
@@ -69,20 +58,3 @@ async def follow(
 
 def _node(record: Any, make: Callable[[Any], Any]) -> Any:
     return None if record is None else make(record)
-
-
-@strawberry.type
-class IssueSubscription:
-    @subscription(ANYONE)
-    async def issue_changes(
-        self, info: Info, owner: str, name: str, state: IssueState | None = NOT_GIVEN
-    ) -> AsyncGenerator[IssueChange, None]:
-        """The repository's issues, filtered as `Repo.issues` filters them."""
-        followed = changes.issue_changes(owner, name, given(state))
-        return follow(
-            info,
-            followed,
-            lambda kind, c: IssueChange(
-                kind=kind, number=int(c.id), issue=_node(c.new, Issue.from_record)
-            ),
-        )

@@ -4,7 +4,7 @@ keys, as the key tests look at them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,6 +21,7 @@ from store.cost import worst_case
 from store.loaders import ItemLoader
 from store.pagination import PageArgs
 from store.requests import Item
+from tests.records import Fields, RecordOf
 
 [ORDERS, OPEN_ORDERS_LIST] = [p for p in MODEL.of_kind(ListOf) if p.entity is ORDER]
 [SET_STATUS] = [p for p in MODEL.of_kind(Update) if p.entity is ORDER]
@@ -51,49 +52,14 @@ def _given(
     }
 
 
-@dataclass(frozen=True)
-class Customer:
-    id: str
-    name: str
-    email: str
-    created_at: datetime
-
-    @classmethod
-    def of(cls, values: Mapping[str, Any]) -> Customer:
-        return cls(values["id"], values["name"], values["email"], values["createdAt"])
-
-
-@dataclass(frozen=True)
-class Order:
-    id: str
-    customer_id: str
-    status: OrderStatus
-    placed_at: datetime
-    updated_at: datetime
-    total_cents: int
-    lines: list[OrderLine]
-
-    @classmethod
-    def of(cls, values: Mapping[str, Any]) -> Order:
-        return cls(
-            values["id"],
-            values["customerId"],
-            values["status"],
-            values["placedAt"],
-            values["updatedAt"],
-            values["totalCents"],
-            [OrderLine(i["sku"], i["quantity"], i["unitPriceCents"]) for i in values["items"]],
-        )
-
-    @classmethod
-    def from_item(cls, item: Item) -> Order:
-        return cls.of(entities.record(ORDER, item))
+Customer = RecordOf(CUSTOMER)
+Order = RecordOf(ORDER)
 
 
 @worst_case(requests=entity_writes.create_calls(MODEL, CUSTOMER))
 async def create_customer(
     store: Store, customer_id: str, name: str, email: str, *, caller: Caller = OPEN
-) -> Customer:
+) -> Fields:
     given = {"id": customer_id, "name": name, "email": email}
     return Customer.of(await entity_writes.create(store, MODEL, CUSTOMER, given, caller=caller))
 
@@ -101,7 +67,7 @@ async def create_customer(
 @worst_case(requests=entity_writes.create_calls(MODEL, ORDER))
 async def place_order(
     store: Store, customer_id: str, lines: Sequence[OrderLine], placed_at: datetime | None
-) -> Order:
+) -> Fields:
     given = _given(customer_id, lines, placed_at)
     return Order.of(
         await entity_writes.create(store, MODEL, ORDER, given, done="placed", caller=OPEN)
@@ -114,7 +80,7 @@ _MOVE, _MOVE_ITEMS = entity_writes.update_calls(ORDER, SET_STATUS.changes)
 @worst_case(requests=_MOVE, items=_MOVE_ITEMS)
 async def set_order_status(
     store: Store, items: ItemLoader, order_id: str, status: OrderStatus
-) -> Order:
+) -> Fields:
     moved = await entity_writes.update(
         store,
         items,
@@ -149,7 +115,7 @@ def order_item(
     return {**ORDER.item_keys(values), "type": ORDER.label, **entities.stored(ORDER, values)}
 
 
-async def load_order(items: ItemLoader, order_id: str) -> Order | None:
+async def load_order(items: ItemLoader, order_id: str) -> Fields | None:
     found = await entities.load(items, ORDER, {"id": order_id})
     return None if found is None else Order.of(found)
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from keys import repos as repo_keys
 from store.stream import StreamRecord
+from tests.demo_repos import issue_key
 
 ISSUES = """subscription ($state: IssueState) {
   issueChanges(owner: "Ada", name: "gateway", state: $state) {
@@ -23,11 +23,12 @@ ORDERS = "subscription ($c: ID!) { orderChanges(customerId: $c) { kind id } }"
 
 def issue_item(number: int, state: str = "OPEN", title: str = "t") -> dict[str, Any]:
     return {
-        **repo_keys.issue_key("Ada", "gateway", number),
+        **issue_key("Ada", "gateway", number),
         "number": number,
         "title": title,
         "state": state,
         "createdAt": "2024-01-01T00:00:00.000Z",
+        "updatedAt": "2024-01-01T00:00:00.000Z",
     }
 
 

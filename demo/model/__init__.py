@@ -1,21 +1,20 @@
-"""The demo: the seeds' domain, the default model. Customers and orders, ticket queues,
-products and comments, and map markers are declared (`demo/model/`); the other areas are
-still hand-written root types, which join the derived ones through the model's hook, in
-the schema's order."""
+"""The demo: the seeds' domain, the default model, declared (`demo/model/`): customers and
+orders, products and comments, repositories, organizations, ticket queues and map
+markers. What no declaration covers (gapless issue numbers, star counts, the roles of an
+organization's members) is hand-written root types, which join the derived ones through
+the model's hook, in the schema's order."""
 
 from __future__ import annotations
 
-from data.changes import AREAS_FOLLOWED
-from demo.model import comments, markers, orders, tickets
+from demo import organization_fields, repo_fields
+from demo.model import comments, markers, orders, organizations, repos, tickets
 from model import Model
 from resolvers.derived_roots import Roots
-from resolvers.organizations import OrganizationsMutation, OrganizationsQuery
-from resolvers.repos import ReposMutation, ReposQuery
-from resolvers.subscriptions import IssueSubscription
 
+AREAS = (orders, comments, repos, organizations, tickets, markers)
 MODEL = Model(
-    (*orders.ENTITIES, *comments.ENTITIES, *tickets.ENTITIES, *markers.ENTITIES),
-    (*orders.PATTERNS, *comments.PATTERNS, *tickets.PATTERNS, *markers.PATTERNS),
+    tuple(entity for area in AREAS for entity in area.ENTITIES),
+    tuple(pattern for area in AREAS for pattern in area.PATTERNS),
 )
 _COMMENTS_QUERY = ("product", "comment")
 _COMMENTS_MUTATION = ("createProduct", "postComment", "editComment", "deleteComment")
@@ -27,24 +26,27 @@ def roots(derived: Roots) -> Roots:
         query=(
             *derived.part("customer", "order", "openOrders"),
             *derived.part(*_COMMENTS_QUERY),
-            ReposQuery,
-            OrganizationsQuery,
+            *derived.part("repo"),
+            *derived.part("organization"),
             *derived.part("queue", "ticket"),
             *derived.part("markers", "heatmap"),
         ),
         mutation=(
             *derived.part("createCustomer", "placeOrder", "setOrderStatus"),
             *derived.part(*_COMMENTS_MUTATION),
-            ReposMutation,
-            OrganizationsMutation,
+            *derived.part("createRepo"),
+            repo_fields.issue_mutation(derived),
+            *derived.part("closeIssue"),
+            repo_fields.star_mutations(derived),
+            organization_fields.organization_mutations(derived),
             *derived.part("createQueue", "openTicket", "updateTicket"),
             *derived.part("addMarker", "removeMarker"),
         ),
         subscription=(
             *derived.part("markerChanges"),
             *derived.part("commentChanges"),
-            IssueSubscription,
+            *derived.part("issueChanges"),
             *derived.part("ticketChanges", "orderChanges"),
         ),
-        followed=(*AREAS_FOLLOWED, *derived.followed),
+        followed=derived.followed,
     )

@@ -13,20 +13,19 @@ from data import changes
 from data.changes import (
     Change,
     ChangeKind,
-    issue_changes,
     kind_of,
 )
 from data.feed import ChangeFeed
 from demo.model.orders import OrderStatus
+from demo.model.repos import IssueState
 from demo.model.tickets import QUEUE, TICKET
 from gateway.served_model import served
-from keys import repos as repo_keys
 from keys.errors import BadUserInput, Unavailable
 from keys.map import Viewport
-from keys.repos import IssueState
 from tests.demo_comments import comment_changes, comment_items
 from tests.demo_map import marker_changes, marker_items
 from tests.demo_orders import OrderLine, order_changes, order_item
+from tests.demo_repos import issue_changes, issue_key, repo_key, star_key
 
 KSUID = "2VQp3kQxLzVQbYy3w1wYfJk1bQe"
 # The default model's followed entities: the hand-written areas' and the declared ones'.
@@ -73,11 +72,12 @@ def comment(rating: int = 5, language: str = "en") -> list[dict[str, Any]]:
 
 def issue(state: str = "OPEN") -> dict[str, Any]:
     return {
-        **repo_keys.issue_key("Ada", "gateway", 7),
+        **issue_key("Ada", "gateway", 7),
         "number": 7,
         "title": "t",
         "state": state,
         "createdAt": "2024-01-01T00:00:00.000Z",
+        "updatedAt": "2024-01-01T00:00:00.000Z",
     }
 
 
@@ -110,8 +110,8 @@ def test_each_entity_has_its_topic_and_id() -> None:
     assert marker is not None and (marker.topic, marker.id) == (("markerChanges", ""), KSUID)
     found = entity_change(changed(issue(), None))
     assert found is not None
-    assert found.topic == ("issue", repo_keys.REPO.render(owner="ada", name="GATEWAY"))
-    assert (found.id, found.old.state, found.new) == ("7", IssueState.OPEN, None)
+    assert found.topic == ("issueChanges", "ada#gateway")
+    assert (found.id, found.old["state"], found.new) == ("7", IssueState.OPEN, None)
     ticket = ticket_item()
     found = entity_change(changed(None, ticket))
     assert found is not None and found.topic == ("ticketChanges", "q1")
@@ -120,9 +120,9 @@ def test_each_entity_has_its_topic_and_id() -> None:
     assert found is not None and found.topic == ("orderChanges", "c1")
     # Items no subscription follows: a repository, a queue, a star.
     for key in (
-        repo_keys.repo_key("ada", "g"),
+        repo_key("ada", "g"),
         QUEUE.primary_key({"id": "q1"}),
-        repo_keys.star_key("ada", "g", "bob"),
+        star_key("ada", "g", "bob"),
     ):
         assert entity_change(Record(key, None, {**key})) is None
 

@@ -14,7 +14,6 @@ import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
-from data import organizations, repos
 from data.copies_verify import diff, group
 from demo.model.comments import COMMENT
 from keys.codecs import format_timestamp
@@ -27,6 +26,8 @@ from tests import demo_comments as comments
 from tests import demo_comments as products
 from tests import demo_map as markers
 from tests import demo_orders as orders
+from tests import demo_organizations as organizations
+from tests import demo_repos as repos
 from tests import demo_tickets as tickets
 from tests.faults import FaultProxy, without_backoff
 from tests.table import scan_all

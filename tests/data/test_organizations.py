@@ -1,6 +1,7 @@
-"""Organizations, members and teams (`data/organizations.py`) called straight against
-DynamoDB Local: the sparse admins index (GSI3) follows every role change, on each of the
-three paths a change can take, and the team count is kept in the same transactions."""
+"""Organizations, members and teams (`demo/model/organizations.py`, `demo/organizations.py`)
+called straight against DynamoDB Local: the sparse admins index (GSI3) follows every role
+change, on each of the three paths a change can take, and the team count is kept in the
+same transactions."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from data import organizations as data
 from data.callers import OPEN, Caller
-from data.organizations import Role
+from demo.model.organizations import Role
 from keys.errors import Conflict, Forbidden, NotFound
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import to_attributes
+from tests import demo_organizations as data
 from tests.data.patterns_helpers import within_declared
 from tests.data.races import interleave_query
 from tests.table import scan_all

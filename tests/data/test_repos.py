@@ -1,15 +1,15 @@
-"""Repositories, issues and stars (`data/repos.py`) called straight against DynamoDB Local:
-the counters on the repository item change in the same transactions as the items they
-count."""
+"""Repositories, issues and stars (`demo/model/repos.py`, `demo/repos.py`) called straight
+against DynamoDB Local: the counters on the repository item change in the same
+transactions as the items they count."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from data import repos as data
 from data.callers import Caller
 from store.client import Store
 from store.loaders import ItemLoader
+from tests import demo_repos as data
 from tests.data.patterns_helpers import within_declared
 from tests.table import scan_all
 

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import TypeSerializer
 
-from data import entity_writes, organizations, repos
+from data import entity_writes
+from demo import organizations, repos
 from demo.model import MODEL
 from gateway.settings import Settings
 from model import Create, Delete, Pattern, Update
@@ -219,13 +220,13 @@ CASES = [
         CONFLICTS,
     ),
     creates(
-        repos.create_repo,
+        MODEL_WRITES["createRepo"],
         'mutation($id: String!) { createRepo(input: {owner: "alice", name: $id}) { name } }',
         "r2",
     ),
     Case(repos.open_issue, OPEN_ISSUE, lambda w: {"r": w.name("r")}, CONFLICTS),
     Case(
-        repos.close_issue,
+        MODEL_WRITES["closeIssue"],
         'mutation($r: String!) { closeIssue(owner: "alice", name: $r, number: 1) { number } }',
         lambda w: {"r": w.name("r")},
         condition_fails("UpdateItem"),

@@ -24,10 +24,10 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from gateway.live import handler as live
-from keys import repos as repo_keys
 from store.cost import Cost
 from tests.client import settings_for
 from tests.demo_comments import comment_key
+from tests.demo_repos import REPO_TEMPLATE
 from tests.live import PROTOCOL, Served, connected, served
 from tests.subscribing import ISSUES, code_of, issue_item, record, until
 
@@ -46,7 +46,7 @@ async def test_kinds_follow_the_arguments_and_the_states(gateway: Served) -> Non
                 record(None, one),  # ADDED
                 # A derived item and another repository's issue: nothing.
                 record(None, {**one, "SK": "STAR#ada"}),
-                record(None, {**one, "PK": repo_keys.REPO.render(owner="Ada", name="other")}),
+                record(None, {**one, "PK": REPO_TEMPLATE.render(owner="Ada", name="other")}),
                 record(one, renamed),  # CHANGED
                 record(renamed, closed),  # REMOVED, the node its new state
                 record(closed, issue_item(1, "CLOSED", "again")),  # neither matches

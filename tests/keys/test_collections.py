@@ -18,13 +18,13 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from demo.model.tickets import QUEUE, TICKET
-from keys import organizations as orgs
-from keys import repos
 from keys.codecs import IDENTIFIER_PATTERN, KSUID_EPOCH, to_millis
 from keys.codecs import ksuid as make_ksuid
 from keys.errors import BadUserInput
 from keys.table import GSI1, GSI3, TABLE
 from keys.template import DELIMITER, KeyTemplate, Segment
+from tests import demo_organizations as orgs
+from tests import demo_repos as repos
 from tests import demo_tickets as tickets
 from tests.keys.strategies import FAST, QUICK, any_zone, identifiers, ksuids, near_identifiers
 
@@ -42,12 +42,15 @@ not_identifiers = near_identifiers.filter(lambda s: not IDENTIFIER_PATTERN.fullm
 
 # Every template of the three modules, with a strategy for its values and what parse gives.
 TEMPLATES: dict[str, tuple[KeyTemplate, st.SearchStrategy[dict[str, Any]]]] = {
-    "REPO": (repos.REPO, st.fixed_dictionaries({"owner": identifiers, "name": identifiers})),
-    "ISSUE": (repos.ISSUE, st.fixed_dictionaries({"number": numbers})),
-    "STAR": (repos.STAR, st.fixed_dictionaries({"username": identifiers})),
-    "ORG": (orgs.ORGANIZATION, st.fixed_dictionaries({"organization": identifiers})),
-    "#TEAM": (orgs.TEAM, st.fixed_dictionaries({"team": identifiers})),
-    "USER": (orgs.MEMBER, st.fixed_dictionaries({"username": identifiers})),
+    "REPO": (
+        repos.REPO_TEMPLATE,
+        st.fixed_dictionaries({"owner": identifiers, "name": identifiers}),
+    ),
+    "ISSUE": (repos.ISSUE_TEMPLATE, st.fixed_dictionaries({"number": numbers})),
+    "STAR": (repos.STAR_TEMPLATE, st.fixed_dictionaries({"username": identifiers})),
+    "ORG": (orgs.ORGANIZATION_TEMPLATE, st.fixed_dictionaries({"name": identifiers})),
+    "#TEAM": (orgs.TEAM_TEMPLATE, st.fixed_dictionaries({"name": identifiers})),
+    "USER": (orgs.MEMBER_TEMPLATE, st.fixed_dictionaries({"username": identifiers})),
     "QUEUE": (QUEUE.templates[SK], st.fixed_dictionaries({"id": identifiers})),
     "TICKET": (TICKET.templates[SK], st.fixed_dictionaries({"id": ksuids})),
     "#TICKET": (
@@ -98,7 +101,9 @@ def test_render_parse_round_trip(case: tuple[str, dict[str, Any]]) -> None:
     st.from_regex(r"#?[A-Z]{1,8}", fullmatch=True),
 )
 def test_a_label_may_start_with_the_delimiter(label: str, values: list[str], other: str) -> None:
-    segments = tuple(Segment(f"s{i}", repos.STAR.segments[0].codec) for i in range(len(values)))
+    segments = tuple(
+        Segment(f"s{i}", repos.STAR_TEMPLATE.segments[0].codec) for i in range(len(values))
+    )
     template = KeyTemplate(label, segments)
     given_values = {f"s{i}": v for i, v in enumerate(values)}
     key = template.render(**given_values)
@@ -108,15 +113,16 @@ def test_a_label_may_start_with_the_delimiter(label: str, values: list[str], oth
 
 
 KSUID = "0ujtsYcgvSTl8PAuAdqWYSMnLOv"
+TEAM = orgs.TEAM_TEMPLATE
 FOREIGN: list[tuple[KeyTemplate, str]] = [
-    (orgs.TEAM, "TEAM#core"), (orgs.TEAM, "#TEAM"), (orgs.TEAM, "#TEAM#"),
-    (orgs.TEAM, "#TEAMS#core"), (orgs.TEAM, "##TEAM#core"), (orgs.TEAM, "#TEAM#core#x"),
-    (orgs.TEAM, "ORG#core"), (orgs.TEAM, "#TEAM#a b"),
+    (TEAM, "TEAM#core"), (TEAM, "#TEAM"), (TEAM, "#TEAM#"),
+    (TEAM, "#TEAMS#core"), (TEAM, "##TEAM#core"), (TEAM, "#TEAM#core#x"),
+    (TEAM, "ORG#core"), (TEAM, "#TEAM#a b"),
     (TICKET_BY_UPDATE, "#TICKET#2021-01-01T00:00:00.000Z"),
     (TICKET_BY_UPDATE, f"TICKET#2021-01-01T00:00:00.000Z#{KSUID}"),
     (TICKET_BY_UPDATE, f"#TICKET#2021-13-01T00:00:00.000Z#{KSUID}"),
     (TICKET.templates[SK], f"#TICKET#{KSUID}"), (QUEUE.templates[SK], "#QUEUE#q1"),
-    (repos.ISSUE, "ISSUE#1"), (repos.ISSUE, "ISSUE#123456789"),
+    (repos.ISSUE_TEMPLATE, "ISSUE#1"), (repos.ISSUE_TEMPLATE, "ISSUE#123456789"),
 ]  # fmt: skip
 
 
@@ -209,7 +215,7 @@ def test_issue_keys_sort_numerically(a: int, b: int) -> None:
     key_a = repos.issue_key("o", "n", a)[SK]
     key_b = repos.issue_key("o", "n", b)[SK]
     assert (key_a < key_b) == (a < b) and (key_a == key_b) == (a == b)
-    assert repos.ISSUE.parse(key_a) == {"number": a}
+    assert repos.ISSUE_TEMPLATE.parse(key_a) == {"number": a}
 
 
 def test_issue_numbers_past_the_key_width_are_refused() -> None:

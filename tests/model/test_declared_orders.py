@@ -149,7 +149,7 @@ def _jobs(*patterns: Callable[[Entity], Any]) -> Model:
         ),
         (
             lambda: _lined(Lines(name="Line", fields={"note": Text(max_length=10_000)}, most=100)),
-            "Bill: its attributes may take 4,002,164 bytes, over the 405,504",
+            "bytes, over the 405,504 an item has besides its keys",
         ),
         (
             lambda: Entity(
@@ -192,6 +192,18 @@ def _jobs(*patterns: Callable[[Entity], Any]) -> Model:
         (
             lambda: _jobs(lambda e: ListOf(e, GSI3, "jobs", root=True, at={"owner": "x"})),
             "`at` names ['owner'], not all of its partition",
+        ),
+        (
+            lambda: _jobs(lambda e: ListOf(e, GSI3, "jobs", root=True, at={"phase": "a b"})),
+            "`at` gives 'phase' 'a b', which it cannot hold",
+        ),
+        (
+            lambda: _jobs(lambda e: ListOf(e, GSI3, "jobs", root=True, at={"phase": "old"})),
+            "`at` gives what the sparse GSI3 never holds",
+        ),
+        (
+            lambda: _lined(Lines(name="Line", fields={"at": Timestamp()})),  # type: ignore[dict-item]
+            "lines need fields (texts and numbers",
         ),
     ],
 )

@@ -1,7 +1,7 @@
 """Shared helpers of the repository tests: calls, a model of the lists, and the table.
 
 The model is written from the contract (docs/design.md) and the key layout in
-keys/repos.py's docstring, not with the code under test: issues are listed highest number
+demo/model/repos.py's docstring, not with the code under test: issues are listed highest number
 first, stars by username A→Z ignoring case, and a repository's `issueCount` and `starCount`
 agree with the issue and star items stored under it.
 """
@@ -22,7 +22,7 @@ from tests.table import scan_all
 
 OWNER = "Alice"
 NAME = "Dynamo"
-# The repository's partition, as keys/repos.py's docstring lays it out (lower-cased).
+# The repository's partition, as demo/model/repos.py's docstring lays it out (lower-cased).
 PARTITION = "REPO#alice#dynamo"
 
 

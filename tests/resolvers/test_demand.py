@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gateway.settings import Settings
-from keys import repos as repo_keys
+from tests import demo_repos as repo_keys
 from tests.client import Api, Result
 from tests.documents import ISSUES
 from tests.resolvers.pagination_helpers import customer, order

@@ -145,8 +145,9 @@ async def test_status_moves(api: Api, client: Any, table: str) -> None:
         result = await api(SET_ORDER_STATUS, id=order_id, status=status)
         assert result.codes == ["BAD_USER_INPUT"], (status, result.body)
     assert await scan_all(client, table) == before
-    missing = await api(SET_ORDER_STATUS, id="1mRb9h140NNyE82chMLiYY6LwDk", status="SHIPPED")
-    assert missing.codes == ["NOT_FOUND"]
+    for status in ("SHIPPED", "PLACED"):  # a move from nowhere: still no such order
+        missing = await api(SET_ORDER_STATUS, id="1mRb9h140NNyE82chMLiYY6LwDk", status=status)
+        assert missing.codes == ["NOT_FOUND"], missing.body
     not_ksuid = await api(SET_ORDER_STATUS, id="nope", status="SHIPPED")
     assert not_ksuid.codes == ["NOT_FOUND"]
 
@@ -260,3 +261,15 @@ async def test_moves_in_one_request_see_each_other(api: Api) -> None:
         id=order_id,
     )
     assert result.ok() == {"shipped": {"status": "SHIPPED"}, "delivered": {"status": "DELIVERED"}}
+
+
+async def test_a_null_direction_reads_as_the_default_and_takes_its_cursors(api: Api) -> None:
+    await customer(api)
+    ids = [await order(api, "alice", f"2021-01-0{day}T00:00:00Z") for day in range(1, 5)]
+    first = (await api(CUSTOMER_ORDERS, id="alice", first=2)).ok()["customer"]["orders"]
+    cursor = first["edges"][-1]["cursor"]
+    rest = await api(CUSTOMER_ORDERS, id="alice", first=2, after=cursor, direction=None)
+    newest_first = [
+        e["node"]["id"] for e in first["edges"] + rest.ok()["customer"]["orders"]["edges"]
+    ]
+    assert newest_first == ids[::-1]

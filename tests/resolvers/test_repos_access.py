@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from data import repos
 from store.client import Store
 from store.loaders import ItemLoader
+from tests import demo_repos as repos
 from tests.client import Api, Result, assert_costs_alike
 from tests.data.test_faults import lost_once
 from tests.documents import CREATE_REPO, ISSUE_AUTHORS, ISSUES, OPEN_ISSUE, REPO, STARS

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gateway.settings import Settings
-from keys import repos as repo_keys
+from tests import demo_repos as repo_keys
 from tests.client import Api
 from tests.documents import CREATE_REPO, ISSUES, OPEN_ISSUE, REPO, STARS
 from tests.resolvers.repos_helpers import (

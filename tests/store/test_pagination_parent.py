@@ -14,18 +14,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from data import organizations as org_data
-from data import repos as repo_data
 from data.collections import PageRead
 from data.entity_lists import list_read
 from demo.model.tickets import PATTERNS, QUEUE, TICKET
-from keys import organizations as orgs
-from keys import repos
 from keys.conditions import KeyCondition
 from keys.table import GSI1, GSI3, TABLE
 from model import ListOf
 from store.pagination import PageArgs, _widened, reads_parent, starts_at
 from store.requests import Filter
+from tests import demo_organizations as org_data
+from tests import demo_organizations as orgs
+from tests import demo_repos as repo_data
+from tests import demo_repos as repos
 from tests.keys.strategies import FAST, any_zone, identifiers, ksuids
 
 SK = TABLE.sort_key

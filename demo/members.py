@@ -1,5 +1,6 @@
-"""Members of an organization: their items, the ADMIN check a write carries, and the
-demotion that keeps an organization at least one ADMIN member (docs/design.md).
+"""Members of an organization: the ADMIN check a write carries, and the demotion that keeps
+an organization at least one ADMIN member (docs/design.md), over the declared entities
+(`demo/model/organizations.py`).
 
 An organization keeps an ADMIN member: a demotion commits only together with a
 ConditionCheck, in its own TransactWriteItems, that another member is ADMIN at that
@@ -14,57 +15,45 @@ changes of different members never contend for one item.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any
 
-from keys import organizations as org_keys
-from keys.codecs import parse_timestamp
+from data.entities import Record, record
+from data.entity_lists import list_read
+from demo.model.organizations import MEMBER, ORGANIZATION, PATTERNS, Role
 from keys.errors import Conflict, DynagateError, Forbidden, NotFound
-from keys.organizations import Role
-from keys.table import TABLE
+from keys.table import GSI3, TABLE
+from model import ListOf
 from store.client import Store
 from store.errors import TransactionCanceled
 from store.loaders import ItemLoader, item_key
+from store.pagination import PageArgs
 from store.requests import Item, condition_check, expecting, transaction_update, update_request
 
 # The admins a demotion reads to find one other than the member it demotes.
 WITNESS_READ = 2
 
 
-@dataclass(frozen=True)
-class Member:
-    username: str
-    name: str
-    role: Role
-    joined_at: datetime
-
-    @classmethod
-    def from_item(cls, item: Item) -> Member:
-        return cls(
-            username=item["username"],
-            name=item["name"],
-            role=Role(item["role"]),
-            joined_at=parse_timestamp(item["joinedAt"]),
-        )
+[ADMINS] = [p for p in PATTERNS if isinstance(p, ListOf) and p.index is GSI3]
 
 
-def member_item(organization: str, username: str, name: str, role: Role, joined: str) -> Item:
-    return {
-        **org_keys.member_key(organization, username),
-        **(org_keys.admin_attributes(organization, username) if role == Role.ADMIN else {}),
-        "type": "MEMBER",
-        "username": username,
-        "name": name,
-        "role": role,
-        "joinedAt": joined,
-    }
+def member_key(organization: str, username: str) -> dict[str, str]:
+    return MEMBER.primary_key({"organization": organization, "username": username})
+
+
+def organization_key(organization: str) -> dict[str, str]:
+    return ORGANIZATION.primary_key({"name": organization})
+
+
+def admin_attributes(organization: str, username: str) -> dict[str, str]:
+    """What puts a member into the sparse admins index; a non-admin carries none of it."""
+    values = {"organization": organization, "username": username}
+    return MEMBER.key_values(values, only=GSI3.attributes)
 
 
 def admin_check(table: str, organization: str, username: str) -> dict[str, Any]:
     """That `username` is an ADMIN member, as an action of the write's own transaction, so
     a demotion committed first always wins. The member item comes back with a refusal."""
-    check = condition_check(table, org_keys.member_key(organization, username), exists=True)
+    check = condition_check(table, member_key(organization, username), exists=True)
     return expecting(check, {"role": Role.ADMIN}, old_on_failure=True)
 
 
@@ -75,12 +64,12 @@ def role_update(
     admin = role == Role.ADMIN
     return update_request(
         table,
-        org_keys.member_key(organization, username),
+        member_key(organization, username),
         set_values={
             "role": role,
-            **(org_keys.admin_attributes(organization, username) if admin else {}),
+            **(admin_attributes(organization, username) if admin else {}),
         },
-        remove=() if admin else org_keys.ADMIN_ATTRIBUTES,
+        remove=() if admin else GSI3.attributes,
         **guard,
     )
 
@@ -102,22 +91,22 @@ async def not_admin(store: Store, organization: str, member: Item | None) -> Dyn
     none, the organization may be missing (NOT_FOUND comes first): read once refused."""
     if member is not None:
         return forbidden(organization)
-    found = await store.get(org_keys.organization_key(organization), consistent=True)
+    found = await store.get(organization_key(organization), consistent=True)
     return missing(organization) if found is None else forbidden(organization)
 
 
 async def member_as_set(
     store: Store, items: ItemLoader, organization: str, username: str, role: Role
-) -> Member:
+) -> Record:
     """The member after a transaction set `role` (a transaction answers with nothing).
     Username, name and joinedAt never change, so an eventually consistent read serves (a
     consistent one only for a member added an instant ago); the role is the one set."""
-    key = org_keys.member_key(organization, username)
+    key = member_key(organization, username)
     stored = await store.get(key) or await store.get(key, consistent=True)
     if stored is None:
         raise not_a_member(organization, username)
     items.clear(item_key(key))
-    return replace(Member.from_item(stored), role=role)
+    return {**record(MEMBER, stored), "role": role}
 
 
 # ---- the last ADMIN member stays ------------------------------------------------------------
@@ -125,7 +114,7 @@ async def member_as_set(
 
 async def demote(
     store: Store, items: ItemLoader, organization: str, username: str, *, own: bool
-) -> Member:
+) -> Record:
     """MEMBER for `username`, while another member is ADMIN: by anyone no rule holds
     (`own` False: open mode, an admin), or by the member themselves while ADMIN (`own`)."""
     witness = await _other_admin(store, organization, username)
@@ -151,23 +140,19 @@ async def demote(
 
 async def _other_admin(store: Store, organization: str, username: str) -> str | None:
     """An ADMIN member other than `username` as the admins index lists them, if any."""
-    found = await store.query(
-        org_keys.organization_admins(organization),
-        forward=True,
-        limit=WITNESS_READ,
-        max_calls=1,
-    )
-    demoted = org_keys.member_key(organization, username)[TABLE.sort_key]
+    admins = list_read(ADMINS, ORGANIZATION, {"name": organization}, PageArgs(1, False, None))
+    found = await store.query(admins.condition, forward=True, limit=WITNESS_READ, max_calls=1)
+    demoted = member_key(organization, username)[TABLE.sort_key]
     others = (item["username"] for item in found.items if item[TABLE.sort_key] != demoted)
     return next(others, None)
 
 
 async def _without_witness(
     store: Store, items: ItemLoader, organization: str, username: str, *, own: bool
-) -> Member:
+) -> Record:
     """No other ADMIN member is listed, so nothing is written: the member as stored when
     already MEMBER, else the refusal. A read decides, since it writes nothing."""
-    key = org_keys.member_key(organization, username)
+    key = member_key(organization, username)
     stored = await store.get(key, consistent=True)
     if stored is None:
         raise not_a_member(organization, username)
@@ -180,4 +165,4 @@ async def _without_witness(
     if own:  # a member who is not ADMIN changes no role, not even their own
         raise forbidden(organization)
     items.refresh(key, stored)
-    return Member.from_item(stored)
+    return record(MEMBER, stored)

@@ -1,42 +1,37 @@
-"""Organizations, their teams and members as records; admins through a sparse index."""
+"""What no declaration covers of the demo's organizations, plugged in through the model's
+hook (docs/model.md#the-hook): who may change an organization (its ADMIN members, its
+creator the first) and the most teams it has, written over the declared entities
+(`demo/model/organizations.py`), whose keys and items they render."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Self
 
 from data import validation
 from data.callers import OPEN, Caller
 from data.clock import new_token, now
-from data.collections import PageRead, Prefetched, load_with_pages
 from data.creates import put_new
-from data.members import (
+from data.entities import Record, checked, record
+from data.entity_writes import new_items
+from demo.members import (
     WITNESS_READ,
     admin_check,
     demote,
     forbidden,
     member_as_set,
-    member_item,
+    member_key,
     missing,
     not_a_member,
     not_admin,
+    organization_key,
     role_update,
 )
-from data.members import Member as Member
-from keys import organizations as org_keys
-from keys.codecs import format_timestamp, parse_timestamp
-from keys.conditions import KeyCondition
+from demo.model.organizations import MAX_TEAMS, MEMBER, ORGANIZATION, TEAM, Role
 from keys.errors import Conflict, DynagateError
-from keys.organizations import Role as Role
-from keys.table import GSI3, TABLE
 from store.client import TRANSACT_CALLS, Store
 from store.cost import worst_case
-from store.cursors import Binding
 from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader
-from store.pagination import PageArgs, Paginator
 from store.requests import (
     Item,
     condition_check,
@@ -45,55 +40,32 @@ from store.requests import (
     update_request,
 )
 
-# Teams are listed whole, in one read of at most this many items.
-TEAMS_PAGE = PageArgs(size=org_keys.MAX_TEAMS, backward=False, cursor=None)
-
-
-@dataclass(frozen=True)
-class Named:
-    """What an organization and a team each hold of their own."""
-
-    name: str
-    created_at: datetime
-
-    @classmethod
-    def from_item(cls, item: Item) -> Self:
-        return cls(item["name"], parse_timestamp(item["createdAt"]))
-
-
-class Organization(Named):
-    """An organization; its members and teams are read apart."""
-
-
-class Team(Named):
-    """A team of an organization."""
-
 
 def _organization(name: str) -> str:
-    return validation.ident(name, "organization")
+    return str(checked(ORGANIZATION.attributes["name"], name, "organization"))
+
+
+def _member(organization: str, username: str, name: str, role: Role, joined: datetime) -> Item:
+    """A member's item as it is written, joined at `joined`."""
+    given = {"organization": organization, "username": username, "name": name, "role": role}
+    _, item, _ = new_items(MEMBER, given, caller=OPEN, created=joined, current=joined)
+    return item
 
 
 @worst_case(requests=TRANSACT_CALLS)
-async def create_organization(store: Store, name: str, *, caller: Caller = OPEN) -> Organization:
+async def create_organization(store: Store, name: str, *, caller: Caller = OPEN) -> Record:
     """A signed-in caller becomes its first ADMIN member in the same transaction; with no
     caller (open mode) it is one PutItem."""
-    validation.ident(name, "name")
-    created = format_timestamp(now())
-    item = {
-        **org_keys.organization_key(name),
-        **org_keys.organization_index_attributes(name),
-        "type": "ORGANIZATION",
-        "name": name,
-        "createdAt": created,
-        "teamCount": 0,
-    }
+    current = now()
+    given = {"name": checked(ORGANIZATION.attributes["name"], name, "name")}
+    _, item, _ = new_items(ORGANIZATION, given, caller=caller, created=current, current=current)
     conflict = f"organization {name!r} already exists"
     if caller.username is None:
         await put_new(store, item, conflict)
-        return Organization.from_item(item)
-    creator = member_item(
-        name, caller.username, caller.display_name or caller.username, Role.ADMIN, created
-    )
+        return record(ORGANIZATION, item)
+    display = caller.display_name or caller.username
+    # Joined as the organization is made, to the millisecond.
+    creator = _member(name, caller.username, display, Role.ADMIN, current)
     # A new organization has no members, so only its own item needs a condition.
     actions = [
         transaction_put(store.table, item, must_be_new=True),
@@ -104,7 +76,7 @@ async def create_organization(store: Store, name: str, *, caller: Caller = OPEN)
     except TransactionCanceled as exc:
         retry = "the organization could not be created; try again"
         raise exc.explained({0: Conflict(conflict)}, retry) from exc
-    return Organization.from_item(item)
+    return record(ORGANIZATION, item)
 
 
 # ---- the rule: ADMIN members of the organization (docs/identity.md) ----------------------
@@ -127,18 +99,16 @@ async def add_member(
     role: Role,
     *,
     caller: Caller = OPEN,
-) -> Member:
+) -> Record:
     organization = _organization(organization)
-    validation.ident(username, "username")
-    member = member_item(
-        organization, username, validation.text(name, "name"), role, format_timestamp(now())
-    )
+    checked(MEMBER.attributes["username"], username, "username")
+    member = _member(organization, username, validation.text(name, "name"), role, now())
     admin = _restricted(caller)
     conflict = Conflict(f"{username!r} is already a member of {organization!r}")
     if admin is not None and caller.is_user(username):
         raise await _self_added(store, organization, admin, conflict)
     actions = [
-        condition_check(store.table, org_keys.organization_key(organization), exists=True),
+        condition_check(store.table, organization_key(organization), exists=True),
         transaction_put(store.table, member, must_be_new=True),
     ]
     if admin is not None:
@@ -149,7 +119,7 @@ async def add_member(
         # In the order of precedence: the organization, the caller's role, the member.
         refusals = {0: missing(organization), 2: forbidden(organization), 1: conflict}
         raise exc.explained(refusals, "the member could not be added; try again") from exc
-    return Member.from_item(member)
+    return record(MEMBER, member)
 
 
 async def _self_added(
@@ -157,7 +127,7 @@ async def _self_added(
 ) -> DynagateError:
     """Only an ADMIN member may add one, and an ADMIN member is a member already: adding
     oneself is refused whatever is stored. Nothing is written, so a read tells which."""
-    member = await store.get(org_keys.member_key(organization, username), consistent=True)
+    member = await store.get(member_key(organization, username), consistent=True)
     if member is not None and member["role"] == Role.ADMIN:
         return conflict
     return await not_admin(store, organization, member)
@@ -173,7 +143,7 @@ async def set_member_role(
     role: Role,
     *,
     caller: Caller = OPEN,
-) -> Member:
+) -> Record:
     """Change a role; the same write moves the member into or out of the admins index.
 
     Changing another's role, an ADMIN member's transaction holds the caller's ADMIN check,
@@ -183,8 +153,8 @@ async def set_member_role(
     member ADMIN with no rule to apply is one UpdateItem; so is a caller's own ADMIN role,
     held in that UpdateItem's condition (a transaction may not touch one item twice)."""
     organization = _organization(organization)
-    validation.ident(username, "username")
-    key = org_keys.member_key(organization, username)
+    checked(MEMBER.attributes["username"], username, "username")
+    key = member_key(organization, username)
     admin = _restricted(caller)
     own = admin is not None and caller.is_user(username)
     if admin is not None and not own:
@@ -196,7 +166,7 @@ async def set_member_role(
     else:
         member = await _update_role(store, organization, username, role)
     items.refresh(key, member)
-    return Member.from_item(member)
+    return record(MEMBER, member)
 
 
 async def _update_role(store: Store, organization: str, username: str, role: Role) -> Item:
@@ -228,7 +198,7 @@ async def _update_own_role(store: Store, organization: str, username: str) -> It
 
 async def _update_role_as_admin(
     store: Store, items: ItemLoader, organization: str, username: str, role: Role, admin: str
-) -> Member:
+) -> Record:
     update = role_update(store.table, organization, username, role)
     actions = [admin_check(store.table, organization, admin), transaction_update(update)]
     try:
@@ -248,22 +218,20 @@ async def _update_role_as_admin(
 
 
 @worst_case(requests=TRANSACT_CALLS)
-async def create_team(store: Store, organization: str, name: str, *, caller: Caller = OPEN) -> Team:
+async def create_team(
+    store: Store, organization: str, name: str, *, caller: Caller = OPEN
+) -> Record:
     """A team, counted on the organization item in the same transaction (at most 100)."""
     organization = _organization(organization)
-    validation.ident(name, "name")
-    team = {
-        **org_keys.team_key(organization, name),
-        "type": "TEAM",
-        "name": name,
-        "createdAt": format_timestamp(now()),
-    }
+    current = now()
+    given = {"organization": organization, "name": checked(TEAM.attributes["name"], name, "name")}
+    _, team, _ = new_items(TEAM, given, caller=caller, created=current, current=current)
     counted = update_request(
         store.table,
-        org_keys.organization_key(organization),
+        organization_key(organization),
         add={"teamCount": 1},
         condition="#teamCount < :most",
-        condition_values={":most": org_keys.MAX_TEAMS},
+        condition_values={":most": MAX_TEAMS},
         # A refusal with no organization item means there is none.
         old_on_failure=True,
     )
@@ -284,54 +252,8 @@ async def create_team(store: Store, organization: str, name: str, *, caller: Cal
             2: forbidden(organization),
             1: Conflict(f"team {name!r} already exists in {organization!r}"),
             0: Conflict(
-                f"organization {organization!r} has {org_keys.MAX_TEAMS} teams, "
-                "the most it can have"
+                f"organization {organization!r} has {MAX_TEAMS} teams, the most it can have"
             ),
         }
         raise exc.explained(refusals, "the team could not be created; try again") from exc
-    return Team.from_item(team)
-
-
-def members_read(organization: str, args: PageArgs) -> PageRead[Member]:
-    """Usernames A→Z, ignoring case."""
-    organization = _organization(organization)
-    parent = org_keys.organization_key(organization)[TABLE.sort_key]
-    condition = org_keys.organization_members(organization)
-    return _members_read(condition, "Organization.members", args, parent)
-
-
-def admins_read(organization: str, args: PageArgs) -> PageRead[Member]:
-    """ADMIN members A→Z, from the sparse index that holds no one else."""
-    organization = _organization(organization)
-    parent = org_keys.organization_index_attributes(organization)[GSI3.sort_key]
-    condition = org_keys.organization_admins(organization)
-    return _members_read(condition, "Organization.admins", args, parent)
-
-
-def _members_read(
-    condition: KeyCondition, field: str, args: PageArgs, parent: str
-) -> PageRead[Member]:
-    """Members A→Z along `condition`, a page of the connection `field` (its cursors bound to
-    it); `parent`: the organization's sort key on the condition's index."""
-    binding = Binding(field, condition.partition, {})
-    return PageRead(condition, binding, args, forward=True, record=Member.from_item, parent=parent)
-
-
-def teams_read(organization: str) -> PageRead[Team]:
-    """Every team, read backwards from the organization item (Z→A)."""
-    organization = _organization(organization)
-    condition = org_keys.organization_teams(organization)
-    binding = Binding("Organization.teams", condition.partition, {})
-    parent = org_keys.organization_key(organization)[TABLE.sort_key]
-    return PageRead(
-        condition, binding, TEAMS_PAGE, forward=False, record=Team.from_item, parent=parent
-    )
-
-
-async def load_organization(
-    items: ItemLoader, pages: Paginator, name: str, reads: Mapping[str, PageRead[Any]]
-) -> tuple[Organization | None, Prefetched]:
-    """The organization, with the first pages of `reads` read in the same Queries."""
-    key = org_keys.organization_key(_organization(name))
-    item, prefetched = await load_with_pages(items, key, pages, reads)
-    return (None if item is None else Organization.from_item(item)), prefetched
+    return record(TEAM, team)

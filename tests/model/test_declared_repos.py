@@ -1,0 +1,123 @@
+"""Declarations the demo's repositories need (`model/`), pure: handles folded in keys, counts
+the engine keeps, an update that sets a value no argument gives, the owner of a parent
+among a child's writers, and an item older than the attributes its key holds."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from data.callers import OPEN, Caller
+from data.entities import checked, record
+from data.entity_lists import topic_of
+from data.entity_writes import new_items
+from demo.model.repos import ISSUE, REPO, STAR, IssueState
+from keys.codecs import to_millis
+from keys.errors import BadUserInput
+from model import Counter, Entity, Handle, Model, ModelError, Update, key, moves, same
+from resolvers.derived_access import owns_parent, rule
+from resolvers.derived_types import shown_key
+from tests.demo_repos import issue_key, repo_key
+
+AT = to_millis(datetime(2024, 1, 1, tzinfo=UTC))
+AT_TEXT = "2024-01-01T00:00:00.000Z"
+
+
+def test_handles_keep_their_case_and_key_in_lower_case() -> None:
+    values, item, _ = new_items(
+        REPO, {"owner": "Alice", "name": "Tools"}, caller=OPEN, created=AT, current=AT
+    )
+    assert (item["PK"], item["owner"], item["name"]) == ("REPO#alice#tools", "Alice", "Tools")
+    assert (values["starCount"], values["issueCount"]) == (0, 0)  # counts start at nothing
+    with pytest.raises(BadUserInput, match="owner"):
+        checked(REPO.attributes["owner"], "Al ice", "owner")
+    assert topic_of(ISSUE, ("owner", "name"), {"owner": "ALICE", "name": "Tools"}) == "alice#tools"
+
+
+def test_an_issue_written_before_its_key_attributes_were_kept_apart_still_reads() -> None:
+    item = {
+        **issue_key("Alice", "Tools", 7),
+        "number": 7,
+        "title": "t",
+        "state": "OPEN",
+        "createdAt": "2024-01-01T00:00:00.000Z",
+        "updatedAt": "2024-01-01T00:00:00.000Z",
+    }
+    found = record(ISSUE, item)
+    assert (found["owner"], found["name"], found["number"]) == ("alice", "tools", 7)
+    assert shown_key(ISSUE) == ("number",)  # what a change names it by
+    with pytest.raises(KeyError):
+        record(ISSUE, {k: v for k, v in item.items() if k != "title"})
+    # A count never kept on an older item has counted nothing yet.
+    repo = {**repo_key("Alice", "Tools"), "owner": "Alice", "name": "Tools", "createdAt": AT_TEXT}
+    assert (record(REPO, repo)["starCount"], record(REPO, repo)["issueCount"]) == (0, 0)
+
+
+def test_a_repositorys_owner_closes_any_of_its_issues_others_only_their_own() -> None:
+    described = rule("writer", ISSUE, parent=REPO).description
+    assert described == "the repository's owner or the issue's author"
+    names = {"owner": "ALICE", "name": "tools", "number": 1}
+    assert owns_parent(ISSUE, REPO, names, Caller("alice"))
+    assert not owns_parent(ISSUE, REPO, names, Caller("bob"))
+    assert not owns_parent(ISSUE, REPO, names, Caller())
+    assert rule("writer", STAR).description == "the star's author"
+
+
+def _box(*patterns: Callable[[Entity], Any]) -> Model:
+    box = Entity(
+        "Box",
+        {"id": Handle(), "state": ISSUE.attributes["state"], "seen": Counter()},
+        key=same(key("BOX", "id")),
+    )
+    return Model((box,), tuple(p(box) for p in patterns))
+
+
+@pytest.mark.parametrize(
+    ("declare", "refusal"),
+    [
+        (lambda: _box(lambda e: Update(e, "bump", ("seen",))), "'seen' is not an attribute"),
+        (
+            lambda: _box(lambda e: Update(e, "shut", (), sets={"gone": 1}, access="admins")),
+            "it sets 'gone', not an attribute it may set alone",
+        ),
+        (
+            lambda: _box(lambda e: Update(e, "shut", (), sets={"state": "SHUT"}, access="admins")),
+            "it sets 'state' to 'SHUT', not one of its values",
+        ),
+        (
+            lambda: _box(
+                lambda e: Update(
+                    e, "shut", ("state",), sets={"state": IssueState.CLOSED}, access="admins"
+                )
+            ),
+            "it sets 'state', not an attribute it may set alone",
+        ),
+        (
+            lambda: _box(
+                lambda e: Update(
+                    e,
+                    "shut",
+                    (),
+                    sets={"state": IssueState.CLOSED},
+                    access="admins",
+                    moves=(moves("state", {IssueState.OPEN: [IssueState.CLOSED]}),),
+                )
+            ),
+            "moves need a change given",
+        ),
+    ],
+)
+def test_a_declaration_the_engine_cannot_serve_is_refused_by_name(
+    declare: Callable[[], Any], refusal: str
+) -> None:
+    with pytest.raises(ModelError, match=re.escape(refusal)):
+        declare()
+
+
+def test_an_update_setting_a_value_alone_is_accepted() -> None:
+    shut = Update(ISSUE, "shut", (), sets={"state": IssueState.CLOSED}, access="admins")
+    assert Model((REPO, ISSUE), (shut,))
