@@ -57,7 +57,11 @@ class Narrowed:
         if predicate is not None and not predicate.holds(record):
             return False
         wanted = {**self.equal, **self.only}
-        if any(record[name] != value for name, value in wanted.items()):
+        entity = pattern.entity
+        if any(
+            _keyed(entity, name, record[name]) != _keyed(entity, name, value)
+            for name, value in wanted.items()
+        ):
             return False
         if any(record[name] not in values for name, values in self.sets.items()):
             return False
@@ -70,8 +74,11 @@ class Narrowed:
 
     def bound(self, pattern: ListOf) -> dict[str, Any]:
         """What a cursor is bound to besides the list and its partition."""
+        entity = pattern.entity
         wanted = {**self.equal, **self.only}
-        bound: dict[str, Any] = {name: str(value) for name, value in wanted.items()}
+        bound: dict[str, Any] = {name: _keyed(entity, name, v) for name, v in wanted.items()}
+        # A filter not given is bound as such (none: every item).
+        bound.update({name: None for name in pattern.filtered if name not in self.only})
         bound.update({name: sorted(map(str, values)) for name, values in self.sets.items()})
         if pattern.range is not None and (self.start, self.end) != (None, None):
             bound[pattern.range.argument] = [_text(self.start), _text(self.end)]
@@ -309,11 +316,13 @@ def topic(values: Iterable[str]) -> str:
 
 def topic_of(entity: Entity, names: Iterable[str], values: Mapping[str, Any]) -> str:
     """The topic of these attributes' values, as a record or a subscription's checked
-    arguments hold them: a handle in lower case, as its key holds it."""
-    return topic(
-        str(values[n]).lower() if isinstance(entity.attributes[n], Handle) else str(values[n])
-        for n in names
-    )
+    arguments hold them."""
+    return topic(_keyed(entity, n, values[n]) for n in names)
+
+
+def _keyed(entity: Entity, name: str, value: Any) -> str:
+    """A value as the keys compare it: a handle in lower case."""
+    return str(value).lower() if isinstance(entity.attributes[name], Handle) else str(value)
 
 
 def _plain(value: Any) -> Any:

@@ -42,7 +42,7 @@ DEFAULT_LIMIT = 100
 # A view's key ranges can also hold entities outside it. A search makes at most this many
 # Query calls (each reads at most `limit + 1` items), then answers `truncated`: more may
 # exist. Views of real maps need one call per range, at most eight ranges.
-SEARCH_READS = 2 * map_keys.MARKER_QUERY_BUDGET
+SEARCH_READS = 2 * map_keys.PLACE_QUERY_BUDGET
 # Attribute names, the type and the two keys of a place item (`<places>#<3 chars>`,
 # `<9 chars>#<id>`): well under this.
 PLACE_OVERHEAD_BYTES = 1024
@@ -69,7 +69,7 @@ class Cells:
 def geohash_of(entity: Entity, values: dict[str, Any]) -> str:
     """The geohash of the position `values` hold (checked: BAD_USER_INPUT naming the axis)."""
     lat, lon, _ = entity.position
-    return map_keys.marker_geohash(values[lat], values[lon])
+    return map_keys.place_geohash(values[lat], values[lon])
 
 
 def place_item(entity: Entity, item: Item) -> Item:
@@ -79,7 +79,7 @@ def place_item(entity: Entity, item: Item) -> Item:
     own = set(entity.templates)
     fields = {name: value for name, value in item.items() if name not in own}
     ids = [str(item[name]) for name in entity.key_attributes]
-    place = map_keys.marker_place(places, item[geohash], "#".join(ids))
+    place = map_keys.place_key(places, item[geohash], "#".join(ids))
     return {**place, **fields, "type": entity.label}
 
 
@@ -167,8 +167,8 @@ async def search(
     more; a view too wide is pointed to the field `counts` of their cells, if any."""
     most = checked_limit(limit)
     advice = "zoom in" if counts is None else f"zoom in, or ask `{counts}` for {entity.noun} counts"
-    map_keys.checked_marker_view(viewport, advice)
-    conditions = map_keys.marker_queries(_places(entity), viewport)
+    map_keys.checked_place_view(viewport, advice)
+    conditions = map_keys.place_queries(_places(entity), viewport)
     return await read_places(store, entity, viewport, conditions, most)
 
 

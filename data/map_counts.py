@@ -1,12 +1,12 @@
 """Counts of the cells of lengths 1 and 2 rebuilt from the counts of length 3 (seed 002):
-for a table whose markers were written while only lengths 3 to 8 were counted.
+for a table whose placed entities were written while only lengths 3 to 8 were counted.
 
-Such a table lacks those counts, or holds only what markers added or removed since made of
-them. Length 3's counts take in every marker, and a cell holds what its 32 children hold,
+Such a table lacks those counts, or holds only what entities added or removed since made
+of them. Length 3's counts take in every entity, and a cell holds what its 32 children hold,
 so each cell of length 2 is set to the sum of its children of length 3, then each of
 length 1 to the sum of its (rebuilt) children of length 2. Each cell is one
 TransactWriteItems: the Put of its count, with a ConditionCheck that each child still holds
-the count read (or is still absent). A marker added or removed meanwhile changes a child
+the count read (or is still absent). An entity added or removed meanwhile changes a child
 and the cell in one transaction, so one or the other comes first and no count is lost: the
 rebuild then fails its check and reads the children again. Running it again changes
 nothing; `dynagate seed` runs it, and `dynagate verify --repair` (docs/design.md).
@@ -33,7 +33,7 @@ ATTEMPTS = 5
 
 
 async def rebuild_short_counts(store: Store, places: Places) -> int:
-    """Set every count of lengths 2 then 1 that has markers or a count stored: how many."""
+    """Set every count of lengths 2 then 1 that has entities or a count stored: how many."""
     rebuilt = 0
     for length in REBUILT_LENGTHS:
         children = await _counts(store, places, length + 1)

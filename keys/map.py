@@ -33,16 +33,16 @@ from keys.geohash import (
 )
 from keys.table import TABLE
 
-MARKER_PARTITION_LENGTH = 3
-MARKER_GEOHASH_LENGTH = 12
+PLACE_PARTITION_LENGTH = 3
+PLACE_GEOHASH_LENGTH = 12
 CELL_LENGTHS = range(1, 9)
 SORT_KEY_LENGTH = 3
-MAX_MARKER_SPAN = 0.5
+MAX_PLACE_SPAN = 0.5
 DEFAULT_PARTITIONS = 4
 MAX_PARTITIONS = 64
-# The most Queries one `markers` call makes: the measured balance between requests and
+# The most Queries one viewport search makes: the measured balance between requests and
 # items read outside the viewport (docs/decisions/map-ranges.md).
-MARKER_QUERY_BUDGET = 8
+PLACE_QUERY_BUDGET = 8
 # Cover cells on the view's edge are divided until one is at most this fraction of a side.
 COVER_FRACTION = 8
 
@@ -100,19 +100,19 @@ class Viewport:
         return any(box.contains(lat, lon) for box in self.boxes())
 
 
-def marker_geohash(lat: float, lon: float) -> str:
+def place_geohash(lat: float, lon: float) -> str:
     if not -90.0 <= lat <= 90.0:
         raise BadUserInput(f"{lat} is outside -90 to 90", field="lat")
     if not -180.0 <= lon <= 180.0:
         raise BadUserInput(f"{lon} is outside -180 to 180", field="lon")
-    return encode(lat, lon, MARKER_GEOHASH_LENGTH)
+    return encode(lat, lon, PLACE_GEOHASH_LENGTH)
 
 
-def marker_place(places: Places, geohash: str, marker_id: str) -> dict[str, str]:
+def place_key(places: Places, geohash: str, entity_id: str) -> dict[str, str]:
     """Where an entity's data lives: its 3-character cell, sorted by the rest of its hash."""
     return {
-        TABLE.partition_key: _partition(places.places, geohash[:MARKER_PARTITION_LENGTH]),
-        TABLE.sort_key: f"{geohash[MARKER_PARTITION_LENGTH:MARKER_GEOHASH_LENGTH]}#{marker_id}",
+        TABLE.partition_key: _partition(places.places, geohash[:PLACE_PARTITION_LENGTH]),
+        TABLE.sort_key: f"{geohash[PLACE_PARTITION_LENGTH:PLACE_GEOHASH_LENGTH]}#{entity_id}",
     }
 
 
@@ -266,26 +266,26 @@ def _corner_cells(box: Box, partition: str, length: int) -> tuple[str, str]:
     return south_west, north_east
 
 
-# ---- markers ---------------------------------------------------------------------------
+# ---- places ----------------------------------------------------------------------------
 
 
-def checked_marker_view(viewport: Viewport, advice: str = "zoom in") -> Viewport:
+def checked_place_view(viewport: Viewport, advice: str = "zoom in") -> Viewport:
     # Differences of decimal degrees carry float error (-127.8 - -128.3 is 0.50000000000001):
     # a view of exactly 0.5 degrees must pass, so allow far less than a millimetre more.
-    limit = MAX_MARKER_SPAN + 1e-9
+    limit = MAX_PLACE_SPAN + 1e-9
     if viewport.width > limit or viewport.height > limit:
         raise BadUserInput(
-            f"{viewport.width:g} by {viewport.height:g} degrees is more than {MAX_MARKER_SPAN}"
+            f"{viewport.width:g} by {viewport.height:g} degrees is more than {MAX_PLACE_SPAN}"
             f" on a side: {advice}",
             field="viewport",
         )
     return viewport
 
 
-def marker_queries(
-    places: Places, viewport: Viewport, budget: int = MARKER_QUERY_BUDGET
+def place_queries(
+    places: Places, viewport: Viewport, budget: int = PLACE_QUERY_BUDGET
 ) -> list[KeyCondition]:
-    """Key ranges that hold every marker in the view, in at most `budget` Queries if it can.
+    """Key ranges that hold every place in the view, in at most `budget` Queries if it can.
 
     The view is covered with geohash cells: whole cells inside it, and cells on its edge
     down to a length where one is about an eighth of the view. Neighbouring cells merge
@@ -297,7 +297,7 @@ def marker_queries(
     return [r.condition(places, depth) for r in within_budget(cover(viewport, depth), budget)]
 
 
-def cover(viewport: Viewport, depth: int) -> list[MarkerRange]:
+def cover(viewport: Viewport, depth: int) -> list[PlaceRange]:
     """The view's cells of length `depth`, runs of neighbours in key order as one range.
 
     Every cell of that length meeting the view is read (a cell wholly inside it is read
@@ -305,21 +305,21 @@ def cover(viewport: Viewport, depth: int) -> list[MarkerRange]:
     its numbers, with consecutive ones of one partition merged.
     """
     numbers = sorted({n for box in viewport.boxes() for n in cell_numbers(box, depth)})
-    shift = 5 * (depth - MARKER_PARTITION_LENGTH)
-    ranges: list[MarkerRange] = []
+    shift = 5 * (depth - PLACE_PARTITION_LENGTH)
+    ranges: list[PlaceRange] = []
     low = previous = -2
     for number in [*numbers, -2]:
         if number != previous + 1 or number >> shift != previous >> shift:
             if previous >= 0:
-                partition = _suffix(previous >> shift, MARKER_PARTITION_LENGTH)
+                partition = _suffix(previous >> shift, PLACE_PARTITION_LENGTH)
                 mask = (1 << shift) - 1
-                ranges.append(MarkerRange(partition, low & mask, previous & mask))
+                ranges.append(PlaceRange(partition, low & mask, previous & mask))
             low = number
         previous = number
     return ranges
 
 
-def within_budget(ranges: list[MarkerRange], budget: int) -> list[MarkerRange]:
+def within_budget(ranges: list[PlaceRange], budget: int) -> list[PlaceRange]:
     """Merge the two ranges of one partition with the smallest gap until `budget` remain."""
     merged = list(ranges)
     while len(merged) > budget:
@@ -331,12 +331,12 @@ def within_budget(ranges: list[MarkerRange], budget: int) -> list[MarkerRange]:
         if not gaps:
             break
         _, i = min(gaps)
-        merged[i : i + 2] = [MarkerRange(merged[i].partition, merged[i].low, merged[i + 1].high)]
+        merged[i : i + 2] = [PlaceRange(merged[i].partition, merged[i].low, merged[i + 1].high)]
     return merged
 
 
 @dataclass(frozen=True, order=True)
-class MarkerRange:
+class PlaceRange:
     """Cells `low..high` (indices at the cover depth) of one 3-character partition."""
 
     partition: str
@@ -344,7 +344,7 @@ class MarkerRange:
     high: int
 
     def condition(self, places: Places, depth: int) -> KeyCondition:
-        digits = depth - MARKER_PARTITION_LENGTH
+        digits = depth - PLACE_PARTITION_LENGTH
         low, high = _suffix(self.low, digits), _suffix(self.high, digits)
         partition = _partition(places.places, self.partition)
         return KeyCondition(TABLE, partition, low, high + KEY_MAX)
@@ -358,11 +358,11 @@ def cover_depth(viewport: Viewport, fraction: int = COVER_FRACTION) -> int:
     """
     longer = max(viewport.height, viewport.width)
     view_height, view_width = max(viewport.height, longer / 8), max(viewport.width, longer / 8)
-    for length in range(MARKER_PARTITION_LENGTH, MARKER_GEOHASH_LENGTH + 1):
+    for length in range(PLACE_PARTITION_LENGTH, PLACE_GEOHASH_LENGTH + 1):
         height, width = cell_size(length)
         if height <= view_height / fraction and width <= view_width / fraction:
             return length
-    return MARKER_GEOHASH_LENGTH
+    return PLACE_GEOHASH_LENGTH
 
 
 def _clip(a: Box, b: Box) -> Box:

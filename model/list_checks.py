@@ -55,13 +55,14 @@ def check_list(pattern: ListOf, parent: Entity | None, entities: tuple[Entity, .
         not 1 <= pattern.whole <= MOST_WHOLE
         or names
         or pattern.direction
+        or pattern.descending
         or pattern.root
         or pattern.subscription
         or copied
     ):
         raise ModelError(
-            f"{where}: a whole list holds 1 to {MOST_WHOLE:,} items of one parent, with no"
-            " arguments, direction or subscription"
+            f"{where}: a whole list holds 1 to {MOST_WHOLE:,} items of one parent, in key"
+            " order, with no arguments, direction or subscription"
         )
     if pattern.root:
         _check_at(pattern, keys)

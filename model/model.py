@@ -46,6 +46,7 @@ class Model:
             if isinstance(pattern, Update | Delete):
                 _check_writer(self, pattern)
             _check_owner(pattern)
+        _check_whole_lists(self)
         _check_names(self)
 
     def entity(self, name: str) -> Entity:
@@ -80,6 +81,19 @@ def _check_parent(model: Model, entity: Entity) -> None:
     lacking = sorted(set(parent.key_attributes) - set(entity.parent.attributes.values()))
     if lacking:
         raise ModelError(f"{entity.name}'s parent {parent.name}: nothing holds its key's {lacking}")
+
+
+def _check_whole_lists(model: Model) -> None:
+    """A whole list holds at most its count only if no derived create can pass it: the
+    entity's creates are the hook's, which keep the count."""
+    for pattern in model.of_kind(ListOf):
+        creates = [c.field for c in model.of_kind(Create) if c.entity is pattern.entity]
+        if pattern.whole is not None and creates:
+            raise ModelError(
+                f"{pattern.entity.name} list {pattern.field!r}: a whole list of at most"
+                f" {pattern.whole}, but {creates} add any number; keep the count in the"
+                " hook's create"
+            )
 
 
 def _check_owner(pattern: Pattern) -> None:
@@ -167,11 +181,15 @@ def _check_update(pattern: Update) -> None:
     where = f"{entity.name} update {pattern.field!r}"
     if not pattern.changes and not pattern.sets:
         raise ModelError(f"{where} changes nothing")
+    held = {*entity.key_attributes, *(() if entity.parent is None else entity.parent.attributes)}
     for name, value in pattern.sets.items():
         attribute = entity.attributes.get(name)
-        if attribute is None or not attribute.changeable or name in pattern.changes:
-            raise ModelError(f"{where}: it sets {name!r}, not an attribute it may set alone")
-        if isinstance(attribute, Choice) and not isinstance(value, attribute.values):
+        if not isinstance(attribute, Choice) or name in held or name in pattern.changes:
+            raise ModelError(
+                f"{where}: it sets {name!r}, not a choice it may set alone (outside its key"
+                " and its parent's)"
+            )
+        if not isinstance(value, attribute.values):
             raise ModelError(f"{where}: it sets {name!r} to {value!r}, not one of its values")
     if not pattern.changes and pattern.moves:
         raise ModelError(f"{where}: moves need a change given")

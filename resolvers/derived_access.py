@@ -52,7 +52,12 @@ def owns_parent(
 
 def _parent_owner(entity: Entity, parent: Entity) -> str | None:
     """The attribute of the entity's key holding its parent's owner, if any."""
-    if parent.owner is None or entity.parent is None:
+    # Only an owner that is part of the parent's key is the one the child's key names.
+    if (
+        parent.owner is None
+        or entity.parent is None
+        or parent.owner.attribute not in parent.key_attributes
+    ):
         return None
     for mine, theirs in entity.parent.attributes.items():
         if theirs == parent.owner.attribute and mine in entity.key_attributes:

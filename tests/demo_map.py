@@ -16,17 +16,17 @@ from demo.model import MODEL
 from demo.model.markers import MARKER, MARKER_PLACES
 from keys import map as map_keys
 from keys.conditions import KeyCondition
-from keys.map import CELL_LENGTHS, Viewport, cell_of, marker_geohash
+from keys.map import CELL_LENGTHS, Viewport, cell_of, place_geohash
 from store.client import Store
 from store.cost import worst_case
 from store.loaders import ItemLoader
 from store.requests import Item
 
-__all__ = ["CELL_LENGTHS", "Viewport", "cell_of", "marker_geohash"]
+__all__ = ["CELL_LENGTHS", "Viewport", "cell_of", "place_geohash"]
 MAX_LIMIT = entity_places.MAX_LIMIT
 MARKER_READS = entity_places.SEARCH_READS
 CELL_BYTES = entity_places.CELL_BYTES
-MARKER_QUERY_BUDGET = map_keys.MARKER_QUERY_BUDGET
+PLACE_QUERY_BUDGET = map_keys.PLACE_QUERY_BUDGET
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,8 @@ def marker_key(marker_id: str) -> dict[str, str]:
     return {"PK": f"MARKER#{marker_id}", "SK": f"MARKER#{marker_id}"}
 
 
-def marker_place(geohash: str, marker_id: str) -> dict[str, str]:
-    return map_keys.marker_place(MARKER_PLACES, geohash, marker_id)
+def place_key(geohash: str, marker_id: str) -> dict[str, str]:
+    return map_keys.place_key(MARKER_PLACES, geohash, marker_id)
 
 
 def cell_keys(geohash: str) -> list[dict[str, str]]:
@@ -161,10 +161,10 @@ def cell_partition(cell: str) -> str:
     return map_keys.cell_partition(MARKER_PLACES, cell)
 
 
-def marker_queries(
-    viewport: Viewport, budget: int = map_keys.MARKER_QUERY_BUDGET
+def place_queries(
+    viewport: Viewport, budget: int = map_keys.PLACE_QUERY_BUDGET
 ) -> list[KeyCondition]:
-    return map_keys.marker_queries(MARKER_PLACES, viewport, budget)
+    return map_keys.place_queries(MARKER_PLACES, viewport, budget)
 
 
 def heatmap_queries(viewport: Viewport, precision: int) -> list[map_keys.CellQuery]:

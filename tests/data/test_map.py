@@ -40,7 +40,7 @@ async def test_a_marker_adds_to_eight_cells_and_its_removal_takes_it_all_back(
     partitions = Counter(i["PK"].split("#")[0] for i in items)
     assert partitions == {"MARKER": 2, "DgMa": 2, "DgCe": 6, "DgCe1": 1, "DgCe2": 1}
     assert await counts(client, store.table) == {first.geohash[:n]: 2 for n in range(1, 9)}
-    place = map_keys.marker_place(first.geohash, first.id)
+    place = map_keys.place_key(first.geohash, first.id)
     [stored] = [i for i in items if (i["PK"], i["SK"]) == (place["PK"], place["SK"])]
     assert data.Marker.from_item(stored) == first
 

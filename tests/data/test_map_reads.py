@@ -24,12 +24,12 @@ async def test_ranges_past_the_calls_leave_the_answer_truncated(client: Any, tab
         await data.add_marker(store, rng.uniform(48.8, 48.9), rng.uniform(2.3, 2.4), f"m{n}")
         for n in range(80)
     ]
-    many = map_keys.marker_queries(VIEW, budget=4 * data.MARKER_READS)
+    many = map_keys.place_queries(VIEW, budget=4 * data.MARKER_READS)
     assert len(many) > data.MARKER_READS
     read = many[: data.MARKER_READS]
 
     def within(marker: data.Marker, conditions: list[Any]) -> bool:
-        key = map_keys.marker_place(marker.geohash, marker.id)
+        key = map_keys.place_key(marker.geohash, marker.id)
         return any(c.partition == key["PK"] and c.contains(key["SK"]) for c in conditions)
 
     reachable = {m.id for m in added if within(m, read)}
@@ -37,7 +37,7 @@ async def test_ranges_past_the_calls_leave_the_answer_truncated(client: Any, tab
     found = await data.read_markers(store, VIEW, many, limit=1000)
     assert ({m.id for m in found.markers}, found.truncated) == (reachable, True)
     # The served ranges reach every marker: nothing is left unread.
-    found = await data.read_markers(store, VIEW, map_keys.marker_queries(VIEW), limit=1000)
+    found = await data.read_markers(store, VIEW, map_keys.place_queries(VIEW), limit=1000)
     assert ({m.id for m in found.markers}, found.truncated) == ({m.id for m in added}, False)
 
 
@@ -60,7 +60,7 @@ async def test_a_failed_range_read_cancels_the_others(
         finished.append(number)
 
     monkeypatch.setattr(Store, "query", failing_first)
-    conditions = map_keys.marker_queries(VIEW)
+    conditions = map_keys.place_queries(VIEW)
     with pytest.raises(Unavailable):
         await data.read_markers(store, VIEW, conditions, limit=10)
     await asyncio.sleep(1.1)

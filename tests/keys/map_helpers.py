@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from keys.codecs import ksuid
 from keys.conditions import KeyCondition
 from keys.geohash import ALPHABET, Box, cell_box, cell_size, encode
-from keys.map import MAX_MARKER_SPAN, Viewport
+from keys.map import MAX_PLACE_SPAN, Viewport
 from keys.table import TABLE
 
 FAST = settings(max_examples=150)
@@ -154,4 +154,4 @@ def points_in(draw: st.DrawFn, view: Viewport) -> tuple[float, float]:
     return lat, lon
 
 
-marker_views = viewports(0.01, MAX_MARKER_SPAN)
+marker_views = viewports(0.01, MAX_PLACE_SPAN)

@@ -28,14 +28,14 @@ from keys.map import (
     cell_of,
     checked_precision,
     default_precision,
-    marker_geohash,
     partitions_needed,
+    place_geohash,
 )
 from tests.demo_map import (
     cell_key,
     cell_keys,
     marker_key,
-    marker_place,
+    place_key,
 )
 from tests.keys.map_helpers import (
     FAST,
@@ -138,18 +138,18 @@ def test_cell_keys_are_the_seed_table() -> None:
 
 def test_marker_keys() -> None:
     geohash = "gcpjfy6d0123"
-    assert marker_place(geohash, MARKER_ID) == {PK: "DgMa#gcp", SK: f"jfy6d0123#{MARKER_ID}"}
+    assert place_key(geohash, MARKER_ID) == {PK: "DgMa#gcp", SK: f"jfy6d0123#{MARKER_ID}"}
     assert marker_key(MARKER_ID) == {PK: f"MARKER#{MARKER_ID}", SK: f"MARKER#{MARKER_ID}"}
 
 
 @FAST
 @given(lat=st.floats(-90.0, 90.0), lon=st.floats(-180.0, 180.0), marker_id=marker_ids)
 def test_marker_geohash(lat: float, lon: float, marker_id: str) -> None:
-    geohash = marker_geohash(lat, lon)
+    geohash = place_geohash(lat, lon)
     assert geohash == encode(lat, lon, 12)
     assert len(geohash) == 12
     assert cell_box(geohash).contains(lat, lon)
-    place = marker_place(geohash, marker_id)
+    place = place_key(geohash, marker_id)
     assert place[PK] == "DgMa#" + geohash[:3]
     assert place[SK] == geohash[3:] + "#" + marker_id
 
@@ -157,7 +157,7 @@ def test_marker_geohash(lat: float, lon: float, marker_id: str) -> None:
 @pytest.mark.parametrize(("lat", "lon"), [(90.01, 0.0), (-91.0, 0.0), (0.0, 180.5), (0.0, -181.0)])
 def test_marker_geohash_refuses_outside_the_world(lat: float, lon: float) -> None:
     with pytest.raises(BadUserInput):
-        marker_geohash(lat, lon)
+        place_geohash(lat, lon)
 
 
 @FAST
@@ -174,7 +174,7 @@ def test_sort_keys_have_one_length_per_partition(hashes: list[str], marker_id: s
             assert cell_of(key) == geohash[:length]
             assert cell_key(geohash[:length]) == key
             lengths.setdefault(key[PK], set()).add(len(key[SK]))
-        place = marker_place(geohash, marker_id)
+        place = place_key(geohash, marker_id)
         assert place[PK].startswith("DgMa#")
         suffix, _, rest = place[SK].partition("#")
         assert suffix == suffix.lower() == geohash[3:]

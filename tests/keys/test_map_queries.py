@@ -18,23 +18,23 @@ from keys.conditions import KeyCondition
 from keys.errors import BadUserInput
 from keys.geohash import ALPHABET, cell_box, cell_size, cells_meeting, ordinal
 from keys.map import (
-    MARKER_QUERY_BUDGET,
-    MAX_MARKER_SPAN,
+    MAX_PLACE_SPAN,
+    PLACE_QUERY_BUDGET,
     CellQuery,
     Viewport,
-    checked_marker_view,
+    checked_place_view,
     cover,
     cover_depth,
     default_precision,
-    marker_geohash,
     partitions_needed,
+    place_geohash,
 )
 from keys.table import TABLE
 from tests.demo_map import (
     cell_key,
     heatmap_queries,
-    marker_place,
-    marker_queries,
+    place_key,
+    place_queries,
 )
 from tests.keys.map_helpers import (
     FEWER,
@@ -121,7 +121,7 @@ def check_marker_queries(
     view: Viewport, conditions: list[KeyCondition], points: list[tuple[float, float]]
 ) -> None:
     for lat, lon in points:
-        key = marker_place(marker_geohash(lat, lon), MARKER_ID)
+        key = place_key(place_geohash(lat, lon), MARKER_ID)
         assert len(holders(conditions, key)) == 1, (lat, lon, key)
     assert {c.partition for c in conditions} <= marker_partitions(view)
     for i, a in enumerate(conditions):
@@ -135,9 +135,9 @@ def check_marker_queries(
 @FEWER
 @given(data=st.data(), view=marker_views)
 def test_marker_queries_hold_every_marker_in_view(data: st.DataObject, view: Viewport) -> None:
-    if view.width <= MAX_MARKER_SPAN and view.height <= MAX_MARKER_SPAN:
-        assert checked_marker_view(view) is view
-    conditions = marker_queries(view)
+    if view.width <= MAX_PLACE_SPAN and view.height <= MAX_PLACE_SPAN:
+        assert checked_place_view(view) is view
+    conditions = place_queries(view)
     points = data.draw(st.lists(points_in(view), min_size=1, max_size=30))
     corners = [
         (lat, lon)
@@ -146,8 +146,8 @@ def test_marker_queries_hold_every_marker_in_view(data: st.DataObject, view: Vie
         for lon in (box.west, box.east)
     ]
     check_marker_queries(view, conditions, points + corners)
-    if len(marker_partitions(view)) <= MARKER_QUERY_BUDGET:
-        assert len(conditions) <= MARKER_QUERY_BUDGET
+    if len(marker_partitions(view)) <= PLACE_QUERY_BUDGET:
+        assert len(conditions) <= PLACE_QUERY_BUDGET
 
 
 @FEWER
@@ -166,7 +166,7 @@ def test_cover_reads_exactly_the_cells_meeting_the_view(view: Viewport) -> None:
 @FEWER
 @given(data=st.data(), view=marker_views, budget=st.integers(1, 12))
 def test_marker_query_budget(data: st.DataObject, view: Viewport, budget: int) -> None:
-    conditions = marker_queries(view, budget)
+    conditions = place_queries(view, budget)
     partitions = marker_partitions(view)
     if len(partitions) <= budget:
         assert len(conditions) <= budget
@@ -178,7 +178,7 @@ def test_marker_query_budget(data: st.DataObject, view: Viewport, budget: int) -
 @FEWER
 @given(
     data=st.data(),
-    view=viewports(0.0, MAX_MARKER_SPAN),
+    view=viewports(0.0, MAX_PLACE_SPAN),
     thin=st.sampled_from(["height", "width", "both"]),
 )
 def test_thin_marker_views(data: st.DataObject, view: Viewport, thin: str) -> None:
@@ -188,8 +188,8 @@ def test_thin_marker_views(data: st.DataObject, view: Viewport, thin: str) -> No
         view = Viewport(north=view.south, south=view.south, east=view.east, west=view.west)
     if thin in ("width", "both"):
         view = Viewport(north=view.north, south=view.south, east=view.west, west=view.west)
-    assert len(marker_queries(view, budget=1_000_000)) <= 2_000
-    conditions = marker_queries(view)
+    assert len(place_queries(view, budget=1_000_000)) <= 2_000
+    conditions = place_queries(view)
     check_marker_queries(view, conditions, data.draw(st.lists(points_in(view), max_size=20)))
 
 
@@ -207,7 +207,7 @@ def test_marker_view_larger_than_half_a_degree(
 ) -> None:
     with pytest.raises(BadUserInput) as raised:
         view = Viewport(north=north, south=south, east=east, west=west)
-        checked_marker_view(view, "zoom in, or ask `heatmap`")
+        checked_place_view(view, "zoom in, or ask `heatmap`")
     assert raised.value.field == "viewport"
     assert "on a side: zoom in, or ask `heatmap`" in str(raised.value)
 
@@ -223,7 +223,7 @@ def test_marker_view_larger_than_half_a_degree(
 )
 def test_marker_view_of_half_a_degree(north: float, south: float, east: float, west: float) -> None:
     view = Viewport(north=north, south=south, east=east, west=west)
-    assert checked_marker_view(view) is view
+    assert checked_place_view(view) is view
 
 
 # ---- the seed's example ---------------------------------------------------------------------
@@ -274,8 +274,8 @@ def test_seed_example_heatmap() -> None:
 def test_seed_example_markers() -> None:
     view = seed_view()
     (box,) = view.boxes()
-    conditions = marker_queries(checked_marker_view(view))
-    assert 1 <= len(conditions) <= MARKER_QUERY_BUDGET
+    conditions = place_queries(checked_place_view(view))
+    assert 1 <= len(conditions) <= PLACE_QUERY_BUDGET
     assert {c.partition for c in conditions} == {"DgMa#gcp"}
     points = []
     for region in SEED_REGIONS:
@@ -288,7 +288,7 @@ def test_seed_example_markers() -> None:
             for lon in (west, (west + east) / 2, east)
         ]
     check_marker_queries(view, conditions, points)
-    held = {marker_geohash(lat, lon)[:6] for lat, lon in points}
+    held = {place_geohash(lat, lon)[:6] for lat, lon in points}
     assert held == set(SEED_REGIONS)
 
 
@@ -301,4 +301,4 @@ def test_a_view_of_exactly_half_a_degree_is_allowed_wherever_it_lies(
 ) -> None:
     # As a client sends them: literals whose float difference is a hair over 0.5.
     view = Viewport(north=north, south=south, east=east, west=west)
-    assert checked_marker_view(view) is view
+    assert checked_place_view(view) is view

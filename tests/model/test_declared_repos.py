@@ -11,14 +11,34 @@ from typing import Any
 
 import pytest
 
+from data import entity_lists
 from data.callers import OPEN, Caller
 from data.entities import checked, record
 from data.entity_lists import topic_of
 from data.entity_writes import new_items
+from demo.model import MODEL
 from demo.model.repos import ISSUE, REPO, STAR, IssueState
 from keys.codecs import to_millis
 from keys.errors import BadUserInput
-from model import Counter, Entity, Handle, Model, ModelError, Update, key, moves, same
+from keys.table import TABLE
+from model import (
+    Author,
+    Counter,
+    Create,
+    Entity,
+    Handle,
+    Identifier,
+    Keys,
+    ListOf,
+    Model,
+    ModelError,
+    Owner,
+    Parent,
+    Update,
+    key,
+    moves,
+    same,
+)
 from resolvers.derived_access import owns_parent, rule
 from resolvers.derived_types import shown_key
 from tests.demo_repos import issue_key, repo_key
@@ -82,7 +102,7 @@ def _box(*patterns: Callable[[Entity], Any]) -> Model:
         (lambda: _box(lambda e: Update(e, "bump", ("seen",))), "'seen' is not an attribute"),
         (
             lambda: _box(lambda e: Update(e, "shut", (), sets={"gone": 1}, access="admins")),
-            "it sets 'gone', not an attribute it may set alone",
+            "it sets 'gone', not a choice it may set alone",
         ),
         (
             lambda: _box(lambda e: Update(e, "shut", (), sets={"state": "SHUT"}, access="admins")),
@@ -94,7 +114,7 @@ def _box(*patterns: Callable[[Entity], Any]) -> Model:
                     e, "shut", ("state",), sets={"state": IssueState.CLOSED}, access="admins"
                 )
             ),
-            "it sets 'state', not an attribute it may set alone",
+            "it sets 'state', not a choice it may set alone",
         ),
         (
             lambda: _box(
@@ -116,6 +136,51 @@ def test_a_declaration_the_engine_cannot_serve_is_refused_by_name(
 ) -> None:
     with pytest.raises(ModelError, match=re.escape(refusal)):
         declare()
+
+
+def test_sets_of_a_key_a_parent_or_a_count_and_unbounded_whole_lists_are_refused() -> None:
+    for sets in ({"number": 5}, {"owner": "bob"}):
+        with pytest.raises(ModelError, match="not a choice it may set alone"):
+            Model((REPO, ISSUE), (Update(ISSUE, "x", (), sets=sets, access="admins"),))
+    teams = ListOf(STAR, TABLE, "all", whole=10)
+    with pytest.raises(ModelError, match=re.escape("['addStar'] add any number")):
+        Model((REPO, STAR), (teams, Create(STAR, "addStar", access="admins")))
+    with pytest.raises(ModelError, match="in key order"):
+        Model((REPO, STAR), (ListOf(STAR, TABLE, "all", whole=10, descending=True),))
+
+
+def test_a_parents_owner_outside_its_key_names_no_writer() -> None:
+    shelf = Entity(
+        "Shelf",
+        {"id": Identifier(), "keeper": Handle()},
+        key=same(key("SHELF", "id")),
+        owner=Owner("keeper", "keeper"),
+    )
+    book = Entity(
+        "Book",
+        {
+            "id": Identifier(),
+            "shelf": Identifier(),
+            "keeper": Handle(),
+            "by": Author(verb="added", role="adder"),
+        },
+        key=Keys(key("SHELF", "shelf"), key("BOOK", "keeper", "id")),
+        parent=Parent("Shelf", {"shelf": "id", "keeper": "keeper"}),
+    )
+    names = {"shelf": "s1", "id": "b1", "keeper": "mallory"}
+    assert not owns_parent(book, shelf, names, Caller("mallory"))
+    assert rule("writer", book, parent=shelf).description == "the book's adder"
+
+
+def test_a_handle_filters_and_binds_whatever_its_case() -> None:
+    [issues] = [p for p in MODEL.of_kind(ListOf) if p.entity is ISSUE]
+    narrowed = entity_lists.narrowed(issues, {}, only={"state": IssueState.OPEN})
+    assert narrowed.bound(issues) == {"state": "OPEN"}
+    assert entity_lists.narrowed(issues, {}).bound(issues) == {"state": None}
+    folded = ListOf(ISSUE, TABLE, "x", filtered=())
+    shown = entity_lists.Narrowed(equal={"owner": "ALICE"})
+    assert shown.contains(folded, {"owner": "alice"})
+    assert shown.bound(folded) == {"owner": "alice"}
 
 
 def test_an_update_setting_a_value_alone_is_accepted() -> None:

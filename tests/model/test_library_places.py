@@ -14,7 +14,7 @@ from data import entity_writes
 from data.callers import Caller
 from keys.errors import Conflict
 from keys.geohash import encode
-from keys.map import MARKER_QUERY_BUDGET
+from keys.map import PLACE_QUERY_BUDGET
 from store.client import Store
 from store.loaders import ItemLoader
 from tests.client import Api
@@ -84,7 +84,7 @@ async def test_a_viewport_finds_exactly_its_branches_and_counts_are_exact(
     assert names == [f"b{n}" for n in range(len(SPOTS)) if inside(n)]
     assert found.ok()["branches"]["truncated"] is False
     # The view's key ranges, each read once: not a Scan, nor the far branch.
-    assert found.cost["requests"] <= MARKER_QUERY_BUDGET, found.cost
+    assert found.cost["requests"] <= PLACE_QUERY_BUDGET, found.cost
     assert found.cost["itemsScanned"] < len(SPOTS), found.cost
     few = (await api(NEAR, v=OSLO, limit=2)).ok()["branches"]
     assert (len(few["branches"]), few["truncated"]) == (2, True)

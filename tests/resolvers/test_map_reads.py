@@ -51,7 +51,7 @@ def in_key_order(markers: list[Placed], view: View) -> list[str]:
 
 def ranges(view: View) -> int:
     viewport = map_keys.Viewport(view.north, view.south, view.east, view.west)
-    return len(map_keys.marker_queries(viewport))
+    return len(map_keys.place_queries(viewport))
 
 
 async def test_every_range_is_read_at_once(api: Api, in_flight: InFlight) -> None:
