@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import json
 import sys
 from functools import partial
 from pathlib import Path
@@ -159,6 +160,24 @@ def dynamodb_local(args: argparse.Namespace) -> int:
     from gateway.cli.dynamodb_local import run_foreground
 
     return run_foreground(args.port, args.db_path)
+
+
+def table_template(args: argparse.Namespace) -> int:
+    """`dynagate table-template`: the table as infrastructure code, on standard output."""
+    from store.deployment import table_template as template
+
+    settings = Settings.from_env(serving=False)
+    print(json.dumps(template(settings.table, args.format), indent=2))
+    return 0
+
+
+def iam_policy(args: argparse.Namespace) -> int:
+    """`dynagate iam-policy`: what `serve` may do on the table, and nothing more."""
+    from store.deployment import iam_policy as policy
+
+    settings = Settings.from_env(serving=False)
+    print(json.dumps(policy(settings.table, settings.region, args.account), indent=2))
+    return 0
 
 
 def export_schema(args: argparse.Namespace) -> int:

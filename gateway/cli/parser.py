@@ -132,6 +132,29 @@ def command_parser() -> argparse.ArgumentParser:
     commands.model_part("commands").add_verify_arguments(verify)
     verify.set_defaults(run=commands.verify)
 
+    template = subcommands.add_parser(
+        "table-template",
+        help="print the table as CloudFormation or Terraform (JSON) define it",
+        description="The table create-table makes (DYNAGATE_TABLE), its indexes, its stream "
+        "with new and old images and time to live on expiresAt, on-demand, with point-in-time "
+        "recovery and deletion protection on. Terraform reads the JSON as a .tf.json file.",
+        formatter_class=_Formatter,
+    )
+    template.add_argument(
+        "--format", choices=("cloudformation", "terraform"), default="cloudformation"
+    )
+    template.set_defaults(run=commands.table_template)
+
+    policy = subcommands.add_parser(
+        "iam-policy",
+        help="print the least-privilege IAM policy `serve` needs on the table",
+        description="The DynamoDB actions the server calls on DYNAGATE_TABLE (in AWS_REGION), "
+        "Query on its indexes, and the reads of its stream; nothing else.",
+        formatter_class=_Formatter,
+    )
+    policy.add_argument("--account", default="*", help="the AWS account id of the table's ARNs")
+    policy.set_defaults(run=commands.iam_policy)
+
     token = subcommands.add_parser(
         "token",
         help="print a bearer token signed with DYNAGATE_AUTH_SECRET (development and tests)",

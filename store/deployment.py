@@ -1,0 +1,128 @@
+"""What deploying the table takes, from its one declaration (`keys/table.py`,
+`create_table_request`): the table as CloudFormation or Terraform define it, and the
+least-privilege IAM policy of the server (docs/containers.md#on-aws).
+
+The table is the one `create-table` makes, and more that only an account's owner should
+turn off: point-in-time recovery and deletion protection.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from keys.idempotency import EXPIRES
+from store.tables import STREAM, create_table_request
+
+Format = Literal["cloudformation", "terraform"]
+FORMATS: tuple[Format, ...] = ("cloudformation", "terraform")
+
+# The item calls the server makes (`store/client.py`), and those a TransactWriteItems needs
+# permission for, action by action: the Put, Update, Delete and ConditionCheck inside it.
+ITEM_ACTIONS = (
+    "BatchGetItem",
+    "ConditionCheckItem",
+    "DeleteItem",
+    "DescribeTable",
+    "GetItem",
+    "PutItem",
+    "Query",
+    "TransactWriteItems",
+    "UpdateItem",
+)
+# Reading the table's stream for subscriptions (`store/stream.py`).
+STREAM_ACTIONS = ("DescribeStream", "GetRecords", "GetShardIterator")
+# What the administration commands call besides (`create-table`, `verify`), never `serve`.
+ADMIN_ACTIONS = ("CreateTable", "DescribeTimeToLive", "Scan", "UpdateTable", "UpdateTimeToLive")
+
+
+def table_template(table: str, form: Format) -> dict[str, Any]:
+    """The table `table` as a CloudFormation template or a Terraform JSON configuration."""
+    request = create_table_request(table)
+    if form == "cloudformation":
+        return _cloudformation(request)
+    return _terraform(request)
+
+
+def _cloudformation(request: dict[str, Any]) -> dict[str, Any]:
+    properties = {
+        **request,
+        "StreamSpecification": {"StreamViewType": STREAM["StreamViewType"]},
+        "TimeToLiveSpecification": {"AttributeName": EXPIRES, "Enabled": True},
+        "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+        "DeletionProtectionEnabled": True,
+    }
+    return {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Description": f"The dynagate table {request['TableName']!r}, its indexes and stream",
+        "Resources": {
+            "Table": {
+                "Type": "AWS::DynamoDB::Table",
+                "DeletionPolicy": "Retain",
+                "UpdateReplacePolicy": "Retain",
+                "Properties": properties,
+            }
+        },
+        "Outputs": {
+            "TableArn": {"Value": {"Fn::GetAtt": ["Table", "Arn"]}},
+            "StreamArn": {"Value": {"Fn::GetAtt": ["Table", "StreamArn"]}},
+        },
+    }
+
+
+def _terraform(request: dict[str, Any]) -> dict[str, Any]:
+    hash_key, range_key = (k["AttributeName"] for k in request["KeySchema"])
+    table = {
+        "name": request["TableName"],
+        "billing_mode": request["BillingMode"],
+        "hash_key": hash_key,
+        "range_key": range_key,
+        "attribute": [
+            {"name": a["AttributeName"], "type": a["AttributeType"]}
+            for a in request["AttributeDefinitions"]
+        ],
+        "global_secondary_index": [
+            {
+                "name": index["IndexName"],
+                "hash_key": index["KeySchema"][0]["AttributeName"],
+                "range_key": index["KeySchema"][1]["AttributeName"],
+                "projection_type": index["Projection"]["ProjectionType"],
+            }
+            for index in request["GlobalSecondaryIndexes"]
+        ],
+        "stream_enabled": True,
+        "stream_view_type": STREAM["StreamViewType"],
+        "ttl": {"attribute_name": EXPIRES, "enabled": True},
+        "point_in_time_recovery": {"enabled": True},
+        "deletion_protection_enabled": True,
+        "lifecycle": {"prevent_destroy": True},
+    }
+    return {"resource": {"aws_dynamodb_table": {"dynagate": table}}}
+
+
+def iam_policy(table: str, region: str, account: str = "*") -> dict[str, Any]:
+    """The least-privilege policy `serve` needs on `table`: its item calls on the table,
+    Query on its indexes, and the reads of its stream."""
+    arn = f"arn:aws:dynamodb:{region}:{account}:table/{table}"
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "Items",
+                "Effect": "Allow",
+                "Action": [f"dynamodb:{a}" for a in ITEM_ACTIONS],
+                "Resource": arn,
+            },
+            {
+                "Sid": "Indexes",
+                "Effect": "Allow",
+                "Action": "dynamodb:Query",
+                "Resource": f"{arn}/index/*",
+            },
+            {
+                "Sid": "Stream",
+                "Effect": "Allow",
+                "Action": [f"dynamodb:{a}" for a in STREAM_ACTIONS],
+                "Resource": f"{arn}/stream/*",
+            },
+        ],
+    }
