@@ -8,7 +8,11 @@ The default model is the demo's, reached by its name: the engine never imports i
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from functools import cache
+from pathlib import Path
+from types import ModuleType
 
 from gateway.settings import DEFAULT_MODEL, SettingsError
 from model import Model
@@ -21,9 +25,11 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
     that is missing or declares no model is a SettingsError naming it, a declaration the
     engine cannot serve a ModelError naming that."""
     try:
-        module = importlib.import_module(name)
+        module = _from_file(name) if name.endswith(".py") else importlib.import_module(name)
     except ModuleNotFoundError as exc:
         raise SettingsError(f"DYNAGATE_MODEL={name!r}: there is no module {exc.name!r}") from None
+    except OSError as exc:
+        raise SettingsError(f"DYNAGATE_MODEL={name!r}: {exc.strerror or exc}") from None
     model = getattr(module, "MODEL", None)
     if not isinstance(model, Model):
         raise SettingsError(
@@ -35,3 +41,28 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
     if not isinstance(roots, Roots):
         raise SettingsError(f"DYNAGATE_MODEL={name!r}: its roots() returned no Roots")
     return roots
+
+
+def _from_file(path: str) -> ModuleType:
+    """The model module at `path`, loaded once under a name of its own (its directory is
+    searched for what it imports beside it)."""
+    file = Path(path).resolve()
+    name = f"dynagate_model_{file.stem}_{abs(hash(str(file)))}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(name=str(file))
+    if not file.is_file():
+        raise FileNotFoundError(2, "no such file", str(file))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(file.parent))
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    finally:
+        sys.path.remove(str(file.parent))
+    return module

@@ -71,7 +71,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "DYNAGATE_MODEL",
         _TABLE,
-        "a Python module's dotted name",
+        "a Python module's dotted name, or a .py file's path",
         "demo.model (the demo)",
         "the model served: the module that declares its entities and access patterns "
         "(docs/model.md)",

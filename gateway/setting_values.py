@@ -66,8 +66,10 @@ def matching(pattern: re.Pattern[str]) -> Callable[[str], str]:
 table_name = matching(re.compile(r"[A-Za-z0-9_.-]{3,255}"))
 region = matching(re.compile(r"[a-z]{2}(-[a-z]+)+-\d{1,2}"))
 claim = matching(re.compile(r"[A-Za-z0-9_:.-]{1,64}"))
-# A Python module's dotted name (a model: docs/model.md).
-module_name = matching(re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"))
+# A Python module's dotted name, or the path of a `.py` file (a model: docs/model.md).
+module_name = matching(
+    re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*|[^\x00]+\.py")
+)
 
 
 def url(*schemes: str) -> Callable[[str], str]:

@@ -92,6 +92,7 @@ def documents_add(args: argparse.Namespace) -> int:
     from gateway.cli import documents
     from gateway.cli.schema_diff import Unreadable, load_manifest
     from gateway.schema.build import build_schema
+    from gateway.served_model import served
     from store.client import Store
 
     settings = Settings.from_env(serving=False)
@@ -100,7 +101,9 @@ def documents_add(args: argparse.Namespace) -> int:
     except Unreadable as exc:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 2
-    schema = core_schema(build_schema(introspection=settings.introspection))
+    schema = core_schema(
+        build_schema(introspection=settings.introspection, roots=served(settings.model))
+    )
     checked = documents.check(
         schema,
         manifest,
@@ -125,10 +128,13 @@ def documents_add(args: argparse.Namespace) -> int:
 def documents_list(args: argparse.Namespace) -> int:
     from gateway.cli import documents
     from gateway.schema.build import build_schema
+    from gateway.served_model import served
     from store.client import Store
 
     settings = Settings.from_env(serving=False)
-    schema = core_schema(build_schema(introspection=settings.introspection))
+    schema = core_schema(
+        build_schema(introspection=settings.introspection, roots=served(settings.model))
+    )
 
     async def run() -> int:
         async with settings.open_client() as client:
@@ -183,10 +189,11 @@ def iam_policy(args: argparse.Namespace) -> int:
 def export_schema(args: argparse.Namespace) -> int:
     from gateway.schema.build import schema_sdl
 
+    sdl = schema_sdl(Settings.from_env(serving=False).model)
     if args.output is None:
-        sys.stdout.write(schema_sdl())
+        sys.stdout.write(sdl)
     else:
-        args.output.write_text(schema_sdl())
+        args.output.write_text(sdl)
     return 0
 
 
@@ -203,7 +210,7 @@ def schema_diff(args: argparse.Namespace) -> int:
         print(f"dynagate: {exc}", file=sys.stderr)
         return 2
     # From the exported SDL, as OLD is: the two are compared as clients read them.
-    current = diffs.parse_schema(schema_sdl())
+    current = diffs.parse_schema(schema_sdl(Settings.from_env(serving=False).model))
     changes = diffs.schema_changes(old, current)
     rejected = None if documents is None else diffs.rejected_documents(current, documents)
     print("\n".join(diffs.render(changes, rejected)))

@@ -31,6 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Plain text, or JSON lines with DYNAGATE_LOG_FORMAT=json, for uvicorn's records too
     # (`gateway/logs.py`).
     logging.config.dictConfig(logging_config())
+    if getattr(args, "model", None):  # as DYNAGATE_MODEL, for this process and its workers
+        os.environ["DYNAGATE_MODEL"] = args.model
     try:
         with admin_failures():
             result: int = args.run(args)

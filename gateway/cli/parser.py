@@ -22,7 +22,20 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
         return super()._get_help_string(action)
 
 
+def _model_option() -> argparse.ArgumentParser:
+    """`--model`, on every command that touches the table or the schema."""
+    option = argparse.ArgumentParser(add_help=False)
+    option.add_argument(
+        "--model",
+        metavar="MODULE",
+        help="the model: a module's dotted name or a .py file's path (DYNAGATE_MODEL; "
+        "unset, the demo's)",
+    )
+    return option
+
+
 def command_parser() -> argparse.ArgumentParser:
+    model = _model_option()
     parser = argparse.ArgumentParser(
         prog="dynagate", description=__doc__, epilog=environment_help(), formatter_class=_Formatter
     )
@@ -30,7 +43,7 @@ def command_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(metavar="COMMAND")
 
     serve = subcommands.add_parser(
-        "serve", help="serve the GraphQL API", formatter_class=_Formatter
+        "serve", help="serve the GraphQL API", formatter_class=_Formatter, parents=[model]
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
@@ -43,12 +56,18 @@ def command_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=commands.serve)
 
     create = subcommands.add_parser(
-        "create-table", help="create the table and its indexes", formatter_class=_Formatter
+        "create-table",
+        help="create the table and its indexes",
+        formatter_class=_Formatter,
+        parents=[model],
     )
     create.set_defaults(run=commands.make_table)
 
     seed = subcommands.add_parser(
-        "seed", help="load demo data through the API's mutations", formatter_class=_Formatter
+        "seed",
+        help="load demo data through the API's mutations",
+        formatter_class=_Formatter,
+        parents=[model],
     )
     commands.model_part("commands").add_seed_arguments(seed)
     seed.set_defaults(run=commands.seed)
@@ -65,13 +84,14 @@ def command_parser() -> argparse.ArgumentParser:
     local.set_defaults(run=commands.dynamodb_local)
 
     export = subcommands.add_parser(
-        "export-schema", help="print the schema in SDL", formatter_class=_Formatter
+        "export-schema", help="print the schema in SDL", formatter_class=_Formatter, parents=[model]
     )
     export.add_argument("--output", type=Path, default=None, help="write to this file instead")
     export.set_defaults(run=commands.export_schema)
 
     diff = subcommands.add_parser(
         "schema-diff",
+        parents=[model],
         help="list what changed for clients since an older schema",
         description="Compare the schema with OLD (SDL, e.g. the schema.graphql of the last "
         "release) and print the changes a client sees, breaking, then dangerous, then safe, "
@@ -101,6 +121,7 @@ def command_parser() -> argparse.ArgumentParser:
     actions = documents.add_subparsers(metavar="ACTION")
     add = actions.add_parser(
         "add",
+        parents=[model],
         help="check a manifest's documents and register them as trusted",
         description="Exit status: 0 when every document was registered, 1 when one is "
         "refused (none is then registered), 2 when the manifest cannot be read.",
@@ -115,12 +136,13 @@ def command_parser() -> argparse.ArgumentParser:
     )
     add.set_defaults(run=commands.documents_add)
     listing = actions.add_parser(
-        "list", help="list the registered documents", formatter_class=_Formatter
+        "list", help="list the registered documents", formatter_class=_Formatter, parents=[model]
     )
     listing.set_defaults(run=commands.documents_list)
 
     verify = subcommands.add_parser(
         "verify",
+        parents=[model],
         help="check every comment's copies against the comment, and the heatmap's counts of "
         "short cells against their children's (offline: scans the table)",
         description="Scan the table and report comment copies that are missing, stale, extra "
@@ -134,6 +156,7 @@ def command_parser() -> argparse.ArgumentParser:
 
     template = subcommands.add_parser(
         "table-template",
+        parents=[model],
         help="print the table as CloudFormation or Terraform (JSON) define it",
         description="The table create-table makes (DYNAGATE_TABLE), its indexes, its stream "
         "with new and old images and time to live on expiresAt, on-demand, with point-in-time "
@@ -147,6 +170,7 @@ def command_parser() -> argparse.ArgumentParser:
 
     policy = subcommands.add_parser(
         "iam-policy",
+        parents=[model],
         help="print the least-privilege IAM policy `serve` needs on the table",
         description="The DynamoDB actions the server calls on DYNAGATE_TABLE (in AWS_REGION), "
         "Query on its indexes, and the reads of its stream; nothing else.",

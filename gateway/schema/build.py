@@ -23,6 +23,7 @@ from gateway.schema.execution import PlainFieldsExecutionContext
 from gateway.schema.extensions import CodedMaskErrors, CostReport, OperationChoice
 from gateway.schema.idempotency import KEEP_SECONDS, Idempotency
 from gateway.served_model import served
+from gateway.settings import DEFAULT_MODEL
 from resolvers.derived_roots import Roots
 from resolvers.scalars import DATETIME_SCALAR
 
@@ -103,6 +104,6 @@ def validation_rules(introspection: bool) -> list[type[ASTValidationRule]]:
     return _LIMIT_RULES if introspection else _NO_INTROSPECTION_RULES
 
 
-def schema_sdl() -> str:
-    """The exported schema, as written to `schema.graphql`."""
-    return build_schema().as_str() + "\n"
+def schema_sdl(model: str = DEFAULT_MODEL) -> str:
+    """The exported schema of the model module `model`, as written to `schema.graphql`."""
+    return build_schema(roots=served(model)).as_str() + "\n"
