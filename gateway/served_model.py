@@ -24,23 +24,32 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
     """The root types and followed entities of the model module `name`, made once; a module
     that is missing or declares no model is a SettingsError naming it, a declaration the
     engine cannot serve a ModelError naming that."""
-    try:
-        module = _from_file(name) if name.endswith(".py") else importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        raise SettingsError(f"DYNAGATE_MODEL={name!r}: there is no module {exc.name!r}") from None
-    except OSError as exc:
-        raise SettingsError(f"DYNAGATE_MODEL={name!r}: {exc.strerror or exc}") from None
-    model = getattr(module, "MODEL", None)
-    if not isinstance(model, Model):
-        raise SettingsError(
-            f"DYNAGATE_MODEL={name!r}: the module declares no MODEL (docs/model.md)"
-        )
-    derived = derived_roots(model)
+    module = _module(name)
+    derived = derived_roots(declared(name))
     hook = getattr(module, "roots", None)
     roots = derived if hook is None else hook(derived)
     if not isinstance(roots, Roots):
         raise SettingsError(f"DYNAGATE_MODEL={name!r}: its roots() returned no Roots")
     return roots
+
+
+def declared(name: str = DEFAULT_MODEL) -> Model:
+    """The model the module `name` declares (SettingsError naming what is missing)."""
+    model = getattr(_module(name), "MODEL", None)
+    if not isinstance(model, Model):
+        raise SettingsError(
+            f"DYNAGATE_MODEL={name!r}: the module declares no MODEL (docs/model.md)"
+        )
+    return model
+
+
+def _module(name: str) -> ModuleType:
+    try:
+        return _from_file(name) if name.endswith(".py") else importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise SettingsError(f"DYNAGATE_MODEL={name!r}: there is no module {exc.name!r}") from None
+    except OSError as exc:
+        raise SettingsError(f"DYNAGATE_MODEL={name!r}: {exc.strerror or exc}") from None
 
 
 def _from_file(path: str) -> ModuleType:

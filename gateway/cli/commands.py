@@ -186,6 +186,22 @@ def iam_policy(args: argparse.Namespace) -> int:
     return 0
 
 
+def model_check(args: argparse.Namespace) -> int:
+    """`dynagate model check`: the model built as `serve` builds it, each access pattern
+    with its requests and worst case."""
+    from gateway.cli.model_check import described
+    from gateway.served_model import declared, served
+
+    name = Settings.from_env(serving=False).model
+    served(name)  # the whole schema, as `serve` makes it: a ModelError names what fails
+    model = declared(name)
+    print("\n".join(described(model)))
+    print(
+        f"model {name!r}: {len(model.entities)} entities, {len(model.patterns)} access patterns, ok"
+    )
+    return 0
+
+
 def export_schema(args: argparse.Namespace) -> int:
     from gateway.schema.build import schema_sdl
 

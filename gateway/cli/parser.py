@@ -179,6 +179,25 @@ def command_parser() -> argparse.ArgumentParser:
     policy.add_argument("--account", default="*", help="the AWS account id of the table's ARNs")
     policy.set_defaults(run=commands.iam_policy)
 
+    model_command = subcommands.add_parser(
+        "model",
+        help="check the model: its declarations, and each access pattern's requests",
+        formatter_class=_Formatter,
+    )
+    model_command.set_defaults(run=lambda _: commands.usage(model_command))
+    model_actions = model_command.add_subparsers(metavar="ACTION")
+    check = model_actions.add_parser(
+        "check",
+        parents=[model],
+        help="build the model as serve does and print each access pattern",
+        description="Refuses, naming the declaration, a model the engine cannot serve (keys "
+        "that can collide, a key naming an attribute its entity lacks, a generated name given "
+        "twice, …): exit 2. Otherwise prints each access pattern with the DynamoDB requests it "
+        "leads to and its worst case: exit 0.",
+        formatter_class=_Formatter,
+    )
+    check.set_defaults(run=commands.model_check)
+
     token = subcommands.add_parser(
         "token",
         help="print a bearer token signed with DYNAGATE_AUTH_SECRET (development and tests)",
