@@ -8,7 +8,7 @@ A record is a mapping of the entity's attribute names to their values (timestamp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from math import prod
@@ -37,7 +37,7 @@ from model import (
     Timestamp,
     Total,
 )
-from model.attributes import Attribute
+from model.attributes import Attribute, EngineNumber
 from store.loaders import ItemLoader
 from store.pagination import Paginator
 from store.requests import Item, Key
@@ -47,8 +47,14 @@ Record = Mapping[str, Any]
 
 def record(entity: Entity, item: Item) -> Record:
     """The entity's values held by its `item`."""
+    return values_of(entity, item, entity.attributes)
+
+
+def values_of(entity: Entity, item: Item, names: Iterable[str]) -> dict[str, Any]:
+    """The values of the attributes `names` held by the entity's `item`."""
     values: dict[str, Any] = {}
-    for name, attribute in entity.attributes.items():
+    for name in names:
+        attribute = entity.attributes[name]
         if isinstance(attribute, Author):
             values[name] = author_of(item)
         elif attribute.optional:
@@ -206,7 +212,7 @@ def _loaded(attribute: Attribute, value: Any) -> Any:
         return parse_timestamp(value)
     if isinstance(attribute, Choice):
         return attribute.values(value)
-    if isinstance(attribute, Number | Total | Counter):
+    if isinstance(attribute, Number | EngineNumber):
         return int(value)
     if isinstance(attribute, Lines):
         return [

@@ -11,7 +11,7 @@ from typing import Any
 
 from data.changes import Followed
 from data.collections import PageRead
-from data.entities import Record, RecordOf, checked
+from data.entities import Record, RecordOf, checked, values_of
 from keys.conditions import KeyCondition, within
 from keys.errors import BadUserInput
 from keys.table import Index
@@ -19,7 +19,7 @@ from model import Entity, Handle, ListOf
 from model.kinds import domain
 from store.cursors import Binding
 from store.pagination import PageArgs
-from store.requests import Filter
+from store.requests import Filter, Item
 
 
 @dataclass(frozen=True)
@@ -285,17 +285,19 @@ def followed(pattern: ListOf) -> Followed:
     assert keys is not None  # checked when the model is built
     partition = keys.partition.attributes
     name = pattern.subscription or pattern.field
-    return follower(pattern.entity, name, lambda state: topic_of(pattern.entity, partition, state))
+    entity = pattern.entity
+    return follower(
+        entity, name, lambda item: topic_of(entity, partition, values_of(entity, item, partition))
+    )
 
 
-def follower(entity: Entity, name: str, topic_for: Callable[[Record], str]) -> Followed:
+def follower(entity: Entity, name: str, topic_for: Callable[[Item], str]) -> Followed:
     """Changes of `entity`'s own items (not the items derived from them), filed under the
-    subscription `name` by `topic_for` its state, and named by the attributes of its key
-    its type shows (all of them, when it shows none)."""
+    subscription `name` by `topic_for` its item, and named by the attributes of its key its
+    type shows (all of them, when it shows none): each read from the item alone."""
     same = entity.key.partition == entity.key.sort
     shown = [n for n in entity.key_attributes if entity.attributes[n].shown]
     names = shown or entity.key_attributes
-    state = RecordOf(entity)
 
     def owns(pk: str, sk: str) -> bool:
         return (pk == sk or not same) and entity.owns(pk, sk)
@@ -303,9 +305,9 @@ def follower(entity: Entity, name: str, topic_for: Callable[[Record], str]) -> F
     return Followed(
         name,
         owns,
-        state,
-        lambda item, _pk: topic_for(state(item)),
-        lambda item: topic(str(state(item)[n]) for n in names),
+        RecordOf(entity),
+        lambda item, _pk: topic_for(item),
+        lambda item: topic(str(v) for v in values_of(entity, item, names).values()),
     )
 
 

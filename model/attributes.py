@@ -212,9 +212,8 @@ class Lines(Attribute):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Counter(Attribute):
-    """A count the engine keeps (0 when the entity is made), changed only by the code that
-    counts: a repository's stars, its issues."""
+class EngineNumber(Attribute):
+    """A whole number the engine sets, never a client."""
 
     set_by_engine: ClassVar[bool] = True
 
@@ -228,7 +227,13 @@ class Counter(Attribute):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Total(Attribute):
+class Counter(EngineNumber):
+    """A count the engine keeps (0 when the entity is made), changed only by the code that
+    counts: a repository's stars, its issues."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Total(EngineNumber):
     """A number the engine computes on create: the sum, over the entity's `lines`, of the
     product of the numbers `of` (`Total(lines="items", of=("quantity", "unitPriceCents"),
     unit="cents")`), at most `high`; a larger one refuses the create."""
@@ -237,15 +242,6 @@ class Total(Attribute):
     of: tuple[str, ...]
     unit: str = ""
     high: int = 2**31 - 1
-    set_by_engine: ClassVar[bool] = True
-
-    @property
-    def scalar(self) -> Scalar:
-        return "Int"
-
-    @property
-    def most_bytes(self) -> int:
-        return 21
 
 
 @dataclass(frozen=True, kw_only=True)
