@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from demo import verify as checks
 from demo.seed import Seeder
-from demo.verify import render, verify
 
 if TYPE_CHECKING:
+    from gateway.cli.seeding import Seeding
     from store.client import DynamoDBClient
 
 
@@ -32,9 +33,9 @@ def add_seed_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(option, type=int, default=default, help=counted)
 
 
-async def seed(client: DynamoDBClient, table: str, args: argparse.Namespace) -> str:
+async def seed(api: Seeding, args: argparse.Namespace) -> str:
     """The demo data, through the API's own mutations: what was added, or skipped."""
-    seeder = Seeder(client, table)
+    seeder = Seeder(api.client, api.table)
     await seeder.run(args.customers, args.max_orders)
     await seeder.run_comments(args.products, args.max_comments)
     await seeder.run_markers(args.markers_per_place)
@@ -52,9 +53,9 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
 
 
-async def check(
+async def verify(
     client: DynamoDBClient, table: str, args: argparse.Namespace
 ) -> tuple[list[str], int]:
     """The report's lines and the exit code (`demo/verify.py`)."""
-    report = await verify(client, table, repair=args.repair, segments=args.segments)
-    return render(report), report.exit_code
+    report = await checks.verify(client, table, repair=args.repair, segments=args.segments)
+    return checks.render(report), report.exit_code

@@ -10,15 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from data.callers import Caller
 from data.map_counts import rebuild_short_counts
 from demo.model.markers import MARKER_PLACES
-from gateway.cli.commands import CommandFailed
-from gateway.schema.build import build_schema
-from keys.errors import Code
-from resolvers.context import Context
+from gateway.cli.seeding import SEED_USER, Seeding
 from store.client import Store
-from store.cursors import CursorCodec
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -54,8 +49,6 @@ UPDATE_TICKET = _with_input("updateTicket", "id")
 SET_STATUS = """
 mutation ($id: ID!, $status: OrderStatus!) { setOrderStatus(id: $id, status: $status) { id } }"""
 
-# The admin the seed signs in as where no demo user writes.
-SEED_USER = "seed"
 _NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim"]
 _SKUS = ["BOOK-DDB", "MUG-01", "SHIRT-M", "SHIRT-L", "STICKER", "CABLE-USB", "LAMP-03"]
 _PRODUCTS = ["Desk lamp", "Espresso cup", "Trail shoes", "Notebook", "Headphones", "Kettle"]
@@ -88,16 +81,11 @@ _SUMMARY = [
 ]
 
 
-class SeedError(CommandFailed):
-    """A demo mutation failed for a reason other than the data being there already."""
-
-
 class Seeder:
     def __init__(self, client: DynamoDBClient, table: str, *, seed: int = 7) -> None:
-        self.schema = build_schema(cost_report=False)
+        self.api = Seeding(client, table)
         self.client = client
         self.table = table
-        self.cursors = CursorCodec(b"seed")
         self.random = random.Random(seed)
         # What the runs wrote, and what they found there already and left alone, by kind.
         self.created: Counter[str] = Counter()
@@ -353,17 +341,7 @@ class Seeder:
     async def _execute(
         self, query: str, variables: dict[str, Any], *, as_user: str = SEED_USER
     ) -> dict[str, Any] | None:
-        """Run `query` signed in as an admin (every rule lets an admin in) named `as_user`,
-        so that what it writes names that user as its author."""
-        caller = Caller(as_user, admin=True)
-        context = Context.create(self.client, self.table, self.cursors, caller)
-        result = await self.schema.execute(query, variable_values=variables, context_value=context)
-        if result.errors:
-            codes = {(e.extensions or {}).get("code") for e in result.errors}
-            if codes == {Code.CONFLICT}:
-                return None
-            raise SeedError("; ".join(e.message for e in result.errors))
-        return result.data
+        return await self.api.execute(query, variables, as_user=as_user)
 
 
 def _listed(parts: list[str]) -> str:

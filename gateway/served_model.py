@@ -24,7 +24,7 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
     """The root types and followed entities of the model module `name`, made once; a module
     that is missing or declares no model is a SettingsError naming it, a declaration the
     engine cannot serve a ModelError naming that."""
-    module = _module(name)
+    module = model_module(name)
     derived = derived_roots(declared(name))
     hook = getattr(module, "roots", None)
     roots = derived if hook is None else hook(derived)
@@ -35,7 +35,7 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
 
 def declared(name: str = DEFAULT_MODEL) -> Model:
     """The model the module `name` declares (SettingsError naming what is missing)."""
-    model = getattr(_module(name), "MODEL", None)
+    model = getattr(model_module(name), "MODEL", None)
     if not isinstance(model, Model):
         raise SettingsError(
             f"DYNAGATE_MODEL={name!r}: the module declares no MODEL (docs/model.md)"
@@ -43,7 +43,8 @@ def declared(name: str = DEFAULT_MODEL) -> Model:
     return model
 
 
-def _module(name: str) -> ModuleType:
+def model_module(name: str) -> ModuleType:
+    """The module `name` (dotted, or a .py file's path), imported once."""
     try:
         return _from_file(name) if name.endswith(".py") else importlib.import_module(name)
     except ModuleNotFoundError as exc:

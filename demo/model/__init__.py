@@ -6,10 +6,17 @@ the model's hook, in the schema's order."""
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING
+
 from demo import organization_fields, repo_fields
 from demo.model import comments, markers, orders, organizations, repos, tickets
 from model import Model
 from resolvers.derived_roots import Roots
+
+if TYPE_CHECKING:
+    from gateway.cli.seeding import Seeding
+    from store.client import DynamoDBClient
 
 AREAS = (orders, comments, repos, organizations, tickets, markers)
 MODEL = Model(
@@ -50,3 +57,31 @@ def roots(derived: Roots) -> Roots:
         ),
         followed=derived.followed,
     )
+
+
+# `dynagate seed` and `dynagate verify`: the demo's data and checks (`demo/commands.py`),
+# imported when a command runs them, not when the model is served.
+def add_seed_arguments(parser: argparse.ArgumentParser) -> None:
+    from demo import commands
+
+    commands.add_seed_arguments(parser)
+
+
+async def seed(api: Seeding, args: argparse.Namespace) -> str:
+    from demo import commands
+
+    return await commands.seed(api, args)
+
+
+def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
+    from demo import commands
+
+    commands.add_verify_arguments(parser)
+
+
+async def verify(
+    client: DynamoDBClient, table: str, args: argparse.Namespace
+) -> tuple[list[str], int]:
+    from demo import commands
+
+    return await commands.verify(client, table, args)

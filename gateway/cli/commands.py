@@ -1,18 +1,16 @@
 """What each `dynagate` command does, once its arguments are read (`gateway/cli/parser.py`).
-The demo's own commands (`seed`, `verify`) are the default model's (`DEFAULT_MODEL`),
-reached by its name, never imported by the engine."""
+A model's own parts of `seed` and `verify` are functions its module defines (`model_hook`):
+the demo's are reached as any model's, never imported by the engine."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import sys
 from functools import partial
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gateway.identity import issue_token
 from gateway.settings import Settings
@@ -21,17 +19,17 @@ from resolvers.strawberry_internals import core_schema
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
-# The model whose seed data and checks `seed` and `verify` run.
-DEFAULT_MODEL = "demo"
-
 
 class CommandFailed(Exception):
     """A command could not do its work: its message, one line, says why."""
 
 
-def model_part(name: str) -> ModuleType:
-    """The default model's module `name` (`commands`: its `seed` and `verify`)."""
-    return importlib.import_module(f"{DEFAULT_MODEL}.{name}")
+def model_hook(model: str, name: str) -> Any:
+    """The function `name` the model module `model` defines (`seed`, `add_seed_arguments`,
+    `verify`, `add_verify_arguments`: docs/model.md), or None."""
+    from gateway.served_model import model_module
+
+    return getattr(model_module(model), name, None)
 
 
 def token(args: argparse.Namespace) -> int:
@@ -70,13 +68,21 @@ async def _reach(client: DynamoDBClient, table: str) -> None:
 
 
 def seed(args: argparse.Namespace) -> int:
-    """The default model's demo data, through the API's own mutations."""
+    """The model's demo data (its `seed` hook), through the API's own mutations."""
+    from gateway.cli.seeding import Seeding
+
     settings = Settings.from_env(serving=False)
+    hook = model_hook(settings.model, "seed")
+    if hook is None:
+        raise CommandFailed(
+            f"the model {settings.model!r} has no demo data: its module defines no"
+            " `async def seed(api, args)` (docs/model.md)"
+        )
 
     async def run() -> str:
         async with settings.open_client() as client:
             await _reach(client, settings.table)
-            summary: str = await model_part("commands").seed(client, settings.table, args)
+            summary: str = await hook(Seeding(client, settings.table, settings.model), args)
             return summary
 
     print(asyncio.run(run()))
@@ -146,15 +152,16 @@ def documents_list(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
-    """The default model's offline check of what it derives, repaired with `--repair`."""
+    """The model's offline check of what it derives, repaired with `--repair`."""
     settings = Settings.from_env(serving=False)
 
     async def run() -> tuple[list[str], int]:
         async with settings.open_client() as client:
             await _reach(client, settings.table)
-            checked: tuple[list[str], int] = await model_part("commands").check(
-                client, settings.table, args
-            )
+            hook = model_hook(settings.model, "verify")
+            if hook is None:
+                return [f"the model {settings.model!r} has nothing to verify"], 0
+            checked: tuple[list[str], int] = await hook(client, settings.table, args)
             return checked
 
     lines, exit_code = asyncio.run(run())

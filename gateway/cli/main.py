@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import logging.config
 import os
 import sys
@@ -13,7 +14,7 @@ from gateway.cli.commands import CommandFailed
 from gateway.cli.dynamodb_local import DynamoDBLocalError
 from gateway.cli.parser import command_parser
 from gateway.logs import logging_config
-from gateway.settings import SettingsError
+from gateway.settings import DEFAULT_MODEL, SettingsError
 from keys.errors import Unavailable
 from model import ModelError
 from store.errors import NO_CREDENTIALS, UNREACHABLE, DynamoDBFailure, admin_failures
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = command_parser()
+    parser = command_parser(_model_named(argv))
     args = parser.parse_args(argv)
     if not hasattr(args, "run"):  # no command: a newcomer is better served by the help
         parser.print_help(sys.stderr)
@@ -49,6 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return result
+
+
+def _model_named(argv: Sequence[str] | None) -> str:
+    """The model the arguments or DYNAGATE_MODEL name, read before the rest: its hooks add
+    options of their own to `seed` and `verify`."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--model")
+    named = early.parse_known_args(argv)[0].model
+    return named or os.environ.get("DYNAGATE_MODEL") or DEFAULT_MODEL
 
 
 def _explained(exc: DynamoDBFailure, env: Mapping[str, str]) -> str:

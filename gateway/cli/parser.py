@@ -4,6 +4,7 @@ setting in the help's epilog (`gateway/setting_table.py`)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
@@ -34,8 +35,21 @@ def _model_option() -> argparse.ArgumentParser:
     return option
 
 
-def command_parser() -> argparse.ArgumentParser:
-    model = _model_option()
+def _hook(model: str | None, name: str) -> Callable[[argparse.ArgumentParser], None]:
+    """The model's `name` hook adding its own options, or none: a model that does not load
+    is reported when its command runs, not while the arguments are read."""
+    if model is None:
+        return lambda _: None
+    try:
+        hook = commands.model_hook(model, name)
+    except Exception:
+        return lambda _: None
+    return hook or (lambda _: None)
+
+
+def command_parser(model: str | None = None) -> argparse.ArgumentParser:
+    """Every command; `seed` and `verify` with the options of `model`'s hooks."""
+    model_option = _model_option()
     parser = argparse.ArgumentParser(
         prog="dynagate", description=__doc__, epilog=environment_help(), formatter_class=_Formatter
     )
@@ -43,7 +57,7 @@ def command_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(metavar="COMMAND")
 
     serve = subcommands.add_parser(
-        "serve", help="serve the GraphQL API", formatter_class=_Formatter, parents=[model]
+        "serve", help="serve the GraphQL API", formatter_class=_Formatter, parents=[model_option]
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
@@ -59,7 +73,7 @@ def command_parser() -> argparse.ArgumentParser:
         "create-table",
         help="create the table and its indexes",
         formatter_class=_Formatter,
-        parents=[model],
+        parents=[model_option],
     )
     create.set_defaults(run=commands.make_table)
 
@@ -67,9 +81,9 @@ def command_parser() -> argparse.ArgumentParser:
         "seed",
         help="load demo data through the API's mutations",
         formatter_class=_Formatter,
-        parents=[model],
+        parents=[model_option],
     )
-    commands.model_part("commands").add_seed_arguments(seed)
+    _hook(model, "add_seed_arguments")(seed)
     seed.set_defaults(run=commands.seed)
 
     local = subcommands.add_parser(
@@ -84,14 +98,17 @@ def command_parser() -> argparse.ArgumentParser:
     local.set_defaults(run=commands.dynamodb_local)
 
     export = subcommands.add_parser(
-        "export-schema", help="print the schema in SDL", formatter_class=_Formatter, parents=[model]
+        "export-schema",
+        help="print the schema in SDL",
+        formatter_class=_Formatter,
+        parents=[model_option],
     )
     export.add_argument("--output", type=Path, default=None, help="write to this file instead")
     export.set_defaults(run=commands.export_schema)
 
     diff = subcommands.add_parser(
         "schema-diff",
-        parents=[model],
+        parents=[model_option],
         help="list what changed for clients since an older schema",
         description="Compare the schema with OLD (SDL, e.g. the schema.graphql of the last "
         "release) and print the changes a client sees, breaking, then dangerous, then safe, "
@@ -121,7 +138,7 @@ def command_parser() -> argparse.ArgumentParser:
     actions = documents.add_subparsers(metavar="ACTION")
     add = actions.add_parser(
         "add",
-        parents=[model],
+        parents=[model_option],
         help="check a manifest's documents and register them as trusted",
         description="Exit status: 0 when every document was registered, 1 when one is "
         "refused (none is then registered), 2 when the manifest cannot be read.",
@@ -136,13 +153,16 @@ def command_parser() -> argparse.ArgumentParser:
     )
     add.set_defaults(run=commands.documents_add)
     listing = actions.add_parser(
-        "list", help="list the registered documents", formatter_class=_Formatter, parents=[model]
+        "list",
+        help="list the registered documents",
+        formatter_class=_Formatter,
+        parents=[model_option],
     )
     listing.set_defaults(run=commands.documents_list)
 
     verify = subcommands.add_parser(
         "verify",
-        parents=[model],
+        parents=[model_option],
         help="check every comment's copies against the comment, and the heatmap's counts of "
         "short cells against their children's (offline: scans the table)",
         description="Scan the table and report comment copies that are missing, stale, extra "
@@ -151,12 +171,12 @@ def command_parser() -> argparse.ArgumentParser:
         "1 when differences remain.",
         formatter_class=_Formatter,
     )
-    commands.model_part("commands").add_verify_arguments(verify)
+    _hook(model, "add_verify_arguments")(verify)
     verify.set_defaults(run=commands.verify)
 
     template = subcommands.add_parser(
         "table-template",
-        parents=[model],
+        parents=[model_option],
         help="print the table as CloudFormation or Terraform (JSON) define it",
         description="The table create-table makes (DYNAGATE_TABLE), its indexes, its stream "
         "with new and old images and time to live on expiresAt, on-demand, with point-in-time "
@@ -170,7 +190,7 @@ def command_parser() -> argparse.ArgumentParser:
 
     policy = subcommands.add_parser(
         "iam-policy",
-        parents=[model],
+        parents=[model_option],
         help="print the least-privilege IAM policy `serve` needs on the table",
         description="The DynamoDB actions the server calls on DYNAGATE_TABLE (in AWS_REGION), "
         "Query on its indexes, and the reads of its stream; nothing else.",
@@ -188,7 +208,7 @@ def command_parser() -> argparse.ArgumentParser:
     model_actions = model_command.add_subparsers(metavar="ACTION")
     check = model_actions.add_parser(
         "check",
-        parents=[model],
+        parents=[model_option],
         help="build the model as serve does and print each access pattern",
         description="Refuses, naming the declaration, a model the engine cannot serve (keys "
         "that can collide, a key naming an attribute its entity lacks, a generated name given "
