@@ -63,6 +63,8 @@ def values_of(entity: Entity, item: Item, names: Iterable[str]) -> dict[str, Any
             values[name] = _loaded(attribute, item[name])
         elif isinstance(attribute, Counter):  # nothing counted yet
             values[name] = 0
+        elif isinstance(attribute, Choice) and attribute.initial is not None:
+            values[name] = attribute.initial  # declared since the item was written
         else:  # an item written before it held its keys' attributes apart
             values[name] = _from_key(entity, item, name)  # KeyError: not a whole entity
     return values

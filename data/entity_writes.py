@@ -52,15 +52,20 @@ def update_calls(entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
 def kept_values(entity: Entity, changes: set[str]) -> set[str]:
     """The attributes an update of `changes` reads first: those a key it renders anew uses
     that it neither knows nor changes, and that no update changes (a time stamped on
-    create, say); any other such attribute the client gives with the change."""
+    create, say); any other such attribute the client gives with the change. And the
+    predicate of a sparse index whose sort key it renders anew without changing the
+    predicate: the key is written only while the item is in the index."""
     changed = {*changes, *entity.write_stamps}
     rendered = set(entity.rerendered(changed))
+    predicates = set()
     for index, predicate in entity.sparse.items():
         if predicate.attribute in changed:
             rendered.update(index.attributes)
+        elif rendered & set(index.attributes):
+            predicates.add(predicate.attribute)
     used = {s.name for name in rendered for s in entity.templates[name].segments}
     fixed = {name for name, attribute in entity.attributes.items() if not attribute.changeable}
-    return (used & fixed) - {*entity.key_attributes, *changed}
+    return ((used & fixed) | predicates) - {*entity.key_attributes, *changed}
 
 
 def _sorting_stamp(entity: Entity) -> str | None:
@@ -210,7 +215,8 @@ async def update(
             raise NotFound(missing)
         if writer_only and not wrote(found, caller):
             raise not_theirs(entity, arguments)
-        kept = record(entity, found)
+        # Only what is read is held: any other value a key needs is the client's to give.
+        kept = {name: value for name, value in record(entity, found).items() if name in reads}
         check_moves(entity, arguments, transitions, values, found)
         # Held to what was read: the same entity, not one made anew since.
         held.update(stored(entity, {name: kept[name] for name in reads}))
@@ -275,6 +281,8 @@ def index_changes(
         if predicate.attribute not in changed:
             if index.partition_key in rendered:  # whether it belongs there is unknown
                 raise BadUserInput(f"give `{predicate.attribute}` with {_named(changed)}")
+            if not predicate.holds(values):  # read first (`kept_values`): not in the index
+                rendered.difference_update(index.attributes)
             continue
         if predicate.holds(values):
             rendered.update(index.attributes)

@@ -43,16 +43,6 @@ async def seed(api: Seeding, args: argparse.Namespace) -> str:
     return seeder.summary()
 
 
-def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--repair",
-        action="store_true",
-        help="put missing and stale copies, delete extra and orphan ones (a comment changed "
-        "since the scan is skipped), and rebuild the short cells' counts",
-    )
-    parser.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
-
-
 async def verify(
     client: DynamoDBClient, table: str, args: argparse.Namespace
 ) -> tuple[list[str], int]:

@@ -2,6 +2,7 @@
 item shapes, writes, bounds, cursors, GraphQL fields and subscriptions (docs/model.md)."""
 
 from keys.map import Places
+from keys.table import GSI1, GSI2, GSI3, TABLE, Index
 from model.attributes import (
     Attribute,
     Author,
@@ -40,6 +41,10 @@ from model.patterns import (
 )
 
 __all__ = [
+    "GSI1",
+    "GSI2",
+    "GSI3",
+    "TABLE",
     "Access",
     "Attribute",
     "Author",
@@ -57,6 +62,7 @@ __all__ = [
     "Handle",
     "Heatmap",
     "Identifier",
+    "Index",
     "Key",
     "Keys",
     "Lines",

@@ -48,6 +48,16 @@ class Model:
             _check_owner(pattern)
         _check_whole_lists(self)
         _check_names(self)
+        _check_indexes(self)
+
+    @property
+    def indexes(self) -> tuple[Index, ...]:
+        """The secondary indexes its entities and their copies use, by name: those the
+        table needs."""
+        used = {
+            index for entity in self.entities for index in entity.declared_keys if index != TABLE
+        }
+        return tuple(sorted(used, key=lambda index: index.name or ""))
 
     def entity(self, name: str) -> Entity:
         for entity in self.entities:
@@ -254,6 +264,37 @@ def _check_collisions(entities: tuple[Entity, ...]) -> None:
                     f"{entity.name} and {other} keys on {on(index)} can collide: both"
                     f" {partition} / {sort}"
                 )
+
+
+# The labels of the engine's own items (trusted documents, idempotency records, stream
+# leases, a migration's checkpoint): no entity's key may render one of them.
+ENGINE_LABELS = frozenset({"DOCUMENTS", "DOCUMENT", "IDEMPOTENCY", "STREAMLEASE", "MIGRATION"})
+
+
+def _check_indexes(model: Model) -> None:
+    """One index per name, its key attributes no entity's attribute; no key labelled as
+    the engine's own items are."""
+    named: dict[str | None, Index] = {TABLE.name: TABLE}
+    for index in model.indexes:
+        other = named.setdefault(index.name, index)
+        if other != index:
+            raise ModelError(
+                f"two indexes named {index.name!r}: {other.attributes} and {index.attributes}"
+            )
+    keys = {a for index in (TABLE, *model.indexes) for a in index.attributes}
+    if len(keys) != 2 * (1 + len(model.indexes)):
+        raise ModelError("two indexes share a key attribute: each needs its own two")
+    for entity in model.entities:
+        clash = sorted(keys & set(entity.attributes))
+        if clash:
+            raise ModelError(f"{entity.name}'s attributes {clash} are index keys")
+        for keys_of in entity.declared_keys.values():
+            for label in (keys_of.partition.label, keys_of.sort.label):
+                if label.lstrip("#") in ENGINE_LABELS:
+                    raise ModelError(
+                        f"{entity.name}'s key label {label!r} is the engine's own"
+                        f" ({sorted(ENGINE_LABELS)})"
+                    )
 
 
 def _check_names(model: Model) -> None:

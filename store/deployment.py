@@ -8,9 +8,11 @@ turn off: point-in-time recovery and deletion protection.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from keys.idempotency import EXPIRES
+from keys.table import Index
 from store.tables import STREAM, create_table_request
 
 Format = Literal["cloudformation", "terraform"]
@@ -31,13 +33,19 @@ ITEM_ACTIONS = (
 )
 # Reading the table's stream for subscriptions (`store/stream.py`).
 STREAM_ACTIONS = ("DescribeStream", "GetRecords", "GetShardIterator")
-# What the administration commands call besides (`create-table`, `verify`), never `serve`.
-ADMIN_ACTIONS = ("CreateTable", "DescribeTimeToLive", "Scan", "UpdateTable", "UpdateTimeToLive")
+# What `migrate` and `verify` call besides the item calls: a Scan, and an index added.
+MIGRATE_ACTIONS = ("Scan", "UpdateTable")
+# What `create-table` alone calls, never `serve` nor `migrate`.
+CREATE_ACTIONS = ("CreateTable", "DescribeTimeToLive", "UpdateTimeToLive")
+ADMIN_ACTIONS = tuple(sorted((*MIGRATE_ACTIONS, *CREATE_ACTIONS)))
+Purpose = Literal["serve", "migrate"]
+PURPOSES: tuple[Purpose, ...] = ("serve", "migrate")
 
 
-def table_template(table: str, form: Format) -> dict[str, Any]:
-    """The table `table` as a CloudFormation template or a Terraform JSON configuration."""
-    request = create_table_request(table)
+def table_template(table: str, form: Format, indexes: Sequence[Index]) -> dict[str, Any]:
+    """The table `table` with `indexes` (the model's) as a CloudFormation template or a
+    Terraform JSON configuration."""
+    request = create_table_request(table, indexes)
     if form == "cloudformation":
         return _cloudformation(request)
     return _terraform(request)
@@ -87,7 +95,7 @@ def _terraform(request: dict[str, Any]) -> dict[str, Any]:
                 "range_key": index["KeySchema"][1]["AttributeName"],
                 "projection_type": index["Projection"]["ProjectionType"],
             }
-            for index in request["GlobalSecondaryIndexes"]
+            for index in request.get("GlobalSecondaryIndexes", [])
         ],
         "stream_enabled": True,
         "stream_view_type": STREAM["StreamViewType"],
@@ -99,11 +107,14 @@ def _terraform(request: dict[str, Any]) -> dict[str, Any]:
     return {"resource": {"aws_dynamodb_table": {"dynagate": table}}}
 
 
-def iam_policy(table: str, region: str, account: str = "*") -> dict[str, Any]:
+def iam_policy(
+    table: str, region: str, account: str = "*", purpose: Purpose = "serve"
+) -> dict[str, Any]:
     """The least-privilege policy `serve` needs on `table`: its item calls on the table,
-    Query on its indexes, and the reads of its stream."""
+    Query on its indexes, and the reads of its stream; for `migrate`, also a Scan of the
+    table and UpdateTable to add an index."""
     arn = f"arn:aws:dynamodb:{region}:{account}:table/{table}"
-    return {
+    policy: dict[str, Any] = {
         "Version": "2012-10-17",
         "Statement": [
             {
@@ -126,3 +137,13 @@ def iam_policy(table: str, region: str, account: str = "*") -> dict[str, Any]:
             },
         ],
     }
+    if purpose == "migrate":
+        policy["Statement"].append(
+            {
+                "Sid": "Migrate",
+                "Effect": "Allow",
+                "Action": [f"dynamodb:{a}" for a in MIGRATE_ACTIONS],
+                "Resource": arn,
+            }
+        )
+    return policy

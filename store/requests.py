@@ -198,21 +198,26 @@ def scan_request(
     segment: int,
     segments: int,
     *,
-    partition_prefix: str,
+    partition_prefix: str | None = None,
     start: Mapping[str, Any] | None = None,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """One page of one segment of a parallel, consistent Scan, keeping the partitions that
-    start with `partition_prefix` (admin tools only: a Scan is never on the request path).
-    `start` is the previous page's LastEvaluatedKey as DynamoDB returned it."""
+    start with `partition_prefix` if given (admin tools only: a Scan is never on the
+    request path). `start` is the previous page's LastEvaluatedKey as DynamoDB returned
+    it; `limit` the most items the page evaluates."""
     request: dict[str, Any] = {
         "TableName": table,
         "Segment": segment,
         "TotalSegments": segments,
         "ConsistentRead": True,
-        "FilterExpression": "begins_with(#pk, :prefix)",
-        "ExpressionAttributeNames": {"#pk": TABLE.partition_key},
-        "ExpressionAttributeValues": to_attributes({":prefix": partition_prefix}),
     }
+    if partition_prefix is not None:
+        request["FilterExpression"] = "begins_with(#pk, :prefix)"
+        request["ExpressionAttributeNames"] = {"#pk": TABLE.partition_key}
+        request["ExpressionAttributeValues"] = to_attributes({":prefix": partition_prefix})
+    if limit is not None:
+        request["Limit"] = limit
     if start is not None:
         request["ExclusiveStartKey"] = dict(start)
     return request
@@ -228,11 +233,13 @@ def update_request(
     condition: str | None = None,
     condition_values: Mapping[str, Any] | None = None,
     expect: Mapping[str, Any] | None = None,
+    absent: Iterable[str] = (),
     old_on_failure: bool = False,
     token: str | None = None,
 ) -> dict[str, Any]:
     """An UpdateItem that sets, adds to and removes attributes, guarded by `condition`;
-    `expect` adds that the stored item holds those values (an author, say);
+    `expect` adds that the stored item holds those values (an author, say), `absent` that
+    it lacks those attributes;
     `old_on_failure` asks DynamoDB for the stored item when the condition fails. A `token`
     is set on the item (`WRITE_TOKEN`) and implies `old_on_failure`.
 
@@ -268,6 +275,9 @@ def update_request(
         conditions.append(expression)
         names.update(expected_names)
         values.update(equal)
+    for name in absent:
+        names[f"#{name}"] = name
+        conditions.append(f"attribute_not_exists(#{name})")
     request: dict[str, Any] = {
         "TableName": table,
         "Key": to_attributes(key),

@@ -4,6 +4,7 @@ check it."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,10 +28,15 @@ STREAM: StreamSpecificationTypeDef = {
 
 
 async def create_table(
-    client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0, stream: bool = True
+    client: DynamoDBClient,
+    table: str,
+    *,
+    indexes: Sequence[Index] = SECONDARY_INDEXES,
+    wait_seconds: float = 300.0,
+    stream: bool = True,
 ) -> str:
-    """Create the table with every declared index and its stream; add the indexes and turn
-    on the stream a table lacks. Idempotent. `stream=False` (tests of everything but
+    """Create the table with `indexes` (the model's) and its stream; add the indexes and
+    turn on the stream a table lacks. Idempotent. `stream=False` (tests of everything but
     subscriptions) leaves the stream out: DynamoDB Local writes each change twice with one.
 
     Returns what was done, for the CLI to print. A stream of another view type is
@@ -38,29 +44,21 @@ async def create_table(
     """
     description = await describe(client, table)
     if description is None:
-        request: dict[str, Any] = create_table_request(table)
+        request: dict[str, Any] = create_table_request(table, indexes)
         if not stream:
             del request["StreamSpecification"]
         await client.create_table(**request)
         await wait_until_active(client, table, wait_seconds)
         await enable_expiry(client, table)
         if not stream:
-            return f"created table {table!r} with {len(SECONDARY_INDEXES)} indexes"
+            return f"created table {table!r} with {len(indexes)} indexes"
         return (
-            f"created table {table!r} with {len(SECONDARY_INDEXES)} indexes and its stream"
+            f"created table {table!r} with {len(indexes)} indexes and its stream"
             " (new and old images)"
         )
-    existing = {i["IndexName"] for i in description.get("GlobalSecondaryIndexes", [])}
-    missing = [i for i in SECONDARY_INDEXES if i.name not in existing]
+    missing = missing_indexes(description, indexes)
     for index in missing:
-        # DynamoDB adds one index per UpdateTable call.
-        await wait_until_active(client, table, wait_seconds)
-        update: dict[str, Any] = {
-            "TableName": table,
-            "AttributeDefinitions": create_table_request(table)["AttributeDefinitions"],
-            "GlobalSecondaryIndexUpdates": [{"Create": global_index_request(index)}],
-        }
-        await client.update_table(**update)
+        await add_index(client, table, index, wait_seconds)
     await wait_until_active(client, table, wait_seconds)
     await enable_expiry(client, table)
     streamed = stream and await enable_stream(client, table, wait_seconds=wait_seconds)
@@ -70,6 +68,44 @@ async def create_table(
     if streamed:
         return f"table {table!r} already exists with every index{turned_on}"
     return f"table {table!r} already exists with every index and its stream"
+
+
+def missing_indexes(description: Mapping[str, Any], indexes: Sequence[Index]) -> list[Index]:
+    """Those of `indexes` the described table lacks."""
+    existing = {i["IndexName"] for i in description.get("GlobalSecondaryIndexes", [])}
+    return [index for index in indexes if index.name not in existing]
+
+
+def differing_indexes(description: Mapping[str, Any], indexes: Sequence[Index]) -> list[str]:
+    """Each of `indexes` the table has under its name with other keys, said in a line:
+    DynamoDB changes no index's keys in place."""
+    found = {i["IndexName"]: i for i in description.get("GlobalSecondaryIndexes", [])}
+    differing = []
+    for index in indexes:
+        existing = found.get(index.name or "")
+        if existing is None:
+            continue
+        keys = tuple(k["AttributeName"] for k in existing["KeySchema"])
+        projection = existing.get("Projection", {}).get("ProjectionType")
+        if keys != index.attributes or projection != index.projection:
+            differing.append(
+                f"index {index.name} has keys {keys} and projection {projection}; the model"
+                f" needs {index.attributes} and {index.projection}"
+            )
+    return differing
+
+
+async def add_index(client: DynamoDBClient, table: str, index: Index, wait_seconds: float) -> None:
+    """Add one index and wait until it is ACTIVE (backfilled): DynamoDB adds one index per
+    UpdateTable call, and refuses another while one is being built."""
+    await wait_until_active(client, table, wait_seconds)
+    update: dict[str, Any] = {
+        "TableName": table,
+        "AttributeDefinitions": _attribute_definitions((index,)),
+        "GlobalSecondaryIndexUpdates": [{"Create": global_index_request(index)}],
+    }
+    await client.update_table(**update)
+    await wait_until_active(client, table, wait_seconds)
 
 
 async def enable_expiry(client: DynamoDBClient, table: str) -> None:
@@ -159,17 +195,25 @@ async def wait_until_active(client: DynamoDBClient, table: str, wait_seconds: fl
         await asyncio.sleep(0.5)
 
 
-def create_table_request(table_name: str) -> dict[str, Any]:
-    """The CreateTable parameters for this declaration (on-demand capacity)."""
-    attributes = sorted({a for i in (TABLE, *SECONDARY_INDEXES) for a in i.attributes})
-    return {
+def create_table_request(
+    table_name: str, indexes: Sequence[Index] = SECONDARY_INDEXES
+) -> dict[str, Any]:
+    """The CreateTable parameters of a table with `indexes` (on-demand capacity)."""
+    request: dict[str, Any] = {
         "TableName": table_name,
         "BillingMode": "PAY_PER_REQUEST",
-        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
+        "AttributeDefinitions": _attribute_definitions((TABLE, *indexes)),
         "KeySchema": _key_schema(TABLE),
-        "GlobalSecondaryIndexes": [global_index_request(i) for i in SECONDARY_INDEXES],
         "StreamSpecification": STREAM,
     }
+    if indexes:  # DynamoDB refuses an empty list
+        request["GlobalSecondaryIndexes"] = [global_index_request(i) for i in indexes]
+    return request
+
+
+def _attribute_definitions(indexes: Sequence[Index]) -> list[dict[str, str]]:
+    attributes = sorted({a for i in indexes for a in i.attributes})
+    return [{"AttributeName": a, "AttributeType": "S"} for a in attributes]
 
 
 def global_index_request(index: Index) -> dict[str, Any]:

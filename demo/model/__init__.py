@@ -73,12 +73,6 @@ async def seed(api: Seeding, args: argparse.Namespace) -> str:
     return await commands.seed(api, args)
 
 
-def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
-    from demo import commands
-
-    commands.add_verify_arguments(parser)
-
-
 async def verify(
     client: DynamoDBClient, table: str, args: argparse.Namespace
 ) -> tuple[list[str], int]:

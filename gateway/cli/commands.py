@@ -12,16 +12,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gateway.cli.errors import CommandFailed
 from gateway.identity import issue_token
 from gateway.settings import Settings
 from resolvers.strawberry_internals import core_schema
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
-
-
-class CommandFailed(Exception):
-    """A command could not do its work: its message, one line, says why."""
 
 
 def model_hook(model: str, name: str) -> Any:
@@ -46,13 +43,15 @@ def serve(args: argparse.Namespace) -> int:
 
 def make_table(args: argparse.Namespace) -> int:
     """`dynagate create-table`."""
+    from gateway.served_model import declared
     from store.tables import create_table
 
     settings = Settings.from_env(serving=False)
+    indexes = declared(settings.model).indexes
 
     async def run() -> str:
         async with settings.open_client() as client:
-            return await create_table(client, settings.table)
+            return await create_table(client, settings.table, indexes=indexes)
 
     print(asyncio.run(run()))
     return 0
@@ -152,21 +151,42 @@ def documents_list(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
-    """The model's offline check of what it derives, repaired with `--repair`."""
+    """The model's offline check of what it derives, repaired with `--repair`: its own
+    checks (its `verify` hook), then every item it derives."""
+    from gateway.cli.migrate import verify_items
+    from gateway.served_model import declared
+
     settings = Settings.from_env(serving=False)
+    model = declared(settings.model)
+    hook = model_hook(settings.model, "verify")
 
     async def run() -> tuple[list[str], int]:
         async with settings.open_client() as client:
             await _reach(client, settings.table)
-            hook = model_hook(settings.model, "verify")
-            if hook is None:
-                return [f"the model {settings.model!r} has nothing to verify"], 0
-            checked: tuple[list[str], int] = await hook(client, settings.table, args)
-            return checked
+            lines: list[str] = []
+            code = 0
+            if hook is not None:
+                lines, code = await hook(client, settings.table, args)
+            derived, derived_code = await verify_items(
+                client, settings.table, model, repair=args.repair, segments=args.segments
+            )
+            return [*lines, *derived], max(code, derived_code)
 
     lines, exit_code = asyncio.run(run())
     print("\n".join(lines))
     return exit_code
+
+
+def migrate_plan(args: argparse.Namespace) -> int:
+    from gateway.cli import migrate
+
+    return migrate.plan(args)
+
+
+def migrate_apply(args: argparse.Namespace) -> int:
+    from gateway.cli import migrate
+
+    return migrate.apply(args)
 
 
 def dynamodb_local(args: argparse.Namespace) -> int:
@@ -177,10 +197,12 @@ def dynamodb_local(args: argparse.Namespace) -> int:
 
 def table_template(args: argparse.Namespace) -> int:
     """`dynagate table-template`: the table as infrastructure code, on standard output."""
+    from gateway.served_model import declared
     from store.deployment import table_template as template
 
     settings = Settings.from_env(serving=False)
-    print(json.dumps(template(settings.table, args.format), indent=2))
+    indexes = declared(settings.model).indexes
+    print(json.dumps(template(settings.table, args.format, indexes), indent=2))
     return 0
 
 
@@ -189,7 +211,7 @@ def iam_policy(args: argparse.Namespace) -> int:
     from store.deployment import iam_policy as policy
 
     settings = Settings.from_env(serving=False)
-    print(json.dumps(policy(settings.table, settings.region, args.account), indent=2))
+    print(json.dumps(policy(settings.table, settings.region, args.account, args.purpose), indent=2))
     return 0
 
 

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from gateway.cli.commands import CommandFailed
 from gateway.cli.dynamodb_local import DynamoDBLocalError
+from gateway.cli.errors import CommandFailed
 from gateway.cli.parser import command_parser
 from gateway.logs import logging_config
 from gateway.settings import DEFAULT_MODEL, SettingsError

@@ -47,6 +47,13 @@ def _hook(model: str | None, name: str) -> Callable[[argparse.ArgumentParser], N
     return hook or (lambda _: None)
 
 
+def _positive(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a number above 0")
+    return value
+
+
 def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     """Every command; `seed` and `verify` with the options of `model`'s hooks."""
     model_option = _model_option()
@@ -163,14 +170,20 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     verify = subcommands.add_parser(
         "verify",
         parents=[model_option],
-        help="check every comment's copies against the comment, and the heatmap's counts of "
-        "short cells against their children's (offline: scans the table)",
-        description="Scan the table and report comment copies that are missing, stale, extra "
-        "or orphaned, and heatmap counts of cells of lengths 2 and 1 that are not their "
-        "children's sum. Exit status: 0 when nothing differs (or --repair fixed all of it), "
-        "1 when differences remain.",
+        help="check every item the model derives (index keys, copies, and the model's own "
+        "checks) against the items it derives them from (offline: scans the table)",
+        description="Scan the table and report items whose index keys, defaults or copies "
+        "are not what the model derives from them, and what the model's own checks find "
+        "(the demo's: comment copies and the heatmap's counts of short cells). Exit status: "
+        "0 when nothing differs (or --repair fixed all of it), 1 when differences remain.",
         formatter_class=_Formatter,
     )
+    verify.add_argument(
+        "--repair",
+        action="store_true",
+        help="write what differs, each item only while it is still as it was read",
+    )
+    verify.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
     _hook(model, "add_verify_arguments")(verify)
     verify.set_defaults(run=commands.verify)
 
@@ -197,6 +210,13 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     policy.add_argument("--account", default="*", help="the AWS account id of the table's ARNs")
+    policy.add_argument(
+        "--for",
+        dest="purpose",
+        choices=("serve", "migrate"),
+        default="serve",
+        help="what the policy lets do: serve, or also migrate and verify (a Scan, UpdateTable)",
+    )
     policy.set_defaults(run=commands.iam_policy)
 
     model_command = subcommands.add_parser(
@@ -217,6 +237,41 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     check.set_defaults(run=commands.model_check)
+
+    migrate = subcommands.add_parser(
+        "migrate",
+        help="bring the table and its items to the model: indexes, keys, copies",
+        formatter_class=_Formatter,
+    )
+    migrate.set_defaults(run=lambda _: commands.usage(migrate))
+    migrate_actions = migrate.add_subparsers(metavar="ACTION")
+    plan = migrate_actions.add_parser(
+        "plan",
+        parents=[model_option],
+        help="print what the model asks of the table and its items (reads only)",
+        description="Compares the model with the table's indexes and with every item (a "
+        "consistent Scan): indexes to add, and items to give index keys, defaults or copies. "
+        "Exit status: 0 nothing to change, 1 changes to apply, 2 refused.",
+        formatter_class=_Formatter,
+    )
+    plan.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
+    plan.set_defaults(run=commands.migrate_plan)
+    apply = migrate_actions.add_parser(
+        "apply",
+        parents=[model_option],
+        help="add the indexes one at a time, then write what the items lack, resumable",
+        description="Adds each missing index and waits until DynamoDB has built it, then "
+        "writes what each item lacks, paced to --max-wcu write units a second, keeping a "
+        "checkpoint in the table: stopped at any point and run again, it goes on where it "
+        "was. Safe while the gateway serves. Exit status: 0 done, 1 items left (reported), "
+        "2 refused.",
+        formatter_class=_Formatter,
+    )
+    apply.add_argument("--max-wcu", type=_positive, default=100, help="most write units a second")
+    apply.add_argument(
+        "--segments", type=int, default=4, help="parallel Scan segments (a fresh run's)"
+    )
+    apply.set_defaults(run=commands.migrate_apply)
 
     token = subcommands.add_parser(
         "token",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from data.callers import Caller
-from gateway.cli.commands import CommandFailed
+from gateway.cli.errors import CommandFailed
 from gateway.schema.build import build_schema
 from gateway.served_model import served
 from gateway.settings import DEFAULT_MODEL

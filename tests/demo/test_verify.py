@@ -80,6 +80,7 @@ async def test_verify_reports_exactly_the_damage_and_repair_fixes_it(
     checked = run("verify", env=env)
     assert checked.returncode == 1, checked.stderr
     lines = checked.stdout.splitlines()
+    lines = lines[: lines.index("the items the model derives:")]  # the demo's own report
     listed = [line.split(":")[0].strip() for line in lines[2:-1]]
     assert sorted(listed) == sorted(expected)
     assert (

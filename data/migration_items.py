@@ -1,0 +1,158 @@
+"""What a model asks of an item the table holds (`dynagate migrate`, `dynagate verify`),
+pure: the index keys its values render, the defaults it lacks, and whether its copies are
+to be checked.
+
+An item is the model's when its `type` is an entity's label and its table key one that
+entity renders. What the model derives from it:
+
+    sets      key attributes of an index it is in that it lacks or holds stale (a new
+              index, a key template changed, a sparse index it now enters), and the
+              `initial` value of a choice it lacks
+    removes   key attributes of an index it is no longer in (its predicate no longer
+              holds, or its entity no longer uses the index)
+    copies    the entity keeps copies: they are compared with the item's (`data/copies_verify.py`)
+
+An item whose table key the model would render otherwise (a primary key template changed)
+is left alone and reported: moving an item is a new item, which no migration writes
+behind a client's back. So is one lacking a value the model has no default for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from data.entities import record, stored
+from keys.errors import DynagateError
+from keys.table import TABLE, Index
+from model import Choice, Entity, Model
+from store.requests import Item, Key
+
+PK, SK = TABLE.partition_key, TABLE.sort_key
+
+
+@dataclass(frozen=True)
+class ItemChange:
+    """What one item needs, and the values it was read with, on which the write insists
+    (`expect`; None: the attribute must still be absent) so that a client's write since
+    is never overwritten with keys rendered from older values."""
+
+    entity: Entity
+    key: Key
+    sets: Mapping[str, Any] = field(default_factory=dict)
+    removes: tuple[str, ...] = ()
+    expect: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.sets or self.removes)
+
+    def described(self) -> str:
+        """`GSI4PK, GSI4SK given; GSI3PK, GSI3SK removed`."""
+        parts = []
+        if self.sets:
+            parts.append(f"{', '.join(sorted(self.sets))} given")
+        if self.removes:
+            parts.append(f"{', '.join(self.removes)} removed")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Unmigrated:
+    """An item of the model that no migration changes, and why."""
+
+    entity: Entity
+    key: Key
+    reason: str
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An item that is not the model's: the engine's own, or of no entity it declares."""
+
+    type: str
+
+
+Found = ItemChange | Unmigrated | Engine
+
+
+def entity_labels(model: Model) -> dict[str, Entity]:
+    """Each entity by its items' `type` (an entity kept by place is its places' kind)."""
+    return {entity.label: entity for entity in model.entities if entity.places is None}
+
+
+def change_of(labels: Mapping[str, Entity], index_attributes: Iterable[str], item: Item) -> Found:
+    """What the model asks of `item`; `index_attributes` are the key attributes of every
+    index of the model and of the table (those an item may need to leave)."""
+    kind = str(item.get("type", ""))
+    entity = labels.get(kind)
+    key = {PK: str(item[PK]), SK: str(item[SK])}
+    if entity is None:
+        return Engine(kind)
+    if not entity.owns(key[PK], key[SK]):
+        return Unmigrated(entity, key, "its table key is not one the model renders")
+    defaults = _defaults(entity, item)
+    try:
+        values = record(entity, {**item, **defaults})
+        expected = entity.item_keys(values)
+    except (KeyError, TypeError, ValueError, DynagateError) as exc:
+        return Unmigrated(entity, key, f"its values render no keys ({_said(exc)})")
+    if (expected[PK], expected[SK]) != (key[PK], key[SK]):
+        return Unmigrated(
+            entity, key, f"the model keys it as {expected[PK]} / {expected[SK]}: a new item"
+        )
+    sets = {a: v for a, v in expected.items() if a not in (PK, SK) and item.get(a) != v}
+    sets.update(defaults)
+    removes = tuple(sorted(a for a in set(index_attributes) if a in item and a not in expected))
+    sources = _sources(entity, (*sets, *removes)) - set(defaults)
+    expect = {name: item.get(name) for name in sorted({*sources, *sets, *removes})}
+    return ItemChange(entity, key, sets, removes, expect)
+
+
+def _defaults(entity: Entity, item: Item) -> dict[str, Any]:
+    """The stored initial values of the choices the item lacks (added since it was written)."""
+    lacking = {
+        name: attribute.initial
+        for name, attribute in entity.attributes.items()
+        if isinstance(attribute, Choice)
+        and attribute.initial is not None
+        and not attribute.optional
+        and name not in item
+    }
+    return stored(entity, lacking)
+
+
+def _sources(entity: Entity, attributes: Iterable[str]) -> set[str]:
+    """The entity's attributes that the keys `attributes` render from, and the predicates
+    of its sparse indexes those keys are of."""
+    templates = entity.templates
+    names = {s.name for a in attributes if a in templates for s in templates[a].segments}
+    for index, only in entity.sparse.items():
+        if set(index.attributes) & set(attributes):
+            names.add(only.attribute)
+    return names
+
+
+def _said(exc: Exception) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def fingerprint(model: Model, indexes: Iterable[Index]) -> str:
+    """A digest of what the model derives from items: a checkpoint is resumed only by
+    the model that wrote it."""
+    shapes: list[str] = [repr(sorted((i.name or "", i.attributes) for i in indexes))]
+    for entity in model.entities:
+        templates = {**entity.templates, **entity.copy_templates}
+        shapes.append(entity.label)
+        shapes += sorted(
+            f"{a}={t.label}:{','.join(s.name for s in t.segments)}" for a, t in templates.items()
+        )
+        shapes += sorted(
+            f"{i.name}?{o.attribute}={sorted(map(str, o.values))}" for i, o in entity.sparse.items()
+        )
+        shapes += sorted(
+            f"{n}:{a.initial}" for n, a in entity.attributes.items() if isinstance(a, Choice)
+        )
+    return hashlib.sha256("\n".join(shapes).encode()).hexdigest()[:16]
