@@ -2,6 +2,8 @@
 # seed demo data and serve the gateway on http://127.0.0.1:8000/graphql.
 # `make run DOCUMENTS=manifest.json` also registers a client's documents and serves only
 # those (trusted documents), but to admins.
+# `make run MODEL=examples/booking/model.py` serves that model (docs/model.md) with its demo
+# data, in a table of its own (`TABLE`, named after the model unless given).
 # `make test`: set up, then lint (ruff and the import contracts), type-check and run every
 # test (each test session starts its own DynamoDB Local on a free port).
 
@@ -16,6 +18,8 @@ PORT ?= 8000
 # `make image`: docker, or `podman`/`buildah` (which need the docker format to keep HEALTHCHECK).
 IMAGE_TOOL ?= docker
 IMAGE ?= dynagate:local
+MODEL ?=
+TABLE ?= $(if $(MODEL),dynagate-$(subst /,-,$(subst .py,,$(MODEL))),$(or $(DYNAGATE_TABLE),dynagate))
 
 .PHONY: install dynamodb-local browser redis conformance clients wrk run test test-offline lint typecheck pytest schema bench image clean
 
@@ -35,7 +39,8 @@ run: dynamodb-local
 	@mkdir -p $(DATA)
 	@$(BIN)/dynagate dynamodb-local --port $(LOCAL_PORT) --db-path $(DATA) & local=$$!; \
 	trap 'kill $$local 2>/dev/null; wait $$local 2>/dev/null' EXIT INT TERM; \
-	export DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:$(LOCAL_PORT); \
+	export DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:$(LOCAL_PORT) DYNAGATE_TABLE='$(TABLE)'; \
+	$(if $(MODEL),export DYNAGATE_MODEL='$(MODEL)';) \
 	$(BIN)/python -c "from gateway.cli.dynamodb_local import wait_until_ready; wait_until_ready($(LOCAL_PORT))" && \
 	$(BIN)/dynagate create-table && \
 	$(BIN)/dynagate seed && \

@@ -111,3 +111,44 @@ def test_the_template_is_the_table_create_table_makes_and_more_protected(
     assert table["ttl"] == {"attribute_name": "expiresAt", "enabled": True}
     assert table["point_in_time_recovery"] == {"enabled": True}
     assert table["deletion_protection_enabled"] is True
+
+
+def test_the_migrate_policy_adds_a_scan_and_an_index_and_nothing_else(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DYNAGATE_TABLE", "shop")
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    serving = run(capsys, "iam-policy")
+    migrating = run(capsys, "iam-policy", "--for", "migrate")
+    added = [s for s in migrating["Statement"] if s not in serving["Statement"]]
+    assert added == [
+        {
+            "Sid": "Migrate",
+            "Effect": "Allow",
+            "Action": ["dynamodb:Scan", "dynamodb:UpdateTable"],
+            "Resource": "arn:aws:dynamodb:eu-west-1:*:table/shop",
+        }
+    ]
+    assert len(migrating["Statement"]) == len(serving["Statement"]) + 1
+    # What no policy grants is create-table's alone.
+    resources = {s["Resource"] for s in migrating["Statement"]}
+    granted = {a.removeprefix("dynamodb:") for r in resources for a in allowed(migrating, r)}
+    assert calls_in_code() - granted <= set(deployment.CREATE_ACTIONS)
+
+
+def test_the_template_holds_the_indexes_of_the_model_it_is_given(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DYNAGATE_TABLE", "shelves")
+    monkeypatch.setenv("DYNAGATE_MODEL", "tests.model.library_v1")
+    template = run(capsys, "table-template")
+    properties = template["Resources"]["Table"]["Properties"]
+    assert [i["IndexName"] for i in properties["GlobalSecondaryIndexes"]] == ["GSI1", "GSI2"]
+    assert {a["AttributeName"] for a in properties["AttributeDefinitions"]} == {
+        "PK",
+        "SK",
+        "GSI1PK",
+        "GSI1SK",
+        "GSI2PK",
+        "GSI2SK",
+    }
