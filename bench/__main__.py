@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import demand, live, profile, scale, scaleout, speed
+from bench import demand, live, migrate, profile, scale, scaleout, speed
 from bench.harness import Benchmark, Context
 from bench.report import RESULTS
 from bench.wrk import WrkMissing
@@ -20,11 +20,12 @@ BENCHMARKS = {
         demand.BENCHMARK,
         live.BENCHMARK,
         scaleout.BENCHMARK,
+        migrate.BENCHMARK,
         profile.BENCHMARK,
     )
 }
 # What `make bench` runs, in this order; profile needs py-spy and ptrace, so only on request.
-ALL = ("speed", "scale", "demand", "live", "scaleout")
+ALL = ("speed", "scale", "demand", "live", "scaleout", "migrate")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
