@@ -34,7 +34,9 @@ def test_quick_changes_the_defaults_not_the_options_given() -> None:
 def test_all_is_what_make_bench_runs(tmp_path: Path) -> None:
     runs, results = plan(["all", "--quick", "--results", str(tmp_path)])
     assert (
-        [b.name for b, _ in runs] == list(ALL) == ["speed", "scale", "demand", "live", "scaleout"]
+        [b.name for b, _ in runs]
+        == list(ALL)
+        == ["speed", "scale", "demand", "live", "scaleout", "migrate"]
     )
     for benchmark, args in runs:
         assert {k: getattr(args, k) for k in benchmark.quick} == dict(benchmark.quick)
