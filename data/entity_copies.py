@@ -18,7 +18,7 @@ from data.clock import now
 from data.entities import Record, described, key_of, record, stored
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
-from model import Entity, Moves
+from model import Choice, Entity, Moves
 from model.kinds import domain
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
@@ -96,7 +96,8 @@ async def update(
         earlier = current.get(stamp)
         at = now() if earlier is None else max(now(), parse_timestamp(earlier))
         changed[stamp] = format_timestamp(at)
-    new = {**current, **changed, VERSION: current[VERSION] + 1}
+    # An item written before its entity kept copies has no version yet (nor copies).
+    new = {**current, **changed, VERSION: current.get(VERSION, 0) + 1}
     new.update(entity.item_keys(record(entity, new)))
     new_copies = copies(entity, new)
     kept = {item_key(primary_key(c)) for c in new_copies}
@@ -160,11 +161,13 @@ def _guarded(
 ) -> dict[str, Any]:
     """The own item's action: only at the version read and, for a writer's rule, while the
     caller is its author. The stored item comes back with a refusal, to tell which failed."""
-    expected: dict[str, Any] = {VERSION: current[VERSION]}
+    versioned = VERSION in current
+    expected: dict[str, Any] = {VERSION: current[VERSION]} if versioned else {}
     restriction = caller.restriction() if writer_only else None
     if restriction is not None:
         expected[AUTHOR_KEY] = restriction
-    return expecting(action, expected, old_on_failure=True)
+    absent = () if versioned else (VERSION,)
+    return expecting(action, expected, absent=absent, old_on_failure=True)
 
 
 async def _commit(
@@ -199,12 +202,19 @@ def check_moves(
     for transition in transitions:
         name = transition.attribute
         sources = [str(source) for source in transition.sources(values.get(name))]
-        if name in values and item.get(name) not in sources:
+        # A choice declared since the item was written is its initial value.
+        was = item.get(name, _initial(entity, name))
+        if name in values and was not in sources:
             raise BadUserInput(
-                f"{described(entity, arguments)} cannot move from {item.get(name)} to"
-                f" {values[name]}",
+                f"{described(entity, arguments)} cannot move from {was} to {values[name]}",
                 field=name,
             )
+
+
+def _initial(entity: Entity, name: str) -> str | None:
+    attribute = entity.attributes.get(name)
+    initial = attribute.initial if isinstance(attribute, Choice) else None
+    return None if initial is None else str(initial)
 
 
 def not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:

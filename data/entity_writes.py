@@ -45,14 +45,15 @@ def update_calls(entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
     """The most calls an update of `changes` makes, and the items its reads take."""
     if entity.copies is not None:
         return entity_copies.CHANGE_CALLS, 1
-    reads = 1 if kept_values(entity, set(changes)) else 0
+    reads = 1 if kept_values(entity, set(changes), set(changes)) else 0
     return reads + (UPDATE_ATTEMPTS if _sorting_stamp(entity) else 1), reads
 
 
-def kept_values(entity: Entity, changes: set[str]) -> set[str]:
+def kept_values(entity: Entity, changes: set[str], updatable: set[str] | None = None) -> set[str]:
     """The attributes an update of `changes` reads first: those a key it renders anew uses
     that it neither knows nor changes, and that no update changes (a time stamped on
-    create, say); any other such attribute the client gives with the change. And the
+    create, say) or this update cannot (outside its `updatable`); any other such attribute
+    the client gives with the change. And the
     predicate of a sparse index whose sort key it renders anew without changing the
     predicate: the key is written only while the item is in the index."""
     changed = {*changes, *entity.write_stamps}
@@ -64,7 +65,11 @@ def kept_values(entity: Entity, changes: set[str]) -> set[str]:
         elif rendered & set(index.attributes):
             predicates.add(predicate.attribute)
     used = {s.name for name in rendered for s in entity.templates[name].segments}
-    fixed = {name for name, attribute in entity.attributes.items() if not attribute.changeable}
+    fixed = {
+        name
+        for name, attribute in entity.attributes.items()
+        if not attribute.changeable or (updatable is not None and name not in updatable)
+    }
     return ((used & fixed) | predicates) - {*entity.key_attributes, *changed}
 
 
@@ -207,7 +212,8 @@ async def update(
     stamp_name = _sorting_stamp(entity)
     kept: Record = {}
     held: dict[str, Any] = {} if held_to is None else {AUTHOR_KEY: held_to}
-    reads = kept_values(entity, set(values))
+    absent: list[str] = []
+    reads = kept_values(entity, set(values), {*changes, *(sets or {})})
     if reads:
         # Strongly consistent: what it reads no update changes, but the entity may be new.
         found = await store.get(key, consistent=True)
@@ -215,11 +221,9 @@ async def update(
             raise NotFound(missing)
         if writer_only and not wrote(found, caller):
             raise not_theirs(entity, arguments)
-        # Only what is read is held: any other value a key needs is the client's to give.
-        kept = {name: value for name, value in record(entity, found).items() if name in reads}
+        kept, read_held, absent = _held_reads(entity, reads, found)
         check_moves(entity, arguments, transitions, values, found)
-        # Held to what was read: the same entity, not one made anew since.
-        held.update(stored(entity, {name: kept[name] for name in reads}))
+        held.update(read_held)
     allowed, allowed_values = _allowed(entity, transitions, values)
     at = now()
     token = new_token()
@@ -235,15 +239,15 @@ async def update(
             key,
             set_values={**stored(entity, changed), **keys},
             remove=removed,
-            condition=" AND ".join(
+            condition=_all_of(
                 [*allowed, *(() if stamp_name is None else (f"#{stamp_name} < :stamp",))]
-            )
-            or None,
+            ),
             condition_values={
                 **allowed_values,
                 **({} if stamp is None else {":stamp": stamp}),
             },
             expect=held or None,
+            absent=absent,
             token=token,
         )
         try:
@@ -255,6 +259,16 @@ async def update(
             if done is None:
                 if writer_only and not wrote(exc.item, caller):
                     raise not_theirs(entity, arguments) from None
+                if reads:
+                    again, read_held, now_absent = _held_reads(entity, reads, exc.item)
+                    if again == kept and (read_held, now_absent) != (
+                        {n: held[n] for n in read_held if n in held},
+                        absent,
+                    ):
+                        # The same values, stored since (a migration wrote a default).
+                        held.update(read_held)
+                        absent = now_absent
+                        continue
                 if not kept:
                     check_moves(entity, arguments, transitions, values, exc.item)
                 if stamp_name is None:
@@ -268,6 +282,18 @@ async def update(
         items.refresh(key, item)
         return record(entity, item)
     raise Conflict(f"{described(entity, arguments)} is being changed by other requests; try again")
+
+
+def _held_reads(
+    entity: Entity, reads: set[str], item: Item
+) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The values an update reads first (only those: any other value a key needs is the
+    client's to give), what the write holds the item to (the same entity, not one made
+    anew since), and the attributes it holds absent: a choice declared since the item was
+    written reads as its initial value, and is held to be still absent."""
+    kept = {name: value for name, value in record(entity, item).items() if name in reads}
+    held = stored(entity, {name: kept[name] for name in reads if name in item})
+    return kept, held, [name for name in sorted(reads) if name not in item]
 
 
 def index_changes(
@@ -312,8 +338,21 @@ def _allowed(
             raise BadUserInput(f"no {entity.noun} moves to {values[name]}", field=name)
         names = [f":from{n}_{i}" for i in range(len(sources))]
         bound.update({alias: str(source) for alias, source in zip(names, sources, strict=True)})
-        terms.append(f"#{name} IN ({', '.join(names)})")
+        term = f"#{name} IN ({', '.join(names)})"
+        attribute = entity.attributes[name]
+        if isinstance(attribute, Choice) and attribute.initial in sources:
+            # Declared since the item was written: absent, it is its initial value.
+            term = f"{term} OR attribute_not_exists(#{name})"
+        terms.append(term)
     return terms, bound
+
+
+def _all_of(terms: list[str]) -> str | None:
+    """The terms joined by AND, those with an OR in parentheses: DynamoDB refuses
+    parentheses around a whole condition, which `update_request` adds."""
+    if len(terms) < 2:
+        return terms[0] if terms else None
+    return " AND ".join(f"({t})" if " OR " in t else t for t in terms)
 
 
 def _named(names: Iterable[str]) -> str:

@@ -14,7 +14,6 @@ defaults it lacks (`data/migration_items.py`) and its copies checked.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import time
 from collections import Counter
@@ -24,6 +23,7 @@ from typing import Any
 
 from data.copies_verify import Difference, diff, repair_one
 from data.entity_copies import VERSION, copies
+from data.migration_checkpoint import Checkpoint
 from data.migration_items import (
     PK,
     SK,
@@ -34,9 +34,10 @@ from data.migration_items import (
     entity_labels,
 )
 from keys.conditions import KeyCondition
-from keys.migrations import CHECKPOINT, DONE, LABEL, segment_attribute
-from keys.table import TABLE
+from keys.migrations import DONE
+from keys.table import TABLE, Index
 from model import Entity, Model
+from model.entities import ENGINE_ATTRIBUTES
 from store import requests
 from store.client import Store
 from store.errors import ConditionFailed
@@ -51,8 +52,10 @@ ATTEMPTS = 3
 
 
 class WriteBudget:
-    """Paces writes to `per_second` write units a second, a second's worth at once at most
-    (the generic cell rate algorithm: a virtual time that each write pushes on)."""
+    """Paces writes to `per_second` write units a second: each write waits for its slot,
+    the one after the slots of the units written before it (the generic cell rate
+    algorithm, without a burst), so no second holds more than `per_second` units and one
+    write."""
 
     def __init__(
         self,
@@ -67,23 +70,35 @@ class WriteBudget:
         self.clock = clock
         self.sleep = sleep
         self.spent = 0.0
-        self._due = clock()
+        self._next = clock()
 
     async def spend(self, units: float) -> None:
-        """Wait until `units` more may be written, then count them."""
+        """Wait for the slot of `units` more, then count them."""
         now = self.clock()
-        self._due = max(self._due, now) + units / self.per_second
-        ahead = self._due - now - 1.0
-        if ahead > 0:
-            await self.sleep(ahead)
+        slot = max(self._next, now)
+        self._next = slot + units / self.per_second
+        if slot > now:
+            await self.sleep(slot - now)
         self.spent += units
 
 
-def write_units(item: Item, *, transaction: bool = False) -> int:
-    """DynamoDB's write units for writing `item`: one per KB begun, twice in a transaction."""
+def write_units(item: Item, indexes: int = 0, *, transaction: bool = False) -> int:
+    """DynamoDB's write units for writing `item` and `indexes` index entries of it (each
+    holding all of it): one per KB begun each, twice in a transaction."""
     size = sum(len(name.encode()) + len(str(value).encode()) for name, value in item.items())
-    units = max(1, math.ceil(size / 1024))
+    units = max(1, math.ceil(size / 1024)) * (1 + indexes)
     return 2 * units if transaction else units
+
+
+def _index_writes(change: ItemChange, item: Item, indexes: Iterable[Index]) -> int:
+    """The index entries a change writes: an entry moved is a delete and a put."""
+    touched = set(change.sets) | set(change.removes)
+    writes = 0
+    for index in indexes:
+        if touched & set(index.attributes):
+            had = all(a in item for a in index.attributes)
+            writes += 2 if had and not set(change.removes) & set(index.attributes) else 1
+    return writes
 
 
 @dataclass
@@ -121,6 +136,7 @@ class Pass:
 
     def __post_init__(self) -> None:
         self._labels = entity_labels(self.model)
+        self._indexes = self.model.indexes
 
     async def segment(
         self,
@@ -156,15 +172,16 @@ class Pass:
             self.tally.unmigrated.append(found)
             return
         current: Item | None = item
-        if found.writes:
+        if found.writes and not self.apply:
             self.tally.changes[(found.entity.name, found.described())] += 1
-            if self.apply:
-                current = await self._write(found)
+        elif found.writes:
+            current = await self._write(found, item)
         if current is not None and found.entity.copies is not None:
             await self._copies(found.entity, current)
 
-    async def _write(self, change: ItemChange) -> Item | None:
-        """Write `change`; the item as it is then (None: deleted meanwhile, or left)."""
+    async def _write(self, change: ItemChange, item: Item) -> Item | None:
+        """Write `change` (counted once written); the item as it is then (None: deleted
+        meanwhile, or left for another run)."""
         for _ in range(ATTEMPTS):
             present = {n: v for n, v in change.expect.items() if v is not None}
             request = requests.update_request(
@@ -175,9 +192,10 @@ class Pass:
                 expect=present or None,
                 absent=[n for n, v in change.expect.items() if v is None],
             )
-            await self._spend(write_units({**change.key, **change.sets}))
+            indexes = _index_writes(change, item, self._indexes)
+            await self._spend(write_units({**item, **change.sets}, indexes))
             try:
-                return await self.store.update(request)
+                updated = await self.store.update(request)
             except ConditionFailed:
                 current = await self.store.get(change.key, consistent=True)
                 if current is None:
@@ -185,7 +203,10 @@ class Pass:
                 found = change_of(self._labels, self.index_attributes, current)
                 if not isinstance(found, ItemChange) or not found.writes:
                     return current
-                change = found
+                change, item = found, current
+                continue
+            self.tally.changes[(change.entity.name, change.described())] += 1
+            return updated
         self.tally.skipped += 1
         return None
 
@@ -211,7 +232,7 @@ class Pass:
             if versioned is None:
                 return
             difference = diff(entity, versioned, found.items)
-        await self._spend(sum(write_units(c, transaction=True) for c in difference.puts))
+        await self._spend(sum(write_units(c, 1, transaction=True) for c in difference.puts))
         if await repair_one(self.store, difference) != "repaired":
             self.tally.skipped += 1
 
@@ -232,46 +253,6 @@ class Pass:
     async def _spend(self, units: int) -> None:
         if self.budget is not None:
             await self.budget.spend(units)
-
-
-@dataclass
-class Checkpoint:
-    """Where each segment got to, kept in the table (`keys/migrations.py`)."""
-
-    store: Store
-    fingerprint: str
-    segments: int
-
-    async def resume(self) -> dict[int, dict[str, Any] | str | None]:
-        """Each segment's start (DONE: over) as kept, when the checkpoint is this model's;
-        a fresh checkpoint otherwise. `segments` becomes the kept one."""
-        kept = await self.store.get(dict(CHECKPOINT), consistent=True)
-        if kept is not None and kept.get("fingerprint") == self.fingerprint:
-            self.segments = int(kept["segments"])
-            starts: dict[int, dict[str, Any] | str | None] = {}
-            for segment in range(self.segments):
-                value = kept.get(segment_attribute(segment))
-                starts[segment] = value if value in (None, DONE) else json.loads(value)
-            return starts
-        item = {**CHECKPOINT, "type": LABEL, "fingerprint": self.fingerprint}
-        await self.store.put(
-            requests.put_request(self.store.table, {**item, "segments": self.segments})
-        )
-        return {}
-
-    async def keep(self, segment: int, start: dict[str, Any] | None) -> None:
-        value = DONE if start is None else json.dumps(start, sort_keys=True)
-        request = requests.update_request(
-            self.store.table,
-            dict(CHECKPOINT),
-            set_values={segment_attribute(segment): value},
-            expect={"fingerprint": self.fingerprint},
-        )
-        await self.store.update(request)
-
-    async def finish(self) -> None:
-        """The migration is over: the next one scans from the start."""
-        await self.store.transact([requests.transaction_delete(self.store.table, dict(CHECKPOINT))])
 
 
 async def run(
@@ -303,8 +284,12 @@ async def run(
 
 
 def index_attributes(model: Model, described: Iterable[dict[str, Any]]) -> frozenset[str]:
-    """The key attributes of the model's indexes and of those the table has (`described`:
-    DescribeTable's GlobalSecondaryIndexes): those an item may hold."""
+    """The key attributes an item may have to leave: those of the model's indexes and of
+    the table's others (`described`: DescribeTable's GlobalSecondaryIndexes), save any
+    attribute an entity or the engine keeps for itself (an index of the table's on `type`
+    or on an entity's attribute is not the model's to empty)."""
     names = {a for index in model.indexes for a in index.attributes}
     names |= {k["AttributeName"] for index in described for k in index["KeySchema"]}
-    return frozenset(names)
+    kept = {name for entity in model.entities for name in entity.attributes}
+    kept |= ENGINE_ATTRIBUTES | set(TABLE.attributes)
+    return frozenset(names - kept)

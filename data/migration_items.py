@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
+from enum import Enum
 from typing import Any
 
 from data.entities import record, stored
 from keys.errors import DynagateError
-from keys.table import TABLE, Index
+from keys.table import TABLE
 from model import Choice, Entity, Model
 from store.requests import Item, Key
 
@@ -139,20 +140,35 @@ def _said(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def fingerprint(model: Model, indexes: Iterable[Index]) -> str:
-    """A digest of what the model derives from items: a checkpoint is resumed only by
-    the model that wrote it."""
-    shapes: list[str] = [repr(sorted((i.name or "", i.attributes) for i in indexes))]
-    for entity in model.entities:
+def fingerprint(entities: Iterable[Entity], index_attributes: Iterable[str]) -> str:
+    """A digest of all the model derives from items (each key's label, segments and their
+    codecs, sparse predicates, copies, defaults) and of the attributes a pass may remove:
+    a checkpoint is resumed only by the pass that wrote it."""
+    shapes: list[str] = [",".join(sorted(index_attributes))]
+    for entity in entities:
         templates = {**entity.templates, **entity.copy_templates}
         shapes.append(entity.label)
+        shapes += sorted(f"{a}={_canonical(t)}" for a, t in templates.items())
+        shapes += sorted(f"{i.name}?{_canonical(o)}" for i, o in entity.sparse.items())
         shapes += sorted(
-            f"{a}={t.label}:{','.join(s.name for s in t.segments)}" for a, t in templates.items()
-        )
-        shapes += sorted(
-            f"{i.name}?{o.attribute}={sorted(map(str, o.values))}" for i, o in entity.sparse.items()
-        )
-        shapes += sorted(
-            f"{n}:{a.initial}" for n, a in entity.attributes.items() if isinstance(a, Choice)
+            f"{n}:{_canonical(a.initial)}"
+            for n, a in entity.attributes.items()
+            if isinstance(a, Choice)
         )
     return hashlib.sha256("\n".join(shapes).encode()).hexdigest()[:16]
+
+
+def _canonical(value: Any) -> str:
+    """The same text for equal values in every process (a set's order is not)."""
+    if isinstance(value, Enum):
+        return repr(value.value)
+    if is_dataclass(value) and not isinstance(value, type):
+        parts = (f"{f.name}={_canonical(getattr(value, f.name))}" for f in fields(value))
+        return f"{type(value).__name__}({', '.join(parts)})"
+    if isinstance(value, set | frozenset):
+        return "{" + ", ".join(sorted(_canonical(v) for v in value)) + "}"
+    if isinstance(value, tuple | list):
+        return "(" + ", ".join(_canonical(v) for v in value) + ")"
+    if isinstance(value, type) and issubclass(value, Enum):
+        return f"{value.__name__}{[m.value for m in value]}"
+    return repr(value)

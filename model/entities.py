@@ -322,11 +322,13 @@ def _on(index: Index) -> str:
     return index.name or "the table"
 
 
-# Attributes the engine writes itself on every item, or uses for its own fields.
-RESERVED = frozenset(
+# Attributes the engine writes itself on items, or uses for its own fields.
+ENGINE_ATTRIBUTES = frozenset(
     {"type", "author", "authorKey", "writeToken", "expiresAt", "record", "prefetched", "version"}
-    | {a for index in (TABLE, *SECONDARY_INDEXES) for a in index.attributes}
 )
+RESERVED = ENGINE_ATTRIBUTES | {
+    a for index in (TABLE, *SECONDARY_INDEXES) for a in index.attributes
+}
 # GraphQL's Int: 32 bits, signed.
 INT_MAX = 2**31 - 1
 MOST_LINES = 100

@@ -225,8 +225,10 @@ def _check_update(pattern: Update) -> None:
         named = {v for start, ends in transitions.allowed for v in (start, *ends)}
         if not all(isinstance(v, attribute.values) for v in named):
             raise ModelError(f"{where}: moves of {transitions.attribute!r} name other values")
-    # What no update changes (a time stamped on create) is read first, when a key needs it.
-    fixed = {n for n, a in entity.attributes.items() if not a.changeable}
+    # What this update cannot change (a time stamped on create, an attribute outside its
+    # changes) is read first, when a key needs it.
+    updatable = {*pattern.changes, *pattern.sets}
+    fixed = {n for n, a in entity.attributes.items() if not a.changeable or n not in updatable}
     known = {*entity.key_attributes, *fixed, *pattern.changes, *pattern.sets}
     changed = {*pattern.changes, *pattern.sets, *entity.write_stamps}
     rendered = set(entity.rerendered(changed))
@@ -285,6 +287,11 @@ def _check_indexes(model: Model) -> None:
     if len(keys) != 2 * (1 + len(model.indexes)):
         raise ModelError("two indexes share a key attribute: each needs its own two")
     for entity in model.entities:
+        if entity.label in ENGINE_LABELS:
+            raise ModelError(
+                f"{entity.name}: its items' type {entity.label!r} is the engine's own"
+                f" ({sorted(ENGINE_LABELS)})"
+            )
         clash = sorted(keys & set(entity.attributes))
         if clash:
             raise ModelError(f"{entity.name}'s attributes {clash} are index keys")

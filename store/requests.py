@@ -308,24 +308,38 @@ def transaction_delete(table: str, key: Key, *, must_exist: bool = False) -> dic
 
 
 def expecting(
-    action: Mapping[str, Any], values: Mapping[str, Any], *, old_on_failure: bool = False
+    action: Mapping[str, Any],
+    values: Mapping[str, Any],
+    *,
+    absent: Iterable[str] = (),
+    old_on_failure: bool = False,
 ) -> dict[str, Any]:
     """A transaction's Put, Delete or ConditionCheck `action` that applies only while the
-    stored item holds `values` (an optimistic lock on `version`, an author), on top of any
-    condition it has; `old_on_failure` brings the stored item back with a refusal."""
+    stored item holds `values` (an optimistic lock on `version`, an author) and lacks the
+    attributes `absent`, on top of any condition it has; `old_on_failure` brings the
+    stored item back with a refusal."""
     ((kind, body),) = action.items()
-    expression, names, equal = _equalities(values)
+    terms: list[str] = []
+    names: dict[str, str] = {}
+    equal: dict[str, Any] = {}
+    if values:
+        expression, names, equal = _equalities(values)
+        terms.append(expression)
+    for name in absent:
+        names[f"#{name}"] = name
+        terms.append(f"attribute_not_exists(#{name})")
+    if not terms:
+        raise ValueError("a condition needs at least one attribute to compare")
     if "ConditionExpression" in body:
-        expression = f"({body['ConditionExpression']}) AND {expression}"
+        terms.insert(0, f"({body['ConditionExpression']})")
     changed = {
         **body,
-        "ConditionExpression": expression,
+        "ConditionExpression": " AND ".join(terms),
         "ExpressionAttributeNames": {**body.get("ExpressionAttributeNames", {}), **names},
-        "ExpressionAttributeValues": {
-            **body.get("ExpressionAttributeValues", {}),
-            **to_attributes(equal),
-        },
     }
+    values_given = {**body.get("ExpressionAttributeValues", {}), **to_attributes(equal)}
+    if values_given:
+        changed["ExpressionAttributeValues"] = values_given
     if old_on_failure:
         changed["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return {kind: changed}

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from data.migration import Checkpoint, Pass, Tally, WriteBudget, index_attributes, run
+from data.migration import Pass, Tally, WriteBudget, index_attributes, run
+from data.migration_checkpoint import Checkpoint, MigrationBusy
 from data.migration_items import fingerprint
 from gateway.cli.errors import CommandFailed
 from gateway.served_model import declared
@@ -143,11 +144,13 @@ def apply(args: argparse.Namespace) -> int:
             store = Store(client, settings.table)
             budget = WriteBudget(args.max_wcu)
             migration = Pass(store, model, attributes, apply=True, budget=budget)
-            indexes = (*model.indexes,)
-            checkpoint = Checkpoint(store, fingerprint(model, indexes), args.segments)
+            checkpoint = Checkpoint(store, fingerprint(model.entities, attributes), args.segments)
             started = time.monotonic()
             with _bar(state, "migrating items") as bar:
-                tally = await run(migration, args.segments, bar.update, checkpoint)
+                try:
+                    tally = await run(migration, args.segments, bar.update, checkpoint)
+                except MigrationBusy as exc:
+                    raise CommandFailed(str(exc)) from None
             return state, tally, budget.spent, time.monotonic() - started
 
     state, tally, spent, seconds = asyncio.run(go())

@@ -47,6 +47,13 @@ def _hook(model: str | None, name: str) -> Callable[[argparse.ArgumentParser], N
     return hook or (lambda _: None)
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a whole number above 0")
+    return value
+
+
 def _positive(text: str) -> float:
     value = float(text)
     if not 0 < value < float("inf"):
@@ -183,7 +190,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="write what differs, each item only while it is still as it was read",
     )
-    verify.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
+    verify.add_argument("--segments", type=_positive_int, default=4, help="parallel Scan segments")
     _hook(model, "add_verify_arguments")(verify)
     verify.set_defaults(run=commands.verify)
 
@@ -254,7 +261,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "Exit status: 0 nothing to change, 1 changes to apply, 2 refused.",
         formatter_class=_Formatter,
     )
-    plan.add_argument("--segments", type=int, default=4, help="parallel Scan segments")
+    plan.add_argument("--segments", type=_positive_int, default=4, help="parallel Scan segments")
     plan.set_defaults(run=commands.migrate_plan)
     apply = migrate_actions.add_parser(
         "apply",
@@ -269,7 +276,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     )
     apply.add_argument("--max-wcu", type=_positive, default=100, help="most write units a second")
     apply.add_argument(
-        "--segments", type=int, default=4, help="parallel Scan segments (a fresh run's)"
+        "--segments", type=_positive_int, default=4, help="parallel Scan segments (a fresh run's)"
     )
     apply.set_defaults(run=commands.migrate_apply)
 
