@@ -97,6 +97,16 @@ def change_of(labels: Mapping[str, Entity], index_attributes: Iterable[str], ite
     defaults = _defaults(entity, item)
     try:
         values = record(entity, {**item, **defaults})
+    except KeyError as exc:
+        return Unmigrated(
+            entity,
+            key,
+            f"it lacks {exc.args[0]!r}, which has no default: declare it optional=True, or"
+            " a Choice with an initial value, or give the item one",
+        )
+    except (TypeError, ValueError, DynagateError) as exc:
+        return Unmigrated(entity, key, f"its values are not the model's ({_said(exc)})")
+    try:
         expected = entity.item_keys(values)
     except (KeyError, TypeError, ValueError, DynagateError) as exc:
         return Unmigrated(entity, key, f"its values render no keys ({_said(exc)})")

@@ -166,7 +166,8 @@ class Entity:
                         DELIMITERS.intersection(v) or v == ANY for v in attribute.values
                     ):
                         raise ModelError(f"{where}: a value of {name!r} holds a key delimiter")
-                if not one.label.lstrip("#") or DELIMITERS.intersection(one.label.lstrip("#")):
+                bare = one.label.lstrip("#")
+                if not (bare.isascii() and bare.isalnum()):
                     raise ModelError(
                         f"{self.name}'s key label {one.label!r}: letters and digits, after"
                         " leading '#'s if any (they sort a collection's items before others)"

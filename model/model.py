@@ -335,6 +335,11 @@ def _check_names(model: Model) -> None:
     # One change type per entity, whichever of its lists are followed.
     followed: list[ListOf | Near] = [*model.of_kind(ListOf), *model.of_kind(Near)]
     types += sorted({f"{p.entity.name}Change" for p in followed if p.subscription})
+    # A choice's enum is a GraphQL enum type, named after its class: one class per name.
+    enums = {
+        a.values for e in model.entities for a in e.attributes.values() if isinstance(a, Choice)
+    }
+    types += [enum.__name__ for enum in enums]
     for where, names in [("type", types), *((f"{r} field", n) for r, n in roots.items())]:
         clashes = sorted(name for name, count in Counter(names).items() if count > 1)
         if clashes:

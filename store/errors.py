@@ -136,6 +136,11 @@ def mapped(exc: ClientError) -> Exception | None:
             exc.response.get("Error", {}).get("Message"),
         )
         return Unavailable("the table is not available")
+    message = str(exc.response.get("Error", {}).get("Message", ""))
+    if code == "ValidationException" and "does not have the specified index" in message:
+        # A model served before `dynagate migrate apply` added its new index.
+        logger.error("an index the model reads is missing (run `dynagate migrate apply`)")
+        return Unavailable("this list is not available yet")
     return None
 
 

@@ -56,6 +56,12 @@ async def create_table(
             f"created table {table!r} with {len(indexes)} indexes and its stream"
             " (new and old images)"
         )
+    differing = differing_indexes(description, indexes)
+    if differing:
+        raise DynamoDBFailure(
+            f"table {table!r}: {'; '.join(differing)}. DynamoDB changes no index's keys in"
+            " place: declare a new index, `dynagate migrate apply`, then drop the old one"
+        )
     missing = missing_indexes(description, indexes)
     for index in missing:
         await add_index(client, table, index, wait_seconds)

@@ -1,8 +1,9 @@
 """`dynagate migrate plan|apply` and the model's part of `dynagate verify`: the table and its
 items compared with the model, and brought to it (docs/model.md#changing-a-model).
 
-Exit codes: `plan` 0 when nothing is to change, 1 when `apply` has work, 2 when the model
-asks what no migration does (an index's keys changed in place); `apply` and `verify` 0
+Exit codes: `plan` 0 when nothing is to change, 1 when `apply` has work or items are left
+as they are, 2 when the model asks what no migration does (an index's keys changed in
+place); `apply` and `verify` 0
 when every item is the model's, 1 when some are left (reported), 2 as `plan`.
 """
 
@@ -119,6 +120,8 @@ def plan(args: argparse.Namespace) -> int:
         verdict, code = "refused: an index's keys cannot change in place (docs/model.md)", 2
     elif work:
         verdict, code = "run `dynagate migrate apply` to make these changes", 1
+    elif tally.unmigrated:
+        verdict, code = "no migration changes the items left as they are: see above", 1
     else:
         verdict, code = "nothing to change", 0
     print("\n".join([*lines, verdict]))

@@ -258,7 +258,8 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         help="print what the model asks of the table and its items (reads only)",
         description="Compares the model with the table's indexes and with every item (a "
         "consistent Scan): indexes to add, and items to give index keys, defaults or copies. "
-        "Exit status: 0 nothing to change, 1 changes to apply, 2 refused.",
+        "Exit status: 0 nothing to change, 1 changes to apply or items left as they are (listed), "
+        "2 refused.",
         formatter_class=_Formatter,
     )
     plan.add_argument("--segments", type=_positive_int, default=4, help="parallel Scan segments")

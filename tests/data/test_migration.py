@@ -21,12 +21,13 @@ import pytest
 from data.copies_verify import diff, group
 from data.entities import record
 from data.migration import Pass, WriteBudget, index_attributes, run
-from data.migration_items import ItemChange, change_of, entity_labels, fingerprint
+from data.migration_items import ItemChange, Unmigrated, change_of, entity_labels, fingerprint
 from gateway.cli.seeding import Seeding
 from keys.migrations import CHECKPOINT
-from model import Model, ModelError, Number
+from model import GSI1, Index, Model, ModelError, Number, Text
 from store.client import Store
 from store.connection import open_client
+from store.errors import DynamoDBFailure
 from store.tables import create_table, describe
 from tests.client import Api, settings_for
 from tests.conftest import new_table
@@ -51,6 +52,11 @@ async def old_table(client: Any) -> AsyncIterator[str]:
         await client.update_table(
             TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "GSI3"}}]
         )
+        for _ in range(100):  # until DynamoDB has deleted it
+            indexes = (await describe(client, name) or {}).get("GlobalSecondaryIndexes", [])
+            if [i["IndexName"] for i in indexes] == ["GSI1", "GSI2"]:
+                break
+            await asyncio.sleep(0.1)
         yield name
 
 
@@ -432,3 +438,42 @@ def test_an_entity_may_not_be_typed_as_the_engine_s_items() -> None:
     entity = replace(library.SHELF, name="Migration")
     with pytest.raises(ModelError, match="the engine's own"):
         Model((entity,), ())
+
+
+async def test_a_list_on_an_index_not_added_yet_is_unavailable_not_an_internal_error(
+    client: Any, old_table: str, endpoint: str
+) -> None:
+    async with Api.serving(settings_for(endpoint, old_table, model=V2)) as api:
+        answer = await api(f"query {{ onLoan(first: 5) {{ {EDGES} }} }}")
+    assert answer.codes == ["UNAVAILABLE"], answer.body
+    assert "not available yet" in str(answer.body)
+
+
+async def test_create_table_refuses_an_index_whose_keys_the_model_changed(client: Any) -> None:
+    async with new_table(client, "keys") as name:
+        moved = Index("GSI2", "GSI2PK", "GSI9SK")
+        with pytest.raises(DynamoDBFailure, match="changes no index's keys in place"):
+            await create_table(client, name, indexes=(GSI1, moved), stream=False)
+
+
+def test_an_attribute_added_without_a_default_is_named_not_guessed() -> None:
+    isbn = replace(library.BOOK, attributes={**library.BOOK.attributes, "isbn": Text()})
+    item = {
+        "PK": "BOOK#0ujsswThIGTUYm2K8FjOOfXtY1K",
+        "SK": "BOOK#0ujsswThIGTUYm2K8FjOOfXtY1K",
+        "type": "BOOK",
+        "id": "0ujsswThIGTUYm2K8FjOOfXtY1K",
+    }
+    whole = {
+        **item,
+        "shelfId": "s1",
+        "title": "t",
+        "genre": "NOVEL",
+        "year": 1999,
+        "loan": "AVAILABLE",
+        "addedAt": "2026-01-01T00:00:00.000Z",
+        "updatedAt": "2026-01-02T00:00:00.000Z",
+    }
+    lacking = change_of({"BOOK": isbn}, set(), whole)
+    assert isinstance(lacking, Unmigrated)
+    assert lacking.reason.startswith("it lacks 'isbn', which has no default")

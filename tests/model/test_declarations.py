@@ -3,6 +3,7 @@ and every declaration the engine could not serve refused when the model is built
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -358,3 +359,25 @@ def _at_a_desk() -> Entity:
         indexes={GSI2: Keys(key("DESK", "desk"), key("ITEM", "id"))},
         sparse={GSI2: only("size", Size.M)},
     )
+
+
+def test_two_choices_of_one_name_would_be_two_graphql_enums_of_one_name() -> None:
+    first = StrEnum("Status", {"A": "A"})
+    second = StrEnum("Status", {"B": "B"})
+    one = Entity(
+        "One", {"id": Identifier(), "state": Choice(values=first)}, key=same(key("ONE", "id"))
+    )
+    two = Entity(
+        "Two", {"id": Identifier(), "state": Choice(values=second)}, key=same(key("TWO", "id"))
+    )
+    with pytest.raises(ModelError, match=r"generated type names clash: \['Status'\]"):
+        Model((one, two), ())
+    assert Model(
+        (one, replace(two, attributes={"id": Identifier(), "s": Choice(values=first)})), ()
+    )
+
+
+@pytest.mark.parametrize("label", ["X-Y", "X Y", "É", "#"])
+def test_a_key_label_is_letters_and_digits(label: str) -> None:
+    with pytest.raises(ModelError, match="letters and digits"):
+        Entity("One", {"id": Identifier()}, key=same(key(label, "id")))
