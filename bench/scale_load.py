@@ -23,7 +23,8 @@ from data.callers import OPEN, Caller
 from data.clock import new_ksuid, new_token
 from data.entities import record, stored
 from data.entity_places import place_item
-from data.entity_writes import index_changes, new_items
+from data.entity_writes import new_items
+from data.update_keys import index_changes
 from demo.model.comments import COMMENT, PRODUCT
 from demo.model.markers import MARKER, MARKER_PLACES
 from demo.model.orders import CUSTOMER, ORDER, OrderStatus

@@ -21,6 +21,7 @@ from data.clock import new_ksuid, new_token, now
 from data.creates import put_all, put_new, put_under
 from data.entities import Record, checked, described, key_of, record, stored, total
 from data.entity_copies import check_moves, not_theirs
+from data.update_keys import held_reads, index_changes, kept_values
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
 from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
@@ -47,30 +48,6 @@ def update_calls(entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
         return entity_copies.CHANGE_CALLS, 1
     reads = 1 if kept_values(entity, set(changes), set(changes)) else 0
     return reads + (UPDATE_ATTEMPTS if _sorting_stamp(entity) else 1), reads
-
-
-def kept_values(entity: Entity, changes: set[str], updatable: set[str] | None = None) -> set[str]:
-    """The attributes an update of `changes` reads first: those a key it renders anew uses
-    that it neither knows nor changes, and that no update changes (a time stamped on
-    create, say) or this update cannot (outside its `updatable`); any other such attribute
-    the client gives with the change. And the
-    predicate of a sparse index whose sort key it renders anew without changing the
-    predicate: the key is written only while the item is in the index."""
-    changed = {*changes, *entity.write_stamps}
-    rendered = set(entity.rerendered(changed))
-    predicates = set()
-    for index, predicate in entity.sparse.items():
-        if predicate.attribute in changed:
-            rendered.update(index.attributes)
-        elif rendered & set(index.attributes):
-            predicates.add(predicate.attribute)
-    used = {s.name for name in rendered for s in entity.templates[name].segments}
-    fixed = {
-        name
-        for name, attribute in entity.attributes.items()
-        if not attribute.changeable or (updatable is not None and name not in updatable)
-    }
-    return ((used & fixed) | predicates) - {*entity.key_attributes, *changed}
 
 
 def _sorting_stamp(entity: Entity) -> str | None:
@@ -221,7 +198,7 @@ async def update(
             raise NotFound(missing)
         if writer_only and not wrote(found, caller):
             raise not_theirs(entity, arguments)
-        kept, read_held, absent = _held_reads(entity, reads, found)
+        kept, read_held, absent = held_reads(entity, reads, found)
         check_moves(entity, arguments, transitions, values, found)
         held.update(read_held)
     allowed, allowed_values = _allowed(entity, transitions, values)
@@ -260,7 +237,7 @@ async def update(
                 if writer_only and not wrote(exc.item, caller):
                     raise not_theirs(entity, arguments) from None
                 if reads:
-                    again, read_held, now_absent = _held_reads(entity, reads, exc.item)
+                    again, read_held, now_absent = held_reads(entity, reads, exc.item)
                     if again == kept and (read_held, now_absent) != (
                         {n: held[n] for n in read_held if n in held},
                         absent,
@@ -282,45 +259,6 @@ async def update(
         items.refresh(key, item)
         return record(entity, item)
     raise Conflict(f"{described(entity, arguments)} is being changed by other requests; try again")
-
-
-def _held_reads(
-    entity: Entity, reads: set[str], item: Item
-) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
-    """The values an update reads first (only those: any other value a key needs is the
-    client's to give), what the write holds the item to (the same entity, not one made
-    anew since), and the attributes it holds absent: a choice declared since the item was
-    written reads as its initial value, and is held to be still absent."""
-    kept = {name: value for name, value in record(entity, item).items() if name in reads}
-    held = stored(entity, {name: kept[name] for name in reads if name in item})
-    return kept, held, [name for name in sorted(reads) if name not in item]
-
-
-def index_changes(
-    entity: Entity, values: Mapping[str, Any], changed: Mapping[str, Any]
-) -> tuple[dict[str, str], list[str]]:
-    """The key attributes an update sets (those using a changed attribute; every key of a
-    sparse index it enters) and those it removes (of a sparse index it leaves)."""
-    rendered = set(entity.rerendered(changed))
-    removed: list[str] = []
-    for index, predicate in entity.sparse.items():
-        if predicate.attribute not in changed:
-            if index.partition_key in rendered:  # whether it belongs there is unknown
-                raise BadUserInput(f"give `{predicate.attribute}` with {_named(changed)}")
-            if not predicate.holds(values):  # read first (`kept_values`): not in the index
-                rendered.difference_update(index.attributes)
-            continue
-        if predicate.holds(values):
-            rendered.update(index.attributes)
-        else:
-            rendered.difference_update(index.attributes)
-            removed += index.attributes
-    lacking = sorted(
-        {s.name for name in rendered for s in entity.templates[name].segments} - set(values)
-    )
-    if lacking:
-        raise BadUserInput(f"give {_named(lacking)} with {_named(changed)}")
-    return entity.key_values(values, only=sorted(rendered)), removed
 
 
 def _allowed(
@@ -353,10 +291,6 @@ def _all_of(terms: list[str]) -> str | None:
     if len(terms) < 2:
         return terms[0] if terms else None
     return " AND ".join(f"({t})" if " OR " in t else t for t in terms)
-
-
-def _named(names: Iterable[str]) -> str:
-    return ", ".join(f"`{name}`" for name in names)
 
 
 def _give(names: list[str]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from data import entity_writes
+from data import entity_writes, update_keys
 from data.callers import Caller
 from keys.errors import BadUserInput, Conflict, Forbidden, NotFound
 from keys.table import GSI1
@@ -70,7 +70,7 @@ async def move(store: Store, phase: Phase, caller: Caller, job: str = "j1") -> A
 
 
 async def test_another_writer_hears_forbidden_whatever_the_move(store: Store) -> None:
-    assert entity_writes.kept_values(JOB, {"phase"}) == {"createdAt"}
+    assert update_keys.kept_values(JOB, {"phase"}) == {"createdAt"}
     await entity_writes.create(store, MODEL, JOB, {"id": "j1"}, caller=ALICE)
     for phase in (Phase.DONE, Phase.GONE):  # allowed, and allowed from nowhere
         with pytest.raises(Forbidden, match="filed by someone else"):

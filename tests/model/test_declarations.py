@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from data.entity_writes import index_changes, kept_values
+from data.update_keys import index_changes, kept_values
 from demo.model.tickets import QUEUE, TICKET
 from keys.codecs import to_millis
 from keys.errors import BadUserInput

@@ -12,7 +12,8 @@ import pytest
 
 from data.entities import checked, total
 from data.entity_lists import list_read, narrowed
-from data.entity_writes import kept_values, update_calls
+from data.entity_writes import update_calls
+from data.update_keys import kept_values
 from demo.model import MODEL
 from demo.model.orders import CUSTOMER, ORDER, OrderStatus
 from demo.model.tickets import TICKET
