@@ -120,13 +120,13 @@ def _check_owner(pattern: Pattern) -> None:
         raise ModelError(f"{where}: access 'owner' needs the entity's Owner")
     if isinstance(pattern, Lookup | Create):
         return
-    if isinstance(pattern, ListOf) and pattern.access != "owner":
+    if isinstance(pattern, ListOf) and (pattern.access != "owner" or pattern.root):
         keys = pattern.entity.keys_on(pattern.index)
         if keys is not None and owner.attribute in keys.partition.attributes:
-            return  # its subscription's arguments name the owner
+            return  # its arguments (a root list's, a subscription's) name the owner
     raise ModelError(
-        f"{where}: access 'owner' is for lookups, creates and the subscriptions of lists"
-        " whose partition is the owner's"
+        f"{where}: access 'owner' is for lookups, creates, and root lists and the"
+        " subscriptions of lists whose partition is the owner's"
     )
 
 

@@ -232,7 +232,9 @@ def _root_list(types: EntityTypes, pattern: ListOf) -> Any:
     parameters = {**list_parameters(pattern, partition=True), "page": (PageArgs, REQUIRED)}
     returns = Connection[types.types[entity.name]]  # type: ignore[name-defined]
     cost = page_read(entities.most_bytes(entity), filtered=filtering(pattern))
-    return connection_field(cost, rule(pattern.access or "signed_in", entity))(
+    # `owner`: the arguments name the owner (its partition's, checked when declared).
+    owner = None if entity.owner is None else entity.owner.attribute
+    return connection_field(cost, rule(pattern.access or "signed_in", entity, owner))(
         signed(resolve, pattern.field, parameters, returns)
     )
 

@@ -26,8 +26,8 @@ of ratings holding r (16) under L and under `~` (any); `reviews(language: "pt", 
 Lists below a venue have no rule of their own: they are as open as the venue, which
 anyone may read and find on the map. So a booking shows no guest, and a venue's lists are
 its public calendar; who booked is kept in `guestId` (the owner, GSI1's partition) and the
-author, which the rules read. A guest's bookings are a root list, which takes no owner
-rule: admins read it, and a guest follows their own through `guestBookingChanges`. Venues
+author, which the rules read. A guest reads and follows their own bookings
+(`guestBookings`, `guestBookingChanges`: the owner's partition of GSI1). Venues
 are kept by place, so they are neither changed nor removed.
 """
 
@@ -212,7 +212,7 @@ MODEL = Model(
             root=True,
             range=Range("startsAt", "stays"),
             direction=True,
-            access="admins",
+            access="owner",
             description="A guest's bookings by when the stay begins.",
             subscription="guestBookingChanges",
             subscription_access="owner",

@@ -172,15 +172,15 @@ def _jobs(*patterns: Callable[[Entity], Any]) -> Model:
         ),
         (
             lambda: _jobs(lambda e: Update(e, "move", ("phase",), access="owner")),
-            "access 'owner' is for lookups, creates and the subscriptions",
+            "access 'owner' is for lookups, creates, and root lists",
         ),
         (
             lambda: _jobs(lambda e: Delete(e, "drop", access="owner")),
-            "access 'owner' is for lookups, creates and the subscriptions",
+            "access 'owner' is for lookups, creates, and root lists",
         ),
         (
-            lambda: _jobs(lambda e: ListOf(e, GSI2, "jobs", root=True, access="owner")),
-            "access 'owner' is for lookups, creates and the subscriptions",
+            lambda: _jobs(lambda e: ListOf(e, GSI3, "jobs", root=True, access="owner")),
+            "access 'owner' is for lookups, creates, and root lists",
         ),
         (
             lambda: _jobs(lambda e: ListOf(e, GSI1, "jobs", root=True, unnarrowed=GSI2)),
