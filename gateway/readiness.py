@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gateway.settings import Settings
-from store.tables import NotReady, table_status
+from keys.table import Index
+from store.tables import NotReady, describe, missing_indexes, table_status
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -52,10 +54,23 @@ def fix(problem: NotReady, settings: Settings) -> str:
     return "see /readyz until it answers 200"
 
 
-async def warn_unless_ready(client: DynamoDBClient, settings: Settings) -> None:
-    """One warning at start, naming the endpoint, the table and the fix."""
+async def warn_unless_ready(
+    client: DynamoDBClient, settings: Settings, indexes: Sequence[Index] = ()
+) -> None:
+    """One warning at start, naming the endpoint, the table and the fix; and one when the
+    table lacks `indexes` the model reads (its lists on them answer UNAVAILABLE)."""
     problem = await not_ready(client, settings.table)
     if problem is None:
+        description = await describe(client, settings.table) or {}
+        missing = [index.name for index in missing_indexes(description, indexes)]
+        if missing:
+            logger.warning(
+                "table %r lacks the indexes %s that the model %r reads: its lists on them"
+                " answer UNAVAILABLE until `dynagate migrate apply` adds them",
+                settings.table,
+                missing,
+                settings.model,
+            )
         return
     where = settings.endpoint or f"AWS ({settings.region})"
     logger.warning(

@@ -25,7 +25,7 @@ from gateway.metrics import Metrics
 from gateway.readiness import warn_unless_ready
 from gateway.replicas.fanout import ChangeFanout
 from gateway.replicas.shared_limits import REDIS_SECONDS, SharedRateLimiter
-from gateway.served_model import served
+from gateway.served_model import declared, served
 from gateway.settings import Settings
 from store.client import Store
 from store.connection import open_streams_client
@@ -115,7 +115,7 @@ class Runtime:
         self.client = client
         opened.callback(setattr, self, "client", None)
         # Before the metrics watch the client: this call serves no request.
-        await warn_unless_ready(client, settings)
+        await warn_unless_ready(client, settings, declared(settings.model).indexes)
         if metrics is not None:
             opened.callback(metrics.watch(client))
             opened.callback(metrics.watch(streams))

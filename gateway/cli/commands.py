@@ -227,9 +227,14 @@ def model_check(args: argparse.Namespace) -> int:
     model = declared(name)
     print("\n".join(described(model)))
     print(
-        f"model {name!r}: {len(model.entities)} entities, {len(model.patterns)} access patterns, ok"
+        f"model {name!r}: {_count(len(model.entities), 'entity', 'entities')},"
+        f" {_count(len(model.patterns), 'access pattern', 'access patterns')}, ok"
     )
     return 0
+
+
+def _count(number: int, one: str, more: str) -> str:
+    return f"{number} {one if number == 1 else more}"
 
 
 def export_schema(args: argparse.Namespace) -> int:

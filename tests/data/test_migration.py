@@ -441,10 +441,13 @@ def test_an_entity_may_not_be_typed_as_the_engine_s_items() -> None:
 
 
 async def test_a_list_on_an_index_not_added_yet_is_unavailable_not_an_internal_error(
-    client: Any, old_table: str, endpoint: str
+    client: Any, old_table: str, endpoint: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with Api.serving(settings_for(endpoint, old_table, model=V2)) as api:
         answer = await api(f"query {{ onLoan(first: 5) {{ {EDGES} }} }}")
+    # Serving began with a warning naming the index and the fix.
+    assert "lacks the indexes ['GSI3'] that the model" in caplog.text
+    assert "`dynagate migrate apply`" in caplog.text
     assert answer.codes == ["UNAVAILABLE"], answer.body
     assert "not available yet" in str(answer.body)
 
