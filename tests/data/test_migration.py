@@ -6,115 +6,29 @@ gateway serving the new model; its answers lost on the way back."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import random
-import signal
-import subprocess
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from data.copies_verify import diff, group
-from data.entities import record
-from data.migration import Pass, WriteBudget, index_attributes, run
+from data.migration import WriteBudget, index_attributes
 from data.migration_items import ItemChange, Unmigrated, change_of, entity_labels, fingerprint
-from gateway.cli.seeding import Seeding
-from keys.migrations import CHECKPOINT
 from model import GSI1, Index, Model, ModelError, Number, Text
-from store.client import Store
-from store.connection import open_client
 from store.errors import DynamoDBFailure
 from store.tables import create_table, describe
 from tests.client import Api, settings_for
 from tests.conftest import new_table
-from tests.faults import FaultProxy, without_backoff
-from tests.gateway.test_cli import DYNAGATE
+from tests.data.migration_setup import (
+    EDGES,
+    V2,
+    assert_items_are_the_models,
+    cli_env,
+    written_by_v1,
+)
 from tests.gateway.test_cli import run as run_cli
 from tests.model import library, library_v1
 from tests.table import scan_all
-
-V1, V2 = "tests.model.library_v1", "tests.model.library"
-SHELVES = ("s1", "s2")
-ADD = "mutation ($input: AddBookInput!) { addBook(input: $input) { id } }"
-POST = "mutation ($input: PostReviewInput!) { postReview(input: $input) { id } }"
-GENRES = ("ESSAY", "NOVEL", "POETRY")
-EDGES = "edges { node { id } }"
-
-
-@pytest.fixture
-async def old_table(client: Any) -> AsyncIterator[str]:
-    """A table as the older model made it: GSI1 and GSI2 only."""
-    async with new_table(client, "migrate") as name:
-        await client.update_table(
-            TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "GSI3"}}]
-        )
-        for _ in range(100):  # until DynamoDB has deleted it
-            indexes = (await describe(client, name) or {}).get("GlobalSecondaryIndexes", [])
-            if [i["IndexName"] for i in indexes] == ["GSI1", "GSI2"]:
-                break
-            await asyncio.sleep(0.1)
-        yield name
-
-
-async def written_by_v1(client: Any, table: str, books: int, reviews: int) -> None:
-    """Shelves, books and reviews written through the older model's own API."""
-    api = Seeding(client, table, V1)
-    draw = random.Random(3)
-    for shelf in SHELVES:
-        await api.execute(
-            'mutation ($id: ID!) { createShelf(input: {id: $id, label: "L"}) { id } }',
-            {"id": shelf},
-        )
-
-    async def book(n: int) -> None:
-        given = {"shelfId": SHELVES[n % 2], "title": f"b{n}", "genre": draw.choice(GENRES)}
-        await api.execute(ADD, {"input": {**given, "year": 1900 + draw.randrange(120)}})
-
-    async def review(n: int) -> None:
-        given = {"shelfId": SHELVES[n % 2], "stars": draw.randint(1, 4), "text": f"r{n}"}
-        await api.execute(POST, {"input": {**given, "form": draw.choice(("PRINT", "AUDIO"))}})
-
-    for n in range(max(books, reviews)):
-        if n < books:
-            await book(n)
-        if n < reviews:
-            await review(n)
-
-
-async def assert_items_are_the_models(client: Any, table: str, books: int, reviews: int) -> None:
-    """Item by item: each book holds exactly the keys and default the library model
-    derives from it, each review its 16 copies and no list keys of its own; nothing else."""
-    items = await scan_all(client, table)
-    by_type: dict[str, list[dict[str, Any]]] = {}
-    for item in items:
-        by_type.setdefault(str(item.get("type")), []).append(item)
-    assert {k: len(v) for k, v in by_type.items()} == {
-        "SHELF": len(SHELVES),
-        "BOOK": books,
-        "REVIEW": reviews,
-        "REVIEW_COPY": 16 * reviews,
-    }
-    for book in by_type["BOOK"]:
-        assert book["loan"] == "AVAILABLE"
-        keys = library.BOOK.item_keys(record(library.BOOK, book))
-        assert {a: book.get(a) for a in keys} == keys
-        assert not {"GSI3PK", "GSI3SK"} & set(book)  # the sparse index: not while AVAILABLE
-    for review in by_type["REVIEW"]:
-        assert not {"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"} & set(review)
-        assert review["version"] == 1
-    partitions = group(library.REVIEW, items).values()
-    assert all(diff(library.REVIEW, p.primary, p.copies).clean for p in partitions)
-
-
-def cli_env(endpoint: str, table: str) -> dict[str, str]:
-    """The command's environment: the table, and the tests' models importable."""
-    root = str(Path(__file__).parents[2])
-    return {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table, "PYTHONPATH": root}
-
 
 # ---- pure
 
@@ -267,128 +181,6 @@ async def test_the_new_model_reads_what_the_migration_wrote(
         )
 
 
-async def test_killed_at_random_points_it_resumes_and_loses_and_duplicates_nothing(
-    client: Any, old_table: str, endpoint: str
-) -> None:
-    books, reviews = 40, 24
-    await written_by_v1(client, old_table, books=books, reviews=reviews)
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
-    env = {**clean, **cli_env(endpoint, old_table)}
-    command = [DYNAGATE, "migrate", "apply", "--model", V2, "--max-wcu", "150"]
-    draw = random.Random(11)
-    killed_midway = 0
-    for _ in range(12):
-        process = await asyncio.create_subprocess_exec(
-            *command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        try:
-            await asyncio.wait_for(process.wait(), timeout=draw.uniform(1.0, 4.0))
-        except TimeoutError:
-            os.kill(process.pid, signal.SIGKILL)
-            await process.wait()
-            kept = await client.get_item(
-                TableName=old_table,
-                Key={k: {"S": v} for k, v in CHECKPOINT.items()},
-                ConsistentRead=True,
-            )
-            killed_midway += "Item" in kept
-            continue
-        assert process.returncode == 0
-        break
-    else:
-        pytest.fail("the migration never finished")
-    assert killed_midway >= 1  # it was stopped with a checkpoint kept, and resumed from it
-    await assert_items_are_the_models(client, old_table, books=books, reviews=reviews)
-
-
-async def test_a_gateway_writing_meanwhile_is_never_overwritten(
-    client: Any, table: str, endpoint: str
-) -> None:
-    await written_by_v1(client, table, books=30, reviews=0)
-    items = await scan_all(client, table)
-    ids = [i["id"] for i in items if i.get("type") == "BOOK"]
-    update = "mutation ($input: UpdateBookInput!) { updateBook(input: $input) { id } }"
-    draw = random.Random(5)
-    async with Api.serving(settings_for(endpoint, table, model=V2)) as api:
-        migration = Pass(
-            Store(client, table),
-            library.MODEL,
-            index_attributes(library.MODEL, []) | {"GSI3PK", "GSI3SK"},
-            apply=True,
-        )
-
-        codes: list[str | None] = []
-
-        async def clients() -> None:
-            for _ in range(40):
-                given = {"id": draw.choice(ids), "year": draw.randrange(2000)}
-                answer = await api(update, input={**given, "genre": draw.choice(GENRES)})
-                codes.extend(answer.codes or [None])
-                lent = await api(update, input={"id": draw.choice(ids), "loan": "ON_LOAN"})
-                codes.extend(c for c in lent.codes if "cannot move" not in str(lent.body))
-
-        await asyncio.gather(run(migration, 3, lambda _: None), clients())
-    # The clients' writes succeed whether or not the migration has reached their book.
-    assert set(codes) == {None}, codes
-    labels = entity_labels(library.MODEL)
-    for item in await scan_all(client, table):
-        found = change_of(labels, {"GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK"}, item)
-        if isinstance(found, ItemChange) and found.entity is library.BOOK:
-            assert not found.writes, (item, found)
-
-
-async def test_the_new_model_serves_items_the_migration_has_not_reached(
-    client: Any, table: str, endpoint: str
-) -> None:
-    """Deployed before the migration, the new model reads and writes the older items: a
-    new choice reads as its initial value and moves from it; a review without copies yet
-    is edited, its copies written then."""
-    await written_by_v1(client, table, books=2, reviews=1)
-    items = await scan_all(client, table)
-    book, other = [i["id"] for i in items if i.get("type") == "BOOK"]
-    (review,) = [i["id"] for i in items if i.get("type") == "REVIEW"]
-    update = "mutation ($input: UpdateBookInput!) { updateBook(input: $input) { id loan } }"
-    edit = "mutation ($input: EditReviewInput!) { editReview(input: $input) { id stars } }"
-    async with Api.serving(settings_for(endpoint, table, model=V2)) as api:
-        read = await api("query ($id: ID!) { book(id: $id) { loan } }", id=book)
-        assert read.ok()["book"] == {"loan": "AVAILABLE"}
-        retitled = await api(update, input={"id": book, "title": "new"})
-        assert retitled.ok()["updateBook"] == {"id": book, "loan": "AVAILABLE"}
-        lent = await api(update, input={"id": other, "loan": "ON_LOAN"})
-        assert lent.ok()["updateBook"] == {"id": other, "loan": "ON_LOAN"}
-        edited = await api(edit, input={"id": review, "stars": 4})
-        assert edited.ok()["editReview"] == {"id": review, "stars": 4}
-        listed = await api(f'query {{ shelf(id: "s1") {{ reviews(stars: [4]) {{ {EDGES} }} }} }}')
-        shelf = next(i["shelfId"] for i in items if i.get("id") == review)
-        if shelf == "s1":
-            assert listed.ok()["shelf"]["reviews"]["edges"] == [{"node": {"id": review}}]
-    on_loan = await client.query(
-        TableName=table,
-        IndexName="GSI3",
-        KeyConditionExpression="GSI3PK = :p",
-        ExpressionAttributeValues={":p": {"S": "LOANS"}},
-    )
-    assert [i["id"]["S"] for i in on_loan["Items"]] == [other]
-
-
-async def test_lost_answers_are_written_once(
-    client: Any,
-    table: str,
-    proxy: FaultProxy,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    without_backoff(monkeypatch)
-    await written_by_v1(client, table, books=10, reviews=4)
-    proxy.inject("UpdateItem", "lose", probability=0.5, per_request=1)
-    proxy.inject("TransactWriteItems", "lose", probability=0.5, per_request=1)
-    async with open_client(proxy.url, "us-east-1", local=True, env={}) as through:
-        store = Store(through, table)
-        attributes = index_attributes(library.MODEL, [])
-        tally = await run(Pass(store, library.MODEL, attributes, apply=True), 2, lambda _: None)
-    assert tally.skipped == 0 and not tally.unmigrated
-    await assert_items_are_the_models(client, table, books=10, reviews=4)
-
-
 async def test_create_table_makes_the_model_s_indexes(client: Any) -> None:
     name = f"model-{random.Random().randrange(10**9)}"
     await create_table(client, name, indexes=library_v1.MODEL.indexes, stream=False)
@@ -402,31 +194,6 @@ async def test_create_table_makes_the_model_s_indexes(client: Any) -> None:
         await client.delete_table(TableName=name)
 
 
-async def test_one_run_at_a_time_and_a_killed_one_is_taken_over_at_once(
-    client: Any, table: str, endpoint: str
-) -> None:
-    await written_by_v1(client, table, books=30, reviews=4)
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
-    env = {**clean, **cli_env(endpoint, table)}
-    apply = [DYNAGATE, "migrate", "apply", "--model", V2]
-    slow = await asyncio.create_subprocess_exec(
-        *apply, "--max-wcu", "10", env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    key = {k: {"S": v} for k, v in CHECKPOINT.items()}
-    for _ in range(200):  # until it holds the checkpoint
-        if "Item" in await client.get_item(TableName=table, Key=key, ConsistentRead=True):
-            break
-        await asyncio.sleep(0.1)
-    second = run_cli("migrate", "apply", "--model", V2, env=cli_env(endpoint, table))
-    assert second.returncode == 1
-    assert "another `migrate apply` runs on this table" in second.stderr
-    os.kill(slow.pid, signal.SIGKILL)
-    await slow.wait()
-    third = run_cli("migrate", "apply", "--model", V2, env=cli_env(endpoint, table))
-    assert third.returncode == 0, third.stderr
-    await assert_items_are_the_models(client, table, books=30, reviews=4)
-
-
 @pytest.mark.parametrize("option", ["--segments", "--max-wcu"])
 def test_a_pass_of_no_segments_or_no_budget_is_refused(option: str) -> None:
     refused = run_cli("migrate", "apply", option, "0", env={})
@@ -438,18 +205,6 @@ def test_an_entity_may_not_be_typed_as_the_engine_s_items() -> None:
     entity = replace(library.SHELF, name="Migration")
     with pytest.raises(ModelError, match="the engine's own"):
         Model((entity,), ())
-
-
-async def test_a_list_on_an_index_not_added_yet_is_unavailable_not_an_internal_error(
-    client: Any, old_table: str, endpoint: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    async with Api.serving(settings_for(endpoint, old_table, model=V2)) as api:
-        answer = await api(f"query {{ onLoan(first: 5) {{ {EDGES} }} }}")
-    # Serving began with a warning naming the index and the fix.
-    assert "lacks the indexes ['GSI3'] that the model" in caplog.text
-    assert "`dynagate migrate apply`" in caplog.text
-    assert answer.codes == ["UNAVAILABLE"], answer.body
-    assert "not available yet" in str(answer.body)
 
 
 async def test_create_table_refuses_an_index_whose_keys_the_model_changed(client: Any) -> None:
