@@ -31,9 +31,11 @@ EDIT = """mutation ($input: EditCommentInput!) {
 COMMENT = "query ($id: ID!) { comment(id: $id) { id author body product { id } } }"
 NEW = {"productId": "p1", "language": "en", "rating": 4, "body": "fine"}
 
-ADMIN = token("root", admin=True)
-ALICE = token("Alice")
-BOB = token("bob")
+# Minted when the module is collected: valid for as long as the whole suite may run.
+SUITE = 3 * 3600
+ADMIN = token("root", admin=True, ttl=SUITE)
+ALICE = token("Alice", ttl=SUITE)
+BOB = token("bob", ttl=SUITE)
 
 
 pytestmark = pytest.mark.overrides(**SECURED)

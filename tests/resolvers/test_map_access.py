@@ -28,9 +28,11 @@ HEATMAP = """query ($viewport: Viewport!) {
   heatmap(viewport: $viewport, precision: 8) { cells { geohash count } } }"""
 NEW = {"lat": 48.85, "lon": 2.35, "label": "café"}
 
-ADMIN = token("root", admin=True)
-ALICE = token("Alice")
-BOB = token("bob")
+# Minted when the module is collected: valid for as long as the whole suite may run.
+SUITE = 3 * 3600
+ADMIN = token("root", admin=True, ttl=SUITE)
+ALICE = token("Alice", ttl=SUITE)
+BOB = token("bob", ttl=SUITE)
 
 
 pytestmark = pytest.mark.overrides(**SECURED, **MAP_LIMITS)
