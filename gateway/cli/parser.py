@@ -47,6 +47,20 @@ def _hook(model: str | None, name: str) -> Callable[[argparse.ArgumentParser], N
     return hook or (lambda _: None)
 
 
+def _actions(
+    subcommands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    about: str,
+    description: str | None = None,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """A command made of actions (`dynagate migrate plan`); alone, it prints its help."""
+    command = subcommands.add_parser(
+        name, help=about, description=description, formatter_class=_Formatter
+    )
+    command.set_defaults(run=lambda _: commands.usage(command))
+    return command.add_subparsers(metavar="ACTION")
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -140,16 +154,14 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     )
     diff.set_defaults(run=commands.schema_diff)
 
-    documents = subcommands.add_parser(
+    actions = _actions(
+        subcommands,
         "documents",
-        help="trusted documents: register a client's manifest, list what is registered",
+        "trusted documents: register a client's manifest, list what is registered",
         description="With DYNAGATE_DOCUMENTS=trusted only registered documents run (but "
         "for admins). `add` checks every document of MANIFEST.json against the schema and "
         "the demand limits and registers all of them, or none when one is refused.",
-        formatter_class=_Formatter,
     )
-    documents.set_defaults(run=lambda _: commands.usage(documents))
-    actions = documents.add_subparsers(metavar="ACTION")
     add = actions.add_parser(
         "add",
         parents=[model_option],
@@ -226,13 +238,11 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     )
     policy.set_defaults(run=commands.iam_policy)
 
-    model_command = subcommands.add_parser(
+    model_actions = _actions(
+        subcommands,
         "model",
-        help="check the model: its declarations, and each access pattern's requests",
-        formatter_class=_Formatter,
+        "check the model: its declarations, and each access pattern's requests",
     )
-    model_command.set_defaults(run=lambda _: commands.usage(model_command))
-    model_actions = model_command.add_subparsers(metavar="ACTION")
     check = model_actions.add_parser(
         "check",
         parents=[model_option],
@@ -245,13 +255,9 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     )
     check.set_defaults(run=commands.model_check)
 
-    migrate = subcommands.add_parser(
-        "migrate",
-        help="bring the table and its items to the model: indexes, keys, copies",
-        formatter_class=_Formatter,
+    migrate_actions = _actions(
+        subcommands, "migrate", "bring the table and its items to the model: indexes, keys, copies"
     )
-    migrate.set_defaults(run=lambda _: commands.usage(migrate))
-    migrate_actions = migrate.add_subparsers(metavar="ACTION")
     plan = migrate_actions.add_parser(
         "plan",
         parents=[model_option],
