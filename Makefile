@@ -40,6 +40,7 @@ run: dynamodb-local
 	@$(BIN)/dynagate dynamodb-local --port $(LOCAL_PORT) --db-path $(DATA) & local=$$!; \
 	trap 'kill $$local 2>/dev/null; wait $$local 2>/dev/null' EXIT INT TERM; \
 	export DYNAGATE_DYNAMODB_ENDPOINT=http://127.0.0.1:$(LOCAL_PORT) DYNAGATE_TABLE='$(TABLE)'; \
+	export DYNAGATE_CACHE=$${DYNAGATE_CACHE:-on}; \
 	$(if $(MODEL),export DYNAGATE_MODEL='$(MODEL)';) \
 	$(BIN)/python -c "from gateway.cli.dynamodb_local import wait_until_ready; wait_until_ready($(LOCAL_PORT))" && \
 	$(BIN)/dynagate create-table && \

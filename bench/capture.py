@@ -39,7 +39,7 @@ def _recording(calls: list[Call]) -> Iterator[None]:
         calls.append((method.__name__, copy.deepcopy(request)))
         return await original(self, operation, method, request, budgeted=budgeted)
 
-    Store._call = recorded  # type: ignore[method-assign]
+    Store._call = recorded  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:

@@ -100,7 +100,7 @@ class Admission:
         """A fresh context for an operation of `caller`, whose rate bucket is `who`."""
         runtime = self.runtime
         context = Context.create(
-            runtime.require_client(), runtime.settings.table, runtime.cursors, caller
+            runtime.require_client(), runtime.settings.table, runtime.cursors, caller, runtime.cache
         )
         context.who = who
         if self.limiter is not None:

@@ -167,6 +167,33 @@ class Metrics:
             ["use"],
             registry=registry,
         )
+        self.cache_reads = Counter(
+            "dynagate_cache_reads",
+            "Reads the read cache was asked for, by outcome: hit (answered from memory) or"
+            " miss (read from DynamoDB).",
+            ["outcome"],
+            registry=registry,
+        )
+        self.cache_invalidations = Counter(
+            "dynagate_cache_invalidations",
+            "Entries of the read cache dropped because a change could alter them.",
+            registry=registry,
+        )
+        self.cache_bytes = Gauge(
+            "dynagate_cache_bytes",
+            "Bytes the read cache holds now.",
+            registry=registry,
+            multiprocess_mode="livesum",
+        )
+        self.cache_unapplied = Gauge(
+            "dynagate_cache_unapplied_change_age_seconds",
+            "The most the oldest change of the table not applied to the read cache yet can"
+            " be old: seconds since every shard of the stream was last read to its end.",
+            registry=registry,
+            multiprocess_mode="livemax",
+        )
+        for outcome in ("hit", "miss"):
+            self.cache_reads.labels(outcome)
         for use in ("rate_limit", "changes"):
             self.redis_failures.labels(use)
         for outcome in ("delivered", "dropped"):
@@ -211,6 +238,20 @@ class Metrics:
 
     def failed(self, reason: str) -> None:
         self.stream_failures.inc()
+
+    # The read cache (`store.cached_reads.CacheObserver`).
+
+    def cache_hit(self) -> None:
+        self.cache_reads.labels("hit").inc()
+
+    def cache_miss(self) -> None:
+        self.cache_reads.labels("miss").inc()
+
+    def cache_invalidated(self, entries: int) -> None:
+        self.cache_invalidations.inc(entries)
+
+    def cache_held(self, size: int) -> None:
+        self.cache_bytes.set(size)
 
     def _called(self, operation: str, outcome: str) -> None:
         self.dynamodb_requests.labels(operation, outcome).inc()

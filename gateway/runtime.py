@@ -11,8 +11,10 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Self
 
 from redis.asyncio import Redis
@@ -27,11 +29,13 @@ from gateway.replicas.fanout import ChangeFanout
 from gateway.replicas.shared_limits import REDIS_SECONDS, SharedRateLimiter
 from gateway.served_model import declared, served
 from gateway.settings import Settings
+from store.cached_reads import CachedReads
 from store.client import Store
 from store.connection import open_streams_client
 from store.cursors import CursorCodec
 from store.leases import ShardLeases
 from store.stream import StreamReader
+from store.stream_records import StreamRecord
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -100,11 +104,18 @@ class Runtime:
     limiter: RateLimiter | None = field(init=False)
     _opened: AsyncExitStack = field(init=False, default_factory=AsyncExitStack)
 
+    # The read cache (DYNAGATE_CACHE=on), and the task that keeps the stream followed for it.
+    cache: CachedReads | None = field(init=False, default=None)
+    _watching: asyncio.Task[None] | None = field(init=False, default=None)
+
     def __post_init__(self) -> None:
         self.feed = ChangeFeed(served(self.settings.model).followed)
         self.limiter = self._rate_limiter()
         if self.metrics is not None:
             self.feed.observers.append(self.metrics.event)
+        if self.settings.cache:
+            indexes = set(declared(self.settings.model).indexes)
+            self.cache = CachedReads(self.settings.cache_bytes, indexes, observer=self.metrics)
 
     async def __aenter__(self) -> Self:
         settings, metrics, opened = self.settings, self.metrics, self._opened
@@ -132,6 +143,10 @@ class Runtime:
         # Last in, first out: reading stops first (leases given back), then what is owed
         # goes to Redis, then the clients close.
         opened.push_async_callback(self.stop_following)
+        if self.cache is not None:
+            # The cache answers only while the stream is followed: from the start.
+            self._watching = asyncio.create_task(self._watch_cache(), name="dynagate-cache")
+            opened.push_async_callback(self._stop_watching)
         # What start-up allocated lives as long as the process: keep the collector from
         # walking it again on every young-generation collection.
         gc.freeze()
@@ -140,9 +155,37 @@ class Runtime:
     async def __aexit__(self, *exc_info: object) -> None:
         await self._opened.aclose()
 
+    async def _watch_cache(self) -> None:
+        """Follow the stream for the read cache, and every second, let go of what it holds
+        once the stream is not followed and report how old an unapplied change may be."""
+        try:
+            await self.follow()
+        except Exception:  # the reader goes on trying; the cache answers once it reads
+            logger.warning("the table's stream is not read yet: the read cache answers nothing")
+        cache, metrics = self.cache, self.metrics
+        while cache is not None:
+            cache.answering()
+            age = cache.unapplied_seconds()
+            if metrics is not None and age is not None:
+                metrics.cache_unapplied.set(age)
+            await asyncio.sleep(1.0)
+
+    async def _stop_watching(self) -> None:
+        if self._watching is not None:
+            self._watching.cancel()
+            await asyncio.wait({self._watching}, timeout=STOP_SECONDS)
+
+    def _heard(self, records: Sequence[StreamRecord]) -> None:
+        """Changes of the table: out of the read cache, then to the subscriptions."""
+        if self.cache is not None:
+            self.cache.heard(records)
+        self.feed.publish(records)
+
     def degraded(self) -> list[str]:
         """What the process is doing without while Redis is unreachable (`/readyz`)."""
         found = []
+        if self.cache is not None and not self.cache.followed():
+            found.append("the table's stream is not followed: the read cache answers nothing")
         if isinstance(self.limiter, SharedRateLimiter) and self.limiter.degraded:
             found.append("Redis is unreachable: rate limits are per process until it returns")
         if self.fanout is not None and self.fanout.degraded:
@@ -177,15 +220,28 @@ class Runtime:
         """The process's reader of the table's stream: of every shard, feeding this
         process's subscriptions; with Redis, of the shards whose lease it holds, feeding
         every replica's (`gateway/replicas/fanout.py`)."""
-        table, metrics = self.settings.table, self.metrics
+        table, metrics, cache = self.settings.table, self.metrics, self.cache
         if self.redis is None:
-            return StreamReader(client, streams, table, self.feed.publish, observer=metrics)
+            beat = None if cache is None else partial(cache.beat, "")
+            return StreamReader(
+                client, streams, table, self._heard, observer=metrics, on_round=beat
+            )
         counted = None if metrics is None else metrics.redis_failures.labels("changes").inc
-        self.fanout = ChangeFanout(self.redis, self.feed.publish, on_failure=counted)
         owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        fanout = ChangeFanout(self.redis, self._heard, cache=cache, owner=owner, on_failure=counted)
+        self.fanout = fanout
+        if cache is not None:
+            cache.publish = fanout.tell  # other replicas hear of this one's writes
+            cache.sync = fanout.caught_up  # and this one of theirs, before it answers
         leases = ShardLeases(Store(client, table), owner)
         return StreamReader(
-            client, streams, table, self.fanout.publish, leases=leases, observer=metrics
+            client,
+            streams,
+            table,
+            fanout.publish,
+            leases=leases,
+            observer=metrics,
+            on_round=None if cache is None else fanout.beat,
         )
 
     def require_client(self) -> DynamoDBClient:

@@ -48,6 +48,7 @@ _IDENTITY = "Identity"
 _DEMAND = "Demand control"
 _HTTP = "HTTP, documents and browsers"
 _LIVE = "Subscriptions and several processes"
+_CACHE = "Read cache"
 _LOGS = "Logs and metrics"
 
 SETTINGS: tuple[Setting, ...] = (
@@ -293,6 +294,23 @@ SETTINGS: tuple[Setting, ...] = (
         shown=without_credentials,
     ),
     Setting(
+        "DYNAGATE_CACHE",
+        _CACHE,
+        "on or off",
+        "off (`make run`: on)",
+        "answer key-condition reads again from memory until the table's stream, this "
+        "gateway or a replica changes what they read",
+        choice("on", "off"),
+    ),
+    Setting(
+        "DYNAGATE_CACHE_BYTES",
+        _CACHE,
+        "a whole number of bytes from 1048576 (1 MiB) to 68719476736 (64 GiB)",
+        "67108864 (64 MiB)",
+        "the most memory the read cache holds, per process",
+        whole(1 << 20, 64 << 30),
+    ),
+    Setting(
         "DYNAGATE_METRICS",
         _LOGS,
         "true or false",
@@ -336,6 +354,7 @@ _PAGES = {
     _DEMAND: "[demand control](demand-control.md)",
     _HTTP: "[HTTP](http.md)",
     _LIVE: "[subscriptions](subscriptions.md)",
+    _CACHE: "[the read cache](cache.md)",
     _LOGS: "[HTTP](http.md#logs)",
 }
 

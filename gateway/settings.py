@@ -80,6 +80,9 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     # Several processes (docs/containers.md): the Redis (or Valkey) they share state in.
     redis_url: str | None = None
+    # The read cache (docs/cache.md): on or off, and the most bytes it holds per process.
+    cache: bool = False
+    cache_bytes: int = 64 << 20
 
     @property
     def open_mode(self) -> bool:
@@ -149,6 +152,8 @@ class Settings:
             max_batch=given.get("DYNAGATE_MAX_BATCH", 0),
             cors_origins=given.get("DYNAGATE_CORS_ORIGINS", ()),
             redis_url=given.get("DYNAGATE_REDIS_URL"),
+            cache=given.get("DYNAGATE_CACHE", "off") == "on",
+            cache_bytes=given.get("DYNAGATE_CACHE_BYTES", 64 << 20),
             **_identity(given, development=development, serving=serving),
         )
 

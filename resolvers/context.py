@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from data.callers import OPEN, Caller
 from data.feed import ChangeFeed
 from data.idempotency import MalformedKey
+from store.cached_reads import CachedReads
 from store.client import Store
 from store.cost import Cost
 from store.cursors import CursorCodec
@@ -56,7 +57,7 @@ class Context:
 
     def cost_report(self) -> dict[str, Any]:
         """`extensions.cost`: what was consumed, the bound, and the caller's budget."""
-        report: dict[str, Any] = {**self.cost.as_dict()}
+        report: dict[str, Any] = self.cost.as_dict(cached=self.store.cache is not None)
         if self.estimated is not None:
             report["estimated"] = self.estimated
         if self.budget is not None:
@@ -69,7 +70,7 @@ class Context:
         if self.charge is not None and self.cost.requests:
             self.charge(self.cost)
         previous = self.store
-        store = Store(previous.client, previous.table)
+        store = previous.sibling()
         store.budget = previous.budget
         self.store, self.items = store, ItemLoader(store)
         self.pages = Paginator(store, self.pages.cursors)
@@ -77,7 +78,10 @@ class Context:
     def for_operation(self) -> Context:
         """A context of its own for one operation of a connection (each subscription
         answers its events on its own), sharing the connection's caller and feed."""
-        fresh = Context.create(self.store.client, self.store.table, self.pages.cursors, self.caller)
+        store = self.store
+        fresh = Context.create(
+            store.client, store.table, self.pages.cursors, self.caller, store.cache
+        )
         fresh.changes, fresh.subscription_buffer = self.changes, self.subscription_buffer
         fresh.charge, fresh.budget = self.charge, self.budget
         fresh.sent_documents = self.sent_documents
@@ -85,10 +89,16 @@ class Context:
 
     @classmethod
     def create(
-        cls, client: DynamoDBClient, table: str, cursors: CursorCodec, caller: Caller = OPEN
+        cls,
+        client: DynamoDBClient,
+        table: str,
+        cursors: CursorCodec,
+        caller: Caller = OPEN,
+        cache: CachedReads | None = None,
     ) -> Context:
-        """A fresh context: its own cost report and loader cache, a shared client."""
-        store = Store(client, table)
+        """A fresh context: its own cost report and loader cache, a shared client and
+        read cache."""
+        store = Store(client, table, cache=cache)
         return cls(
             store=store, items=ItemLoader(store), pages=Paginator(store, cursors), caller=caller
         )

@@ -59,6 +59,10 @@ class Cost:
     # Calls refused because they would have passed the request's bound (not reported to
     # the client: a cost model too low is ours to fix, counted in /metrics).
     past_bound: int = 0
+    # Reads answered from the read cache (`store/cached_reads.py`), and the capacity
+    # DynamoDB would have consumed for them.
+    cached_requests: int = 0
+    saved_read_capacity_units: float = 0.0
 
     def record(
         self,
@@ -85,6 +89,11 @@ class Cost:
         self.items_scanned += returned if scanned is None else scanned
         self.items_returned += returned
 
+    def cached(self, read_capacity_units: float) -> None:
+        """Add one read answered from the read cache."""
+        self.cached_requests += 1
+        self.saved_read_capacity_units += read_capacity_units
+
     def add(self, other: Cost) -> None:
         """Count `other`'s calls in these (a batch's operations in its request)."""
         self.requests += other.requests
@@ -93,12 +102,19 @@ class Cost:
         self.items_scanned += other.items_scanned
         self.items_returned += other.items_returned
         self.past_bound += other.past_bound
+        self.cached_requests += other.cached_requests
+        self.saved_read_capacity_units += other.saved_read_capacity_units
 
-    def as_dict(self) -> dict[str, int | float]:
-        return {
+    def as_dict(self, *, cached: bool = False) -> dict[str, int | float]:
+        """The report's figures; with `cached` (the read cache is on), what it saved."""
+        report: dict[str, int | float] = {
             "requests": self.requests,
             "readCapacityUnits": round(self.read_capacity_units, 4),
             "writeCapacityUnits": round(self.write_capacity_units, 4),
             "itemsScanned": self.items_scanned,
             "itemsReturned": self.items_returned,
         }
+        if cached:
+            report["cachedRequests"] = self.cached_requests
+            report["savedReadCapacityUnits"] = round(self.saved_read_capacity_units, 4)
+        return report

@@ -1,10 +1,9 @@
 """What key-condition reads returned, kept in memory and answered again until a change that
 could alter them arrives: pure, no I/O.
 
-Each entry names what it depends on: the partitions it read (`(index, partition key)`,
-the table's index named "") and the items it returned or asked for (their table keys). A
-change to an item invalidates every entry that depends on a partition of the item, before
-or after the change, or on the item itself.
+Each entry names what it depends on (`store/read_dependencies.py`): the partitions it
+read and the items it returned or asked for. A change to an item invalidates every entry
+that depends on what the change touched.
 
 **A read in flight while its range changes is never stored.** A read takes a ticket
 (`begin`) before it calls DynamoDB: the number of the last change applied. An entry is
@@ -19,36 +18,12 @@ reads and stores until `resume`, for as long as the changes cannot be followed.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from keys.table import TABLE, Index
-
-# A partition of the table ("") or of an index, by its partition key's value.
-Partition = tuple[str, str]
-# An item, by its table key.
-ItemKey = tuple[str, str]
-Dependency = Partition | tuple[str, str, str]
-
-
-def item_dependency(partition: str, sort: str) -> Dependency:
-    """An item as a dependency (apart from partitions, which have two parts)."""
-    return ("item", partition, sort)
-
-
-def partitions_of(item: Mapping[str, Any], indexes: Iterable[Index]) -> set[Dependency]:
-    """The partitions an item image is in: the table's, and each index's whose partition
-    key it holds (an item without it is not in that sparse index); and the item itself."""
-    found: set[Dependency] = set()
-    if TABLE.partition_key in item and TABLE.sort_key in item:
-        pk, sk = str(item[TABLE.partition_key]), str(item[TABLE.sort_key])
-        found |= {("", pk), item_dependency(pk, sk)}
-    for index in indexes:
-        value = item.get(index.partition_key)
-        if value is not None and index.sort_key in item:
-            found.add((index.name or "", str(value)))
-    return found
+# A partition, an item, or a tag naming many (`store/read_dependencies.py`).
+Dependency = tuple[str, ...]
 
 
 @dataclass(frozen=True)

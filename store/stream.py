@@ -54,6 +54,12 @@ class StreamObserver(Protocol):
         """A stream call failed past the SDK's retries (DynamoDB's code, or "unreachable")."""
 
 
+# Told after each round that read every shard it polled to its end: the shards polled,
+# those the stream has to read (polled here or by other processes), and the round's
+# seconds.
+RoundObserver = Callable[[set[str], set[str], float], Awaitable[None] | None]
+
+
 class StreamsClient(Protocol):
     """What the reader asks of aiobotocore's `dynamodbstreams` client."""
 
@@ -101,6 +107,7 @@ class StreamReader:
         *,
         leases: ShardLeases | None = None,
         observer: StreamObserver | None = None,
+        on_round: RoundObserver | None = None,
         idle: tuple[float, float] = (0.05, 0.5),
         refresh: float = 10.0,
         backoff: tuple[float, float] = (0.5, 10.0),
@@ -114,6 +121,9 @@ class StreamReader:
         # Only the shards whose lease this process holds, when replicas share the stream.
         self.leased = None if leases is None else LeasedShards(leases, clock)
         self._observer = observer
+        self._on_round = on_round
+        # A shard refused its iterator this round: it is not known to be read to its end.
+        self._unsure = False
         self._idle = idle
         self._refresh = refresh
         self._backoff = backoff
@@ -174,6 +184,10 @@ class StreamReader:
         if not shards:
             return None if self._stream is None else 0
         read = 0
+        started = self._clock()
+        self._unsure = False
+        polled: set[str] = set()
+        behind = False
         for shard in shards:
             if self.leased is not None:
                 held = await self.leased.hold(shard)
@@ -181,7 +195,16 @@ class StreamReader:
                     self._closed(shard)
                 if held is not Hold.HELD:
                     continue  # another process reads it
-            read += await self._poll(shard)
+            records = await self._poll(shard)
+            read += records
+            polled.add(shard.id)
+            behind = behind or records >= _LIMIT
+        if self._on_round is not None and not behind and not self._unsure:
+            # Every shard polled was read to its end: what was written before the round
+            # began (and reached the stream) is delivered.
+            told = self._on_round(polled, {shard.id for shard in shards}, self._clock() - started)
+            if told is not None:
+                await told
         return read
 
     async def release(self) -> None:
@@ -308,6 +331,7 @@ class StreamReader:
             self._parents.pop(0)
 
     async def _refused(self, shard: Shard, code: str) -> None:
+        self._unsure = True
         shard.iterator = None  # the next poll asks for a new one from `shard.position()`
         if code == _TRIMMED:
             logger.warning(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
@@ -11,6 +13,7 @@ import httpx
 
 from gateway.http.app import create_app
 from gateway.settings import Settings
+from store.cached_reads import CachedReads
 
 
 @dataclass
@@ -36,6 +39,12 @@ class Result:
         cost: dict[str, Any] = self.body["extensions"]["cost"]
         return cost
 
+    @property
+    def calls(self) -> int:
+        """The reads and writes it took: DynamoDB's calls, and those the read cache
+        answered (when it is on)."""
+        return int(self.cost["requests"]) + int(self.cost.get("cachedRequests", 0))
+
     def ok(self) -> Any:
         assert not self.errors, self.errors
         return self.data
@@ -59,6 +68,8 @@ CONTRACT_CODES = frozenset(
 )
 # What the answers checked by `assert_well_formed` carry (no rate limit, no documents).
 CODES = CONTRACT_CODES - {"RATE_LIMITED", "PERSISTED_QUERY_NOT_FOUND"}
+# With the read cache on (docs/cache.md).
+CACHE_KEYS = {"cachedRequests", "savedReadCapacityUnits"}
 COST_KEYS = {"requests", "readCapacityUnits", "writeCapacityUnits", "itemsScanned", "itemsReturned"}
 ESTIMATE_KEYS = {"requests", "itemsScanned", "fields"}
 
@@ -68,7 +79,7 @@ def assert_well_formed(result: Result) -> None:
     assert result.status == 200, result.body
     for error in result.errors:
         assert error["extensions"]["code"] in CODES, error
-    assert set(result.cost) - {"estimated", "budget"} == COST_KEYS
+    assert set(result.cost) - {"estimated", "budget", *CACHE_KEYS} == COST_KEYS
     assert set(result.cost.get("estimated", ESTIMATE_KEYS)) == ESTIMATE_KEYS
 
 
@@ -100,6 +111,8 @@ class Api:
     http: httpx.AsyncClient
     settings: Settings
     headers: dict[str, str] = field(default_factory=dict)
+    # The gateway's read cache, when it is on.
+    cache: CachedReads | None = None
 
     def signed_in(self, token: str) -> Api:
         """This client, sending `token` as its bearer token."""
@@ -110,9 +123,14 @@ class Api:
     async def serving(cls, settings: Settings) -> AsyncIterator[Api]:
         app = create_app(settings)
         async with app.router.lifespan_context(app):
+            cache = app.state.runtime.cache
+            deadline = time.monotonic() + 20
+            while cache is not None and not cache.followed():  # answering, from the start
+                assert time.monotonic() < deadline, "the read cache never followed the stream"
+                await asyncio.sleep(0.02)
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
-                yield cls(http, settings)
+                yield cls(http, settings, cache=cache)
 
     async def __call__(self, query: str, **variables: Any) -> Result:
         response = await self.http.post(

@@ -12,6 +12,8 @@ such as `PutItem`; `*` for any):
     conflict  answer 400 TransactionCanceledException, every action of the transaction
               cancelled by `TransactionConflict` (another transaction held its item), not
               forwarded
+    hold      forward it, then keep DynamoDB's answer (`answered` is set) until the test
+              sets `release`: a call whose answer is in flight while the table changes
 
 A rule fires on a share of the calls it picks (`probability`, drawn from a generator seeded
 per proxy), at most `count` times in all and at most `per_request` times for one request:
@@ -38,7 +40,7 @@ import httpx
 import pytest
 from botocore.retries.standard import ExponentialBackoff
 
-Mode = Literal["lose", "error", "throttle", "hang", "conflict"]
+Mode = Literal["lose", "error", "throttle", "hang", "conflict", "hold"]
 _ERROR_TYPE = "com.amazonaws.dynamodb.v20120810#"
 # Headers of one connection, not of the message: the proxy sets its own.
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"}
@@ -57,6 +59,9 @@ class Rule:
     fields: dict[str, object] | None = None
     # Faults injected so far.
     hits: int = 0
+    # A `hold`: set once DynamoDB answered, and by the test to let the answer go.
+    answered: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    release: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
     _by_request: Counter[bytes] = field(default_factory=Counter, repr=False)
 
     def fires(self, operation: str, body: bytes, draw: Callable[[], float]) -> bool:
@@ -190,7 +195,10 @@ class FaultProxy:
             await writer.drain()
             return True
         answer = await self._forward(request)
-        if rule is not None:  # "lose": applied by DynamoDB, never heard of by the caller
+        if rule is not None and rule.mode == "hold":
+            rule.answered.set()
+            await rule.release.wait()
+        elif rule is not None:  # "lose": applied by DynamoDB, never heard of by the caller
             return False
         writer.write(answer)
         await writer.drain()

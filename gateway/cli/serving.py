@@ -33,6 +33,12 @@ def serve(host: str, port: int, workers: int) -> int:
             f"--workers {workers} needs DYNAGATE_REDIS_URL: without it each process reads "
             f"the table's stream itself, and DynamoDB allows {STREAM_READERS} readers per shard"
         )
+    if workers > 1 and settings.cache and settings.redis_url is None:
+        raise SettingsError(
+            f"--workers {workers} with DYNAGATE_CACHE=on needs DYNAGATE_REDIS_URL: each"
+            " worker's read cache must hear of the others' writes before they are answered"
+            " (docs/cache.md#several-replicas)"
+        )
     # `main` has configured logging, uvicorn's loggers included: no log_config, so uvicorn
     # keeps it, and no access log, so the request log is the one line per request.
     options: dict[str, Any] = {

@@ -88,6 +88,9 @@ class DemandControl(SchemaExtension):
             context.chosen = bound.chosen
             # Calls made before the operation (reading a persisted document) are not its own.
             context.store.budget = bound.total_requests + context.cost.requests
+            if self.execution_context.operation_type is OperationType.MUTATION:
+                # A write decides on what DynamoDB holds, never on the read cache's memory.
+                context.store.cache_ready = False
             if context.bounding_only:  # a batch's operations are bounded together first
                 self.execution_context.result = ExecutionResult(data=None, errors=None)
                 yield

@@ -287,7 +287,7 @@ class DocumentRegistration(SchemaExtension):
         context.sent_documents.discard(query)  # once, should a batch send it twice
         # A write of its own, past the operation's bound, in the operation's cost.
         store = context.store
-        registering = Store(store.client, store.table, cost=store.cost)
+        registering = store.sibling(cost=store.cost)
         await documents.register(
             registering, query, context.estimated, trusted=context.caller.admin
         )

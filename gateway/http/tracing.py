@@ -91,7 +91,7 @@ class RequestTracing:
             "status": status,
             "durationMs": round(seconds * 1000, 1),
             "errorCodes": exchange.codes,
-            "cost": cost.as_dict(),
+            "cost": cost.as_dict(cached=cost.cached_requests > 0),
         }
         logger.info(
             "graphql request=%s operation=%s type=%s status=%d duration_ms=%.1f codes=%s "

@@ -19,13 +19,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import orjson
 from redis.asyncio import Redis
 
-from gateway.replicas.shared_limits import FAILURES
+from gateway.replicas.shared_limits import FAILURES, REDIS_SECONDS
+from store.cached_reads import CachedReads
+from store.read_cache import Dependency
 from store.stream import DeliveryFailed
 from store.stream_records import StreamRecord, decoded, encoded
 
@@ -40,6 +42,8 @@ ENTRY = 100
 # not a failing Redis.
 BLOCK_MS = 250
 BATCH = 100
+# How often a reader tells the replicas it is reading every shard it holds to its end.
+BEAT_SECONDS = 0.5
 
 
 class ChangeFanout:
@@ -48,18 +52,28 @@ class ChangeFanout:
     def __init__(
         self,
         redis: Redis,
-        deliver: Callable[[Iterable[StreamRecord]], None],
+        deliver: Callable[[Sequence[StreamRecord]], None],
         *,
+        cache: CachedReads | None = None,
+        owner: str = "",
         on_failure: Callable[[], None] | None = None,
         backoff: tuple[float, float] = (0.2, 5.0),
     ) -> None:
         self.redis = redis
         self.deliver = deliver
+        # The process's read cache: told what other replicas wrote, and which shards the
+        # readers read to their end (docs/cache.md#several-replicas).
+        self.cache = cache
+        # This process, as its beats name it.
+        self.owner = owner
+        self._last_beat: tuple[float, frozenset[str], frozenset[str]] | None = None
         self.on_failure = on_failure
         self.backoff = backoff
         # The last sequence number delivered of each shard.
         self.delivered: dict[str, int] = {}
         self.last_id: str | None = None
+        # Set each time entries were handed over (`caught_up` waits for it).
+        self._advanced = asyncio.Event()
         self.ready = asyncio.Event()
         # Redis failed the last call: changes wait until it answers.
         self.degraded = False
@@ -72,7 +86,7 @@ class ChangeFanout:
             orjson.dumps([encoded(record) for record in records[at : at + ENTRY]])
             for at in range(0, len(records), ENTRY)
         ]
-        oldest = f"{int((time.time() - KEPT_SECONDS) * 1000)}-0"
+        oldest = _oldest()
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for payload in entries:
@@ -81,6 +95,40 @@ class ChangeFanout:
         except FAILURES as exc:
             self._failed()
             raise DeliveryFailed(f"Redis: {exc}") from exc
+
+    async def tell(self, touched: Collection[Dependency]) -> None:
+        """What a write of this process touched, for every replica's read cache; a Redis
+        that refuses it is logged and counted (the stream's record follows)."""
+        payload = orjson.dumps([list(dependency) for dependency in touched])
+        try:
+            await self.redis.xadd(CHANGES, {"touched": payload}, minid=_oldest(), approximate=True)
+        except FAILURES as exc:
+            self._failed()
+            logger.warning("Redis did not take a write's changes for the replicas' caches: %s", exc)
+
+    async def beat(self, held: set[str], readable: set[str], span: float) -> None:
+        """The reader of this process read every shard of `held` to its end: told to every
+        replica, at most every `BEAT_SECONDS` unless the shards changed."""
+        now = time.monotonic()
+        shards = (frozenset(held), frozenset(readable))
+        last = self._last_beat
+        if last is not None and now - last[0] < BEAT_SECONDS and shards == last[1:]:
+            return
+        beat = {
+            "owner": self.owner,
+            "held": sorted(held),
+            "readable": sorted(readable),
+            "span": span,
+        }
+        try:
+            await self.redis.xadd(
+                CHANGES, {"beat": orjson.dumps(beat)}, minid=_oldest(), approximate=True
+            )
+        except FAILURES as exc:
+            self._failed()
+            logger.debug("Redis did not take the stream reader's beat: %s", exc)
+            return
+        self._last_beat = (now, *shards)
 
     async def consume(self) -> None:
         """Read the Redis stream from now on, until cancelled; `ready` once placed."""
@@ -114,6 +162,29 @@ class ChangeFanout:
                         self._hand(fields)
                     except Exception:  # one bad entry never stops the others
                         logger.exception("delivering an entry of %s failed", CHANGES)
+            self._advanced.set()
+
+    async def caught_up(self) -> bool:
+        """Whether every entry Redis holds when asked is handed over here, waiting for
+        `consume` a short while: a read that begins then sees what every replica's writes
+        answered before touched (docs/cache.md#several-replicas). False when Redis fails
+        or consuming lags."""
+        try:
+            newest: Any = await self.redis.xrevrange(CHANGES, count=1)
+        except FAILURES:
+            self._failed()
+            return False
+        if not newest:
+            return True
+        target = _order(_text(newest[0][0]))
+        try:
+            async with asyncio.timeout(REDIS_SECONDS):
+                while self.last_id is None or _order(self.last_id) < target:
+                    self._advanced.clear()
+                    await self._advanced.wait()
+        except TimeoutError:
+            return False
+        return True
 
     async def _latest(self) -> str:
         """The id of the newest entry, where reading begins ("0-0" for an empty stream)."""
@@ -121,6 +192,8 @@ class ChangeFanout:
         return _text(newest[0][0]) if newest else "0-0"
 
     def _hand(self, fields: dict[Any, Any]) -> None:
+        if self._heard_by_cache(fields):
+            return
         raw = fields.get(b"records", fields.get("records"))
         if raw is None:
             logger.warning("an entry of %s holds no changes; skipped", CHANGES)
@@ -140,10 +213,35 @@ class ChangeFanout:
         if fresh:
             self.deliver(fresh)
 
+    def _heard_by_cache(self, fields: dict[Any, Any]) -> bool:
+        """An entry for the read caches (a write's changes, a reader's beat): handed to
+        this process's cache, if it has one. Whether it was one."""
+        touched = fields.get(b"touched", fields.get("touched"))
+        beat = fields.get(b"beat", fields.get("beat"))
+        if touched is None and beat is None:
+            return False
+        cache = self.cache
+        if cache is not None and touched is not None:
+            cache.touched(tuple(str(part) for part in d) for d in orjson.loads(touched))
+        if cache is not None and beat is not None:
+            heard = orjson.loads(beat)
+            cache.beat(str(heard["owner"]), heard["held"], heard["readable"], float(heard["span"]))
+        return True
+
     def _failed(self) -> None:
         self.degraded = True
         if self.on_failure is not None:
             self.on_failure()
+
+
+def _order(entry_id: str) -> tuple[int, int]:
+    milliseconds, _, sequence = entry_id.partition("-")
+    return int(milliseconds), int(sequence or 0)
+
+
+def _oldest() -> str:
+    """The id before which entries are trimmed: older than `KEPT_SECONDS`."""
+    return f"{int((time.time() - KEPT_SECONDS) * 1000)}-0"
 
 
 def _text(value: bytes | str) -> str:

@@ -27,7 +27,6 @@ from data.idempotency import MalformedKey, Record, find_record, keep_answer, new
 from keys.errors import BadUserInput, Code, DynagateError
 from keys.idempotency import HEADER, checked_key, fingerprint
 from resolvers.context import Context
-from store.client import Store
 
 logger = logging.getLogger("dynagate")
 REPLAYED = "Idempotent-Replayed"
@@ -113,7 +112,7 @@ async def kept(context: Context, response: Response, *, cost_report: bool) -> Re
         return response
     answer = json.loads(bytes(response.body))
     answer.pop("extensions", None)
-    store = Store(context.store.client, context.store.table, cost=context.store.cost)
+    store = context.store.sibling(cost=context.store.cost)
     try:
         async with asyncio.timeout(KEEP_SECONDS):
             done = await keep_answer(store, intent, json.dumps(answer, separators=(",", ":")))

@@ -102,7 +102,7 @@ async def test_a_venue_is_read_with_its_latest_bookings_in_one_query(api: Api) -
     latest = sorted(booked, key=lambda b: b["bookedAt"], reverse=True)
     found = await api(DOCUMENT["VenueWithLatestBookings"], id="v1", first=3)
     venue = found.ok()["venue"]
-    assert found.cost["requests"] == 1, found.cost  # the venue and its first page
+    assert found.calls == 1, found.cost  # the venue and its first page
     assert venue["name"] == "Harbour Inn"
     assert ids(venue["latestBookings"]) == [b.id for b in latest[:3]]
     assert venue["latestBookings"]["pageInfo"]["hasNextPage"] is True
@@ -193,7 +193,7 @@ async def test_reviews_by_language_and_any_set_of_ratings_are_one_query(api: Api
             ]
             assert ids(found.ok()["venue"]["reviews"]) == wanted, (language, ratings)
             # The venue, then one Query on the one list of copies.
-            assert found.cost["requests"] == 2, found.cost
+            assert found.calls == 2, found.cost
             assert found.cost["itemsScanned"] <= len(wanted) + 2, found.cost
     path = ("venue", "reviews")
     good = await paged(api, "VenueReviews", path, id="v1", ratings=[4, 5], first=3)

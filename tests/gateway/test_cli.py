@@ -254,6 +254,15 @@ def test_more_than_two_workers_need_redis() -> None:
     assert "two readers per shard" in result.stderr or "allows 2 readers" in result.stderr
     zero = run("serve", "--workers", "0", env={"DYNAGATE_DYNAMODB_ENDPOINT": "http://127.0.0.1:1"})
     assert zero.returncode == 2 and "--workers 0: use 1 to 64" in zero.stderr
+    # Two workers' read caches would not hear of each other's writes.
+    cached = run(
+        "serve",
+        "--workers",
+        "2",
+        env={"DYNAGATE_DYNAMODB_ENDPOINT": "http://127.0.0.1:1", "DYNAGATE_CACHE": "on"},
+    )
+    assert cached.returncode == 2
+    assert "--workers 2 with DYNAGATE_CACHE=on needs DYNAGATE_REDIS_URL" in cached.stderr
 
 
 def test_workers_share_one_port_cursors_and_metrics(endpoint: str) -> None:

@@ -10,7 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from keys.table import GSI1, GSI2
-from store.read_cache import ReadCache, item_dependency, partitions_of
+from store.read_cache import ReadCache
+from store.read_dependencies import item as item_dependency
+from store.read_dependencies import of_image as partitions_of
 
 ORDERS = ("GSI1", "CUSTOMER#c1")
 OTHER = ("GSI1", "CUSTOMER#c2")

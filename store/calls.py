@@ -1,0 +1,89 @@
+"""The calls of the table's client, counted: each against the request's bound and in its
+cost report, with botocore's errors mapped to the product's own (`store.errors`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from keys.errors import Unavailable
+from store.cached_reads import CachedReads
+from store.cost import Cost, Operation
+from store.errors import UNREACHABLE, BoundExceeded, mapped
+from store.witness import Intent
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient as DynamoDBClient
+else:
+    DynamoDBClient = Any
+
+logger = logging.getLogger("dynagate.store")
+
+# A client method such as `client.query`: keyword arguments in, a response dict out.
+Method = Callable[..., Awaitable[Any]]
+
+
+@dataclass
+class Calls:
+    """The table's client, with the cost report and bound of one GraphQL request."""
+
+    client: DynamoDBClient
+    table: str
+    cost: Cost = field(default_factory=Cost)
+    # The most calls this request may make: the bound computed before it ran. Reaching it
+    # (retries of unprocessed keys under throttling, say) is UNAVAILABLE, never more calls.
+    budget: int | None = None
+    # A record written in the same transaction as the request's first write (`Intent`).
+    intent: Intent | None = None
+    # The process's read cache, when it has one (`DYNAGATE_CACHE=on`), and whether it may
+    # answer this request (asked once, at its first read).
+    cache: CachedReads | None = None
+    cache_ready: bool | None = None
+
+    async def reading_cache(self) -> CachedReads | None:
+        """The cache this request's reads may use, if any."""
+        cache = self.cache
+        if cache is None:
+            return None
+        if self.cache_ready is None:
+            self.cache_ready = await cache.ready()
+        return cache if self.cache_ready else None
+
+    async def write(self, method: Method, request: dict[str, Any]) -> dict[str, Any]:
+        response = await self._call("write", method, request)
+        self.cost.record("write", response)
+        return response
+
+    async def _call(
+        self,
+        operation: Operation,
+        method: Method,
+        request: dict[str, Any],
+        *,
+        budgeted: bool = True,
+    ) -> dict[str, Any]:
+        if budgeted and self.budget is not None and self.cost.requests >= self.budget:
+            self.cost.past_bound += 1
+            logger.error(
+                "a request was about to pass its bound of %d DynamoDB calls: a cost model is"
+                " too low",
+                self.budget,
+            )
+            raise BoundExceeded(f"past the bound of {self.budget} DynamoDB calls")
+        try:
+            response: dict[str, Any] = await method(**request)
+        except ClientError as exc:
+            # A failed conditional write still used capacity and was a request.
+            self.cost.record(operation, exc.response)
+            error = mapped(exc)
+            if error is None:
+                raise
+            raise error from exc
+        except UNREACHABLE as exc:
+            logger.warning("DynamoDB unreachable: %s", exc)
+            raise Unavailable("the database is unreachable; try again shortly") from exc
+        return response
