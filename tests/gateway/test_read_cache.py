@@ -19,7 +19,7 @@ from gateway.settings import Settings
 from store import cached_reads
 from store.cached_reads import CachedReads
 from tests.client import settings_for
-from tests.faults import FaultProxy
+from tests.faults import FaultProxy, without_backoff
 from tests.identity import SECURED, token
 from tests.live import Served, served
 from tests.subscribing import until
@@ -306,3 +306,71 @@ async def test_a_write_answered_by_one_replica_is_never_read_from_before_it_by_a
         redis_server.stop()
         alone = await ask(reader, CUSTOMER, id="c1")
         assert alone.cost["cachedRequests"] == 0 and alone.cost["requests"] > 0
+
+
+ORDERS_OF_C1 = 'query { customer(id: "c1") { orders(first: 100) { edges { node { id } } } } }'
+
+
+def order_ids(answer: Answer) -> set[str]:
+    return {e["node"]["id"] for e in answer.data["customer"]["orders"]["edges"]}
+
+
+NEW_CUSTOMER = 'mutation { createCustomer(input: {id: "c9", name: "Cy", email: "c@x.io"}) { id } }'
+NEW_ORDER = (
+    'mutation { placeOrder(input: {customerId: "c1",'
+    ' items: [{sku: "t", quantity: 1, unitPriceCents: 5}]}) { id } }'
+)
+CUSTOMER_C9 = '{ customer(id: "c9") { name } }'
+
+
+@pytest.mark.parametrize(
+    ("operation", "write", "read"),
+    [("PutItem", NEW_CUSTOMER, CUSTOMER_C9), ("TransactWriteItems", NEW_ORDER, ORDERS_OF_C1)],
+)
+async def test_a_write_whose_outcome_is_unknown_is_not_read_from_before_it(
+    endpoint: str,
+    table: str,
+    operation: str,
+    write: str,
+    read: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without_backoff(monkeypatch)
+    async with FaultProxy(endpoint) as proxy, caching(settings_for(proxy.url, table)) as gateway:
+        await customer_with_order(gateway)
+        before = await hot(gateway, read)
+        # The stream is held up, so that only the write itself can drop what it changed.
+        stream = proxy.inject("GetRecords", "hold", count=1)
+        # Every answer to the write is lost (DynamoDB applied it, the gateway never hears
+        # so), and so is the read that would tell: the outcome is unknown to the gateway.
+        proxy.inject(operation, "lose")
+        proxy.inject("GetItem", "error")
+        written = await ask(gateway, write)
+        proxy.clear()
+        assert written.errors[0]["extensions"]["code"] == "UNAVAILABLE", written.errors
+        after = await ask(gateway, read)
+        stream.release.set()
+        assert after.data != before.data, after.cost  # applied all the same, and read so
+
+
+async def test_concurrent_reads_and_writes_leave_no_stale_answer_behind(gateway: Served) -> None:
+    await customer_with_order(gateway)
+    await hot(gateway, ORDERS_OF_C1)
+    placed: list[str] = []
+
+    async def place() -> None:
+        answer = await ask(
+            gateway,
+            'mutation { placeOrder(input: {customerId: "c1",'
+            ' items: [{sku: "t", quantity: 1, unitPriceCents: 5}]}) { id } }',
+        )
+        placed.append(answer.data["placeOrder"]["id"])
+
+    async def read() -> None:
+        for _ in range(5):
+            await ask(gateway, ORDERS_OF_C1)
+
+    await asyncio.gather(*(place() for _ in range(10)), *(read() for _ in range(10)))
+    # Every write answered: no read from before any of them.
+    assert set(placed) <= order_ids(await ask(gateway, ORDERS_OF_C1))
+    assert set(placed) <= order_ids(await hot(gateway, ORDERS_OF_C1))
