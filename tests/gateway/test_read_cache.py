@@ -85,6 +85,18 @@ async def gateway(endpoint: str, table: str) -> AsyncIterator[Served]:
         yield running
 
 
+async def rename_in_table(client: Any, table: str, name: str) -> None:
+    """Customer c1 renamed straight in the table, as another service would write: the
+    gateway hears of it from the stream only."""
+    await client.update_item(
+        TableName=table,
+        Key={"PK": {"S": "CUSTOMER#c1"}, "SK": {"S": "CUSTOMER#c1"}},
+        UpdateExpression="SET #n = :n",
+        ExpressionAttributeNames={"#n": "name"},
+        ExpressionAttributeValues={":n": {"S": name}},
+    )
+
+
 async def customer_with_order(gateway: Served, name: str = "c1") -> str:
     created = await ask(
         gateway,
@@ -148,15 +160,7 @@ async def test_another_writer_is_seen_within_the_streams_delay(
 ) -> None:
     await customer_with_order(gateway)
     await hot(gateway, CUSTOMER, id="c1")
-    # Straight to the table, as another service would write: the gateway hears of it from
-    # the stream only.
-    await client.update_item(
-        TableName=table,
-        Key={"PK": {"S": "CUSTOMER#c1"}, "SK": {"S": "CUSTOMER#c1"}},
-        UpdateExpression="SET #n = :n",
-        ExpressionAttributeNames={"#n": "name"},
-        ExpressionAttributeValues={":n": {"S": "Grace"}},
-    )
+    await rename_in_table(client, table, "Grace")
     written = time.monotonic()
     seen: list[str] = []
 
@@ -189,13 +193,7 @@ async def test_a_read_in_flight_while_its_range_changes_is_never_kept(
         await asyncio.wait_for(held.answered.wait(), 10)  # DynamoDB answered: "Ada"
         cache = cache_of(gateway)
         changes = cache.cache.stats.invalidations + cache.cache._last
-        await client.update_item(
-            TableName=table,
-            Key={"PK": {"S": "CUSTOMER#c1"}, "SK": {"S": "CUSTOMER#c1"}},
-            UpdateExpression="SET #n = :n",
-            ExpressionAttributeNames={"#n": "name"},
-            ExpressionAttributeValues={":n": {"S": "Grace"}},
-        )
+        await rename_in_table(client, table, "Grace")
         # The change arrives from the stream while the answer from before it is in flight.
         await until(
             lambda: cache.cache.stats.invalidations + cache.cache._last > changes, within=10
@@ -216,13 +214,7 @@ async def test_while_the_stream_is_not_followed_the_cache_answers_nothing(
     runtime = gateway.runtime
     await runtime.stop_following()  # the reader stops: changes are no longer heard
     await asyncio.sleep(0.6)
-    await client.update_item(
-        TableName=table,
-        Key={"PK": {"S": "CUSTOMER#c1"}, "SK": {"S": "CUSTOMER#c1"}},
-        UpdateExpression="SET #n = :n",
-        ExpressionAttributeNames={"#n": "name"},
-        ExpressionAttributeValues={":n": {"S": "Grace"}},
-    )
+    await rename_in_table(client, table, "Grace")
     unfollowed = await ask(gateway, CUSTOMER, id="c1")
     assert unfollowed.data["customer"]["name"] == "Grace" and unfollowed.cost["cachedRequests"] == 0
     assert not (await ask(gateway, CUSTOMER, id="c1")).cached  # nor kept meanwhile
