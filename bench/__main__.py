@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import demand, live, migrate, profile, scale, scaleout, speed
+from bench import cache, demand, live, migrate, profile, scale, scaleout, speed
 from bench.harness import Benchmark, Context
 from bench.report import RESULTS
 from bench.wrk import WrkMissing
@@ -20,12 +20,13 @@ BENCHMARKS = {
         demand.BENCHMARK,
         live.BENCHMARK,
         scaleout.BENCHMARK,
+        cache.BENCHMARK,
         migrate.BENCHMARK,
         profile.BENCHMARK,
     )
 }
 # What `make bench` runs, in this order; profile needs py-spy and ptrace, so only on request.
-ALL = ("speed", "scale", "demand", "live", "scaleout", "migrate")
+ALL = ("speed", "scale", "demand", "live", "scaleout", "cache", "migrate")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +63,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]
         _common(sub)
     everything = commands.add_parser(
         "all",
-        help=f"{', '.join(ALL)} in turn, as `make bench` runs them (about 20 minutes)",
+        help=f"{', '.join(ALL)} in turn, as `make bench` runs them (about 22 minutes)",
         description=f"{', '.join(ALL)} in turn with their defaults; stops at the first failure.",
     )
     _common(everything)
