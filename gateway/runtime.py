@@ -158,13 +158,18 @@ class Runtime:
     async def _watch_cache(self) -> None:
         """Follow the stream for the read cache, and every second, let go of what it holds
         once the stream is not followed and report how old an unapplied change may be."""
-        try:
-            await self.follow()
-        except Exception:  # the reader goes on trying; the cache answers once it reads
-            logger.warning("the table's stream is not read yet: the read cache answers nothing")
         cache, metrics = self.cache, self.metrics
+        ended = True  # not started yet
         while cache is not None:
+            if ended:
+                try:
+                    await self.follow()
+                except Exception:  # the reader goes on trying; the cache answers once it reads
+                    logger.warning("the table's stream is not read: the read cache answers nothing")
             cache.answering()
+            reading = self.reading
+            # Reading ended by itself (it never should; stopping it on purpose cancels it).
+            ended = reading is not None and reading.done() and not reading.cancelled()
             age = cache.unapplied_seconds()
             if metrics is not None and age is not None:
                 metrics.cache_unapplied.set(age)
@@ -178,7 +183,11 @@ class Runtime:
     def _heard(self, records: Sequence[StreamRecord]) -> None:
         """Changes of the table: out of the read cache, then to the subscriptions."""
         if self.cache is not None:
-            self.cache.heard(records)
+            try:
+                self.cache.heard(records)
+            except Exception:  # never leave entries these changes should have dropped
+                logger.exception("the read cache could not apply %d changes", len(records))
+                self.cache.forget()
         self.feed.publish(records)
 
     def degraded(self) -> list[str]:

@@ -8,8 +8,9 @@ replicas' writes, heard through Redis (`touched`).
 
 **It answers only while the stream is followed.** Whoever reads the stream's shards says
 after each round in which it read every shard it holds to its end (`beat`); the cache
-answers while, within `FRESH_SECONDS` of this process's clock, every shard named readable
-was named held. Otherwise it is suspended: emptied, and nothing read meanwhile is stored.
+answers while every shard a reader names was read to its end within `FRESH_SECONDS` of
+this process's clock. Otherwise it is suspended: emptied, and nothing read meanwhile is
+stored.
 
 Entries are kept as DynamoDB's typed answers, marshalled: their size is what they hold,
 and each hit decodes a copy of its own (no request can change another's items).
@@ -55,14 +56,6 @@ class CacheObserver(Protocol):
     def cache_held(self, size: int) -> None: ...
 
 
-@dataclass(frozen=True)
-class _Beat:
-    held: frozenset[str]
-    readable: frozenset[str]
-    # When it was heard (this process's clock), less how long its round took.
-    covered_at: float
-
-
 @dataclass
 class CachedReads:
     """The process's read cache and what keeps it exact."""
@@ -77,8 +70,13 @@ class CachedReads:
     sync: Callable[[], Awaitable[bool]] | None = None
     clock: Callable[[], float] = time.monotonic
     cache: ReadCache = field(init=False)
-    _beats: dict[str, _Beat] = field(default_factory=dict)
-    # Set for good when the stream turns out to keep no images.
+    # By shard: the last time (this process's clock) it was known read to its end; and the
+    # shards each reader last named readable, with when it said so.
+    _covered: dict[str, float] = field(default_factory=dict)
+    _readable: dict[str, tuple[frozenset[str], float]] = field(default_factory=dict)
+    # Until when the shards are known followed (recomputed at each beat).
+    _followed_until: float = 0.0
+    # Set for good when the stream turns out to keep no new images.
     _blind: bool = False
 
     def __post_init__(self) -> None:
@@ -150,7 +148,17 @@ class CachedReads:
     def beat(self, owner: str, held: Iterable[str], readable: Iterable[str], span: float) -> None:
         """`owner` read every shard of `held` to its end in a round of `span` seconds, and
         saw `readable` as the stream's shards to read."""
-        self._beats[owner] = _Beat(frozenset(held), frozenset(readable), self.clock() - span)
+        now = self.clock()
+        for shard in held:
+            self._covered[shard] = now - span
+        self._readable[owner] = (frozenset(readable), now)
+        for gone in [o for o, (_, at) in self._readable.items() if now - at >= FRESH_SECONDS]:
+            del self._readable[gone]  # a reader that stopped names nothing any more
+        shards = frozenset().union(*(named for named, _ in self._readable.values()))
+        for shard in [s for s in self._covered if s not in shards]:
+            del self._covered[shard]  # a shard nobody names any more was read to its end
+        oldest = min((self._covered.get(s, -FRESH_SECONDS) for s in shards), default=None)
+        self._followed_until = 0.0 if oldest is None else oldest + FRESH_SECONDS
         if not self.cache.answering and self.followed() and not self._blind:
             self.cache.resume()
 
@@ -163,25 +171,25 @@ class CachedReads:
         if self.followed():
             return True
         logger.warning("the table's stream is not followed: the read cache answers nothing")
-        self.cache.suspend()
-        self._held()
+        self.forget()
         return False
 
     def followed(self) -> bool:
-        """Every readable shard was read to its end, by someone, within `FRESH_SECONDS`."""
-        fresh = [b for b in self._beats.values() if self.clock() - b.covered_at < FRESH_SECONDS]
-        if not fresh:
-            return False
-        held = frozenset().union(*(b.held for b in fresh))
-        return frozenset().union(*(b.readable for b in fresh)) <= held
+        """Every shard a reader names was read to its end within `FRESH_SECONDS`."""
+        return self.clock() < self._followed_until
 
     def unapplied_seconds(self) -> float | None:
         """At most how old the oldest change not applied yet is (besides DynamoDB's own
-        delay before a change reaches the stream): the time since every shard was last
-        read to its end. None before the stream was ever followed."""
-        if not self._beats:
+        delay before a change reaches the stream): the time since the shard read to its
+        end the longest ago was. None before the stream was ever followed."""
+        if not self._followed_until:
             return None
-        return max(0.0, self.clock() - max(b.covered_at for b in self._beats.values()))
+        return max(0.0, self.clock() - (self._followed_until - FRESH_SECONDS))
+
+    def forget(self) -> None:
+        """What is kept may no longer be exact: emptied, and suspended until a beat."""
+        self.cache.suspend()
+        self._held()
 
     def _invalidate(self, touched: Iterable[Dependency]) -> None:
         dropped = self.cache.invalidate(touched)
@@ -197,13 +205,12 @@ class CachedReads:
         if not self._blind:
             logger.error(_IMAGES)
         self._blind = True
-        self.cache.suspend()
-        self._held()
+        self.forget()
 
 
 def item_cache_key(key: Mapping[str, str]) -> str:
     """The cache's key of one item read by key (GetItem, or a key of a BatchGetItem)."""
-    return "item\0" + "\0".join(f"{name}={value}" for name, value in sorted(key.items()))
+    return "item" + orjson.dumps(key, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def item_dependency(key: Mapping[str, str]) -> Dependency:

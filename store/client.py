@@ -119,7 +119,9 @@ class Store(Writes):
             )
             calls += 1
             page = [from_attributes(i) for i in response.get("Items", [])]
-            read = response.get("ScannedCount", 0) if fresh else 0
+            # A page from the cache counts as DynamoDB's did, so that the read goes on as it
+            # would have; only its cost is not DynamoDB's.
+            read = response.get("ScannedCount", 0)
             scanned += read
             if fresh:
                 self.cost.record("read", response, scanned=read, returned=len(page))
@@ -148,17 +150,17 @@ class Store(Writes):
         ticket = cache.begin()
         try:
             response = await self._call("read", self.client.query, request)
-        except BaseException:
+            if ticket is not None:
+                keys = [
+                    from_attributes({k: i[k] for k in TABLE.attributes})
+                    for i in response.get("Items", [])
+                ]
+                depends = read_dependencies.of_query(condition, keys, filtered=filtered)
+                kept, ticket = ticket, None
+                cache.keep(kept, key, query_answer(response), depends)  # ends the ticket
+        finally:
             if ticket is not None:
                 cache.end(ticket)
-            raise
-        if ticket is not None:
-            keys = [
-                from_attributes({k: i[k] for k in TABLE.attributes})
-                for i in response.get("Items", [])
-            ]
-            depends = read_dependencies.of_query(condition, keys, filtered=filtered)
-            cache.keep(ticket, key, query_answer(response), depends)
         return response, True
 
     async def get_many(self, keys: Sequence[Key]) -> list[Item]:
@@ -229,14 +231,14 @@ class Store(Writes):
         request = get_request(self.table, key, consistent=consistent)
         try:
             response = await self._call("read", self.client.get_item, request)
-        except BaseException:
+            item = response.get("Item")
+            self.cost.record("read", response, returned=0 if item is None else 1)
+            if cache is not None and ticket is not None:
+                kept, ticket = ticket, None
+                cache.keep(kept, cache_key, (item, read_units(response)), [item_dependency(key)])
+        finally:
             if cache is not None and ticket is not None:
                 cache.end(ticket)
-            raise
-        item = response.get("Item")
-        self.cost.record("read", response, returned=0 if item is None else 1)
-        if cache is not None and ticket is not None:
-            cache.keep(ticket, cache_key, (item, read_units(response)), [item_dependency(key)])
         return None if item is None else from_attributes(item)
 
     async def scan(self, request: dict[str, Any]) -> ScanPage:

@@ -11,14 +11,21 @@ stored (`put`) only when no change since that number touched what it depends on.
 cache keeps, for each partition and item changed, the number of its last change, as long
 as a read in flight may ask: entries older than the oldest ticket are forgotten.
 
+**A read of what changed moments ago is kept only for moments.** DynamoDB's eventually
+consistent reads, and its indexes, may lag a change by a fraction of a second: a read that
+began after a change but within `settle` seconds of it may hold what was before. It is
+kept, but only until `settle` seconds after that change (each change heard again, from
+the stream after the write, starts that time again).
+
 **What it cannot keep exact it does not answer.** `suspend` empties it and refuses
 reads and stores until `resume`, for as long as the changes cannot be followed.
 """
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
-from collections.abc import Iterable
+import time
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +45,8 @@ class _Entry:
     value: Any
     size: int
     depends: frozenset[Dependency]
+    # When it stops answering (it was read moments after a change), if ever.
+    expires: float | None = None
 
 
 @dataclass
@@ -57,11 +66,17 @@ class ReadCache:
     dropped first."""
 
     max_bytes: int
+    # Seconds after a change within which what a read holds may predate it.
+    settle: float = 0.5
+    clock: Callable[[], float] = time.monotonic
     stats: Stats = field(default_factory=Stats)
     _entries: OrderedDict[str, _Entry] = field(default_factory=OrderedDict)
     _by_dependency: dict[Dependency, set[str]] = field(default_factory=dict)
     _changed: dict[Dependency, int] = field(default_factory=dict)
     _in_flight: Counter[int] = field(default_factory=Counter)
+    # The time of each dependency's last change within `settle`, and the changes in order.
+    _recent: dict[Dependency, float] = field(default_factory=dict)
+    _recent_order: deque[tuple[float, Dependency]] = field(default_factory=deque)
     _last: int = 0
     _bytes: int = 0
     _suspended: bool = False
@@ -95,6 +110,9 @@ class ReadCache:
     def get(self, key: str) -> Any | None:
         """The value stored under `key`, or None (a miss, or the cache is suspended)."""
         entry = None if self._suspended else self._entries.get(key)
+        if entry is not None and entry.expires is not None and self.clock() >= entry.expires:
+            self._drop(key)
+            entry = None
         if entry is None:
             self.stats.misses += 1
             return None
@@ -115,7 +133,7 @@ class ReadCache:
                 self.stats.raced += 1
                 return False
             self._drop(key)
-            self._entries[key] = _Entry(value, size, depends)
+            self._entries[key] = _Entry(value, size, depends, self._expiry(depends))
             self._bytes += size
             for dependency in depends:
                 self._by_dependency.setdefault(dependency, set()).add(key)
@@ -131,8 +149,12 @@ class ReadCache:
         and after): entries depending on them are dropped, and reads in flight that depend
         on them will not be stored. How many entries were dropped."""
         self._last += 1
+        now = self.clock()
+        self._settled(now)
         dropped = 0
         for dependency in set(changed):
+            self._recent[dependency] = now
+            self._recent_order.append((now, dependency))
             if self._in_flight:
                 self._changed[dependency] = self._last
             for key in self._by_dependency.pop(dependency, set()):
@@ -152,6 +174,22 @@ class ReadCache:
 
     def resume(self) -> None:
         self._suspended = False
+
+    def _expiry(self, depends: frozenset[Dependency]) -> float | None:
+        """When an entry read now stops answering: `settle` after the last change of what
+        it depends on, if that was moments ago; else never."""
+        now = self.clock()
+        self._settled(now)
+        latest = max((self._recent.get(d, -1.0) for d in depends), default=-1.0)
+        return None if latest < 0 or now - latest >= self.settle else latest + self.settle
+
+    def _settled(self, now: float) -> None:
+        """Changes older than `settle` are forgotten."""
+        order = self._recent_order
+        while order and now - order[0][0] >= self.settle:
+            at, dependency = order.popleft()
+            if self._recent.get(dependency) == at:
+                del self._recent[dependency]
 
     def _drop(self, key: str) -> None:
         entry = self._entries.pop(key, None)

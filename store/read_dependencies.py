@@ -6,7 +6,9 @@ partition its new image is in. That is enough for an exact cache, without the ol
 an item that leaves a range changes an answer only if the answer held it, and then the
 answer depends on the item itself; an item that enters a range, or moves within it, is in
 that range's partition afterwards. (The stream's records carry both images: both are
-touched.)
+touched.) An item a filtered read evaluated without returning it may leave the range too:
+the answer still holds exactly the items that match within its range, and the next page
+starts where it stopped.
 
 A write inside a transaction returns no image. An update's new partitions on an index are
 then unknown: every read of that index depends on the index as a whole (`whole_index`),

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("dynagate")
 
-# GetRecords' most.
+# GetRecords' most: records, and (about) bytes.
 _LIMIT = 1000
+_NEAR_FULL = 512 * 1024
 _EXPIRED = "ExpiredIteratorException"
 _TRIMMED = "TrimmedDataAccessException"
 _GONE = "ResourceNotFoundException"
@@ -122,7 +123,8 @@ class StreamReader:
         self.leased = None if leases is None else LeasedShards(leases, clock)
         self._observer = observer
         self._on_round = on_round
-        # A shard refused its iterator this round: it is not known to be read to its end.
+        # This round did not surely read every shard it polled to its end: one refused its
+        # iterator, answered a full batch, or a batch was not delivered.
         self._unsure = False
         self._idle = idle
         self._refresh = refresh
@@ -284,7 +286,10 @@ class StreamReader:
         except _Refused as exc:
             await self._refused(shard, exc.code)
             return 0
-        records = [from_raw(raw, shard.id) for raw in response.get("Records", [])]
+        raws = response.get("Records", [])
+        records = [from_raw(raw, shard.id) for raw in raws]
+        if sum(raw.get("dynamodb", {}).get("SizeBytes", 0) for raw in raws) >= _NEAR_FULL:
+            self._unsure = True  # GetRecords stops at 1 MB: more may be waiting
         following = response.get("NextShardIterator")
         fresh: list[StreamRecord] = []
         if records:
@@ -315,6 +320,7 @@ class StreamReader:
         except DeliveryFailed as exc:
             raise _Failed("deliver", str(exc)) from exc
         except Exception:
+            self._unsure = True  # not delivered: this round read nothing to its end
             logger.exception("delivering %d stream records failed", len(records))
 
     async def _children(self) -> None:

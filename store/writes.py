@@ -107,15 +107,14 @@ class Writes(Calls):
         write: Awaitable[_Answer],
     ) -> _Answer:
         """The write's answer; with a cache, what it touched is dropped from it (and the
-        other replicas told) before the write is answered, or after it failed in a way
-        that may have left it applied."""
+        other replicas told) before the write is answered, or refused: a refusal may be
+        the resend of a write that was applied (its answer lost), which the caller then
+        answers as done."""
         cache = self.cache
         if cache is None:
             return await write
         try:
             answer = await write
-        except (ConditionFailed, TransactionCanceled):
-            raise  # refused: nothing changed
         except asyncio.CancelledError:
             cache.touched(touched(None))  # no time to tell the replicas: the stream will
             raise

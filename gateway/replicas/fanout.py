@@ -169,6 +169,8 @@ class ChangeFanout:
         `consume` a short while: a read that begins then sees what every replica's writes
         answered before touched (docs/cache.md#several-replicas). False when Redis fails
         or consuming lags."""
+        if self.degraded:  # consuming waits for Redis to answer again: do not wait for it
+            return False
         try:
             newest: Any = await self.redis.xrevrange(CHANGES, count=1)
         except FAILURES:

@@ -155,6 +155,36 @@ async def test_a_writes_reads_never_use_the_cache(gateway: Served) -> None:
     assert moved.cost["cachedRequests"] == 0, moved.cost
 
 
+OPEN_ISSUES = (
+    '{ repo(owner: "ada", name: "gw") { issues(state: OPEN, first: 4)'
+    " { edges { node { number } } pageInfo { hasNextPage endCursor } } } }"
+)
+
+
+async def test_a_filtered_list_from_the_cache_is_the_one_dynamodb_gave(gateway: Served) -> None:
+    """A filtered list reads on until its page is full: pages answered from memory count
+    the items DynamoDB evaluated, as its own answers did, so the read goes on alike."""
+    repo = 'mutation { createRepo(input: {owner: "ada", name: "gw"}) { name } }'
+    assert not (await ask(gateway, repo)).errors
+    for n in range(24):
+        opened = await ask(
+            gateway,
+            'mutation { openIssue(input: {owner: "ada", name: "gw", title: "t"}) { number } }',
+        )
+        if n % 4:
+            number = opened.data["openIssue"]["number"]
+            await ask(
+                gateway,
+                'mutation { closeIssue(owner: "ada", name: "gw",'
+                f" number: {number}) {{ state }} }}",
+            )
+    fresh = await ask(gateway, OPEN_ISSUES)
+    assert len(fresh.data["repo"]["issues"]["edges"]) == 4 and fresh.cost["requests"] >= 2
+    again = await hot(gateway, OPEN_ISSUES)
+    assert again.data == fresh.data
+    assert again.cost["cachedRequests"] == fresh.cost["requests"]  # the same calls, from memory
+
+
 async def test_another_writer_is_seen_within_the_streams_delay(
     gateway: Served, client: Any, table: str
 ) -> None:
@@ -343,6 +373,24 @@ async def test_a_write_whose_outcome_is_unknown_is_not_read_from_before_it(
         after = await ask(gateway, read)
         stream.release.set()
         assert after.data != before.data, after.cost  # applied all the same, and read so
+
+
+async def test_a_write_answered_as_done_after_its_resend_was_refused_is_read_so(
+    endpoint: str, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first answer is lost, botocore sends the write again and DynamoDB refuses the
+    resend (the item is there): the gateway knows by its token that the write was its own."""
+    without_backoff(monkeypatch)
+    async with FaultProxy(endpoint) as proxy, caching(settings_for(proxy.url, table)) as gateway:
+        await customer_with_order(gateway)
+        assert (await hot(gateway, CUSTOMER_C9)).data["customer"] is None
+        stream = proxy.inject("GetRecords", "hold", count=1)
+        proxy.inject("PutItem", "lose", count=1)
+        created = await ask(gateway, NEW_CUSTOMER)
+        assert not created.errors, created.errors
+        after = await ask(gateway, CUSTOMER_C9)
+        stream.release.set()
+        assert after.data["customer"] == {"name": "Cy"}, after.cost
 
 
 async def test_concurrent_reads_and_writes_leave_no_stale_answer_behind(

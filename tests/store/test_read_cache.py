@@ -118,3 +118,21 @@ def test_no_interleaving_stores_a_read_a_change_in_flight_could_alter(seed: int)
         for partition in partitions:
             answer = cache.get(partition[1])
             assert answer is None or answer == version[partition]
+
+
+def test_a_read_of_what_changed_moments_ago_is_kept_only_for_moments() -> None:
+    """DynamoDB's eventually consistent reads and its indexes may lag a change: what a read
+    began just after it returned may predate it."""
+    now = [100.0]
+    cache = ReadCache(max_bytes=1_000, settle=0.5, clock=lambda: now[0])
+    cache.invalidate([ORDERS])
+    now[0] += 0.1
+    assert cache.put(cache.begin(), "orders", ["maybe before"], 10, [ORDERS])
+    assert cache.get("orders") == ["maybe before"]
+    now[0] += 0.4  # `settle` after the change
+    assert cache.get("orders") is None
+    assert cache.put(cache.begin(), "orders", ["after"], 10, [ORDERS])
+    now[0] += 60.0
+    assert cache.get("orders") == ["after"]  # read once the change had settled: kept
+    assert cache.put(cache.begin(), "other", ["x"], 10, [OTHER])
+    assert not cache._recent  # changes are forgotten once settled
