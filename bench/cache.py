@@ -42,6 +42,17 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from bench import report
+from bench.cache_requests import (
+    CREATE,
+    History,
+    Request,
+    ask,
+    hot,
+    place,
+    read,
+    rename,
+    until_shown,
+)
 from bench.harness import (
     Benchmark,
     Context,
@@ -55,154 +66,23 @@ from bench.raw_http import RawClient
 from bench.scaleout import _spread, dynagate, redis_server
 
 if TYPE_CHECKING:
-    from store.client import DynamoDBClient
+    pass
 
 TABLE = "bench-cache"
-READ = "query ($id: ID!) { customer(id: $id) { name orders(first: 5) { edges { node { id } } } } }"
-CREATE = (
-    'mutation ($id: ID!) { createCustomer(input: {id: $id, name: "v0", email: "b@x.io"}) { id } }'
-)
-PLACE = (
-    "mutation ($id: ID!) { placeOrder(input: {customerId: $id,"
-    ' items: [{sku: "A", quantity: 1, unitPriceCents: 5}]}) { id } }'
-)
 CONFIGS = ("off", "on")
 REPLICAS = ("A", "B")
 WRITERS = ("placeOrder through A", "another writer")
-DEADLINE = 30.0  # seconds for a read to be answered from memory, or to show a write
-
-
-@dataclass(frozen=True)
-class Request:
-    """One gateway request of the mix; perf_counter times."""
-
-    kind: str  # "read" or "place"
-    customer: str
-    sent: float
-    answered: float
-    calls: int  # DynamoDB calls made
-    cached: int  # calls answered from memory
-    name: str = ""  # a read's
-    orders: tuple[str, ...] = ()  # a read's, newest first; a placeOrder's new order
-
-    @property
-    def from_memory(self) -> bool:
-        return self.calls == 0 and self.cached > 0
-
-
-@dataclass(frozen=True)
-class Placed:
-    id: str
-    sent: float
-    answered: float
-
-
-@dataclass
-class History:
-    """Every write to each customer and when it happened: what a read sent at a given
-    time must show."""
-
-    customers: list[str]
-    names: dict[str, list[tuple[int, float]]] = field(default_factory=dict)  # version, end
-    orders: dict[str, dict[str, Placed]] = field(default_factory=dict)
-
-    def placed(self, request: Request) -> None:
-        (order,) = request.orders
-        self.orders[request.customer][order] = Placed(order, request.sent, request.answered)
-
-    def stale(self, read: Request, window: float) -> bool:
-        settled = [v for v, ended in self.names[read.customer] if ended < read.sent - window]
-        if settled and int(read.name.removeprefix("v")) < max(settled):
-            return True
-        placed = self.orders[read.customer]
-        answered = [o for o in placed.values() if o.answered < read.sent]
-        if not read.orders:
-            return bool(answered)
-        newest = placed.get(read.orders[0])
-        # Only an order placed wholly after the newest listed is surely newer: two placed
-        # at once may be stamped in either order.
-        return newest is not None and any(o.sent > newest.answered for o in answered)
-
-
-def _cost(body: Any) -> tuple[int, int]:
-    cost = body["extensions"]["cost"]
-    return int(cost["requests"]), int(cost.get("cachedRequests", 0))
-
-
-async def _graphql(http: RawClient, url: str, query: str, **variables: Any) -> Any:
-    """The response body; RuntimeError on an HTTP or GraphQL error."""
-    response = await http.post(url, json={"query": query, "variables": variables})
-    body: Any = response.json()
-    if response.status_code != 200 or body.get("errors"):
-        raise RuntimeError(f"{url} answered {response.status_code}: {body}")
-    return body
-
-
-async def _read(http: RawClient, url: str, customer: str) -> Request:
-    sent = time.perf_counter()
-    body = await _graphql(http, f"{url}/graphql", READ, id=customer)
-    answered = time.perf_counter()
-    found = body["data"]["customer"]
-    orders = tuple(edge["node"]["id"] for edge in found["orders"]["edges"])
-    return Request("read", customer, sent, answered, *_cost(body), found["name"], orders)
-
-
-async def _place(http: RawClient, url: str, customer: str) -> Request:
-    sent = time.perf_counter()
-    body = await _graphql(http, f"{url}/graphql", PLACE, id=customer)
-    answered = time.perf_counter()
-    order = (body["data"]["placeOrder"]["id"],)
-    return Request("place", customer, sent, answered, *_cost(body), orders=order)
-
-
-async def _rename(
-    client: DynamoDBClient, table: str, customer: str, history: History, lock: asyncio.Lock
-) -> tuple[int, float]:
-    """Another writer's change of the customer's name to its next version; the version
-    and when the write ended."""
-    key = f"CUSTOMER#{customer}"
-    # One change of a customer at a time, so that versions reach the table in order.
-    async with lock:
-        version = history.names[customer][-1][0] + 1
-        await client.update_item(
-            TableName=table,
-            Key={"PK": {"S": key}, "SK": {"S": key}},
-            UpdateExpression="SET #n = :n",
-            ExpressionAttributeNames={"#n": "name"},
-            ExpressionAttributeValues={":n": {"S": f"v{version}"}},
-        )
-        ended = time.perf_counter()
-        history.names[customer].append((version, ended))
-    return version, ended
-
-
-async def _until_shown(
-    http: RawClient, url: str, customer: str, shows: Callable[[Request], bool]
-) -> float:
-    """When the first answer came that `shows` accepts, reading every 5 ms."""
-    deadline = time.monotonic() + DEADLINE
-    while not shows(read := await _read(http, url, customer)):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{url}: {customer}'s read did not show the write in {DEADLINE} s")
-        await asyncio.sleep(0.005)
-    return read.answered
-
-
-async def _hot(http: RawClient, url: str, customer: str) -> None:
-    """Until the read is answered wholly from memory: the cache answers only once the
-    stream is followed, and a read is kept only once the changes before it have come."""
-    await _until_shown(http, url, customer, lambda read: read.from_memory)
 
 
 async def _seed(env: dict[str, str], history: History) -> None:
     with dynagate(env) as url:
         async with RawClient() as http:
             for customer in history.customers:
-                await _graphql(http, f"{url}/graphql", CREATE, id=customer)
+                await ask(http, f"{url}/graphql", CREATE, id=customer)
                 history.names[customer] = [(0, time.perf_counter())]
                 history.orders[customer] = {}
                 for _ in range(3):
-                    history.placed(await _place(http, url, customer))
+                    history.placed(await place(http, url, customer))
 
 
 @dataclass
@@ -220,9 +100,9 @@ async def _mix(
     # A lean client: httpx's own CPU would take a good part of the server's two cores.
     async with RawClient() as http, table.settings.open_client() as client:
         if cached:
-            await _hot(http, url, history.customers[0])
+            await hot(http, url, history.customers[0])
         for customer in history.customers:  # connections open, every customer read once
-            await _read(http, url, customer)
+            await read(http, url, customer)
         started = time.perf_counter()
         end = started + args.seconds
 
@@ -232,13 +112,13 @@ async def _mix(
                 customer, roll = draw.choice(history.customers), draw.random()
                 try:
                     if roll < 0.9:
-                        done.requests.append(await _read(http, url, customer))
+                        done.requests.append(await read(http, url, customer))
                     elif roll < 0.95:
-                        placed = await _place(http, url, customer)
+                        placed = await place(http, url, customer)
                         done.requests.append(placed)
                         history.placed(placed)
                     else:
-                        await _rename(client, table.name, customer, history, locks[customer])
+                        await rename(client, table.name, customer, history, locks[customer])
                 except (
                     RuntimeError,
                     OSError,
@@ -329,19 +209,17 @@ async def _invalidations(
         for n in range(writes):
             customer = history.customers[n % len(history.customers)]
             for url in urls:
-                await _hot(http, url, customer)
+                await hot(http, url, customer)
             writer = WRITERS[n % 2]
             shows: Callable[[Request], bool]
             if writer == "placeOrder through A":
-                placed = await _place(http, urls[0], customer)
+                placed = await place(http, urls[0], customer)
                 history.placed(placed)
                 ended, shows = placed.answered, _lists_first(placed.orders[0])
             else:
-                version, ended = await _rename(
-                    client, table.name, customer, history, asyncio.Lock()
-                )
+                version, ended = await rename(client, table.name, customer, history, asyncio.Lock())
                 shows = _named(f"v{version}")
-            shown = await asyncio.gather(*(_until_shown(http, u, customer, shows) for u in urls))
+            shown = await asyncio.gather(*(until_shown(http, u, customer, shows) for u in urls))
             for replica, at in zip(REPLICAS, shown, strict=True):
                 delays[replica][writer].append((at - ended) * 1000)
     return delays

@@ -91,6 +91,8 @@ class ChangeFeed:
         return sum(len(subscribers) for subscribers in self.topics.values())
 
     def publish(self, records: Iterable[Record]) -> None:
+        if not self.topics and not self.listeners:
+            return  # nobody subscribed (the stream is read for the read cache alone)
         for record in records:
             for listener in self.listeners:
                 listener(record)

@@ -41,9 +41,11 @@ FRESH_SECONDS = 3.0
 # What an entry costs besides its bytes: the bookkeeping of its key and dependencies.
 _ENTRY_OVERHEAD = 200
 _DEPENDENCY_OVERHEAD = 100
-# A change whose images are missing (a stream that keeps only keys) cannot be followed.
+# Writes whose stream records are awaited, at most (a bound on the memory they take).
+_OWN_MOST = 10_000
+# A change without its new image (a stream that keeps only keys) cannot be followed.
 _IMAGES = (
-    "the table's stream keeps no item images: the read cache answers nothing (see docs/cache.md)"
+    "the table's stream keeps no new item images: the read cache answers nothing (docs/cache.md)"
 )
 
 
@@ -78,6 +80,8 @@ class CachedReads:
     _followed_until: float = 0.0
     # Set for good when the stream turns out to keep no new images.
     _blind: bool = False
+    # The items this process's writes left, by table key, with when (for a minute at most).
+    _own: dict[tuple[str, str], tuple[dict[str, Any], float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.cache = ReadCache(self.max_bytes)
@@ -105,13 +109,27 @@ class CachedReads:
         """Before a read that missed calls DynamoDB; None when nothing will be stored."""
         return self.cache.begin() if self.cache.answering else None
 
-    def keep(self, ticket: Ticket, key: str, value: Any, depends: Iterable[Dependency]) -> None:
-        """Keep what the read of `ticket` returned, unless a change touched it meanwhile."""
+    def keep(
+        self,
+        ticket: Ticket,
+        key: str,
+        value: Any,
+        depends: Iterable[Dependency],
+        *,
+        consistent: bool = False,
+    ) -> None:
+        """Keep what the read of `ticket` returned, unless a change touched it meanwhile;
+        `consistent`: a strongly consistent read, which no change made before it can lag."""
         depends = set(depends)
         blob = marshal.dumps(value)
         size = len(blob) + len(key) + _ENTRY_OVERHEAD + _DEPENDENCY_OVERHEAD * len(depends)
-        if self.cache.put(ticket, key, blob, size, depends):
+        if self.cache.put(ticket, key, blob, size, depends, settled=consistent):
             self._held()
+
+    def settling(self, depends: Iterable[Dependency]) -> bool:
+        """Whether something `depends` names changed moments ago: an eventually consistent
+        read of it now may lag the change (a read of the table is then made consistent)."""
+        return self.cache.settling(depends)
 
     def end(self, ticket: Ticket) -> None:
         """A read that failed: nothing to keep."""
@@ -123,10 +141,22 @@ class CachedReads:
 
     # Changes.
 
-    async def wrote(self, touched: Collection[Dependency]) -> None:
+    async def wrote(
+        self, touched: Collection[Dependency], images: Iterable[Mapping[str, Any]] = ()
+    ) -> None:
         """This process wrote: entries that depend on it are dropped at once, and every
-        other replica is told before the write is answered."""
+        other replica is told before the write is answered. `images`: the items as the
+        write left them, when it knows them; their stream records, when they come, drop
+        nothing here again (reads since then were of them)."""
         self._invalidate(touched)
+        now = self.clock()
+        for image in images:
+            key = (str(image.get(TABLE.partition_key)), str(image.get(TABLE.sort_key)))
+            self._own[key] = (dict(image), now)
+        if len(self._own) > _OWN_MOST:  # records lost or late: theirs drop again, safely
+            self._own = {k: v for k, v in self._own.items() if now - v[1] <= 60}
+            if len(self._own) > _OWN_MOST:
+                self._own.clear()
         if self.publish is not None and touched:
             await self.publish(touched)
 
@@ -141,6 +171,11 @@ class CachedReads:
             if record.new is None and record.event != "REMOVE":
                 self._go_blind()  # a change whose new partitions cannot be known
                 return
+            key = (str(record.keys.get(TABLE.partition_key)), str(record.keys.get(TABLE.sort_key)))
+            own = self._own.get(key)
+            if own is not None and own[0] == record.new:
+                del self._own[key]  # this process's own write, applied when it was made
+                continue
             touched |= read_dependencies.of_record(record.old, record.new, self.indexes)
             touched |= read_dependencies.of_image(record.keys, ())
         self._invalidate(touched)
@@ -228,8 +263,19 @@ def query_cache_key(request: Mapping[str, Any]) -> str:
 _QUERY_ANSWER = ("Items", "Count", "ScannedCount", "LastEvaluatedKey", "ConsumedCapacity")
 
 
-def query_answer(response: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: response[name] for name in _QUERY_ANSWER if name in response}
+def query_answer(response: Mapping[str, Any], *, halved: bool = False) -> dict[str, Any]:
+    """What a Query's answer keeps; `halved`: it was read consistently, and answering it
+    again saves what an eventually consistent read would have cost (half)."""
+    answer = {name: response[name] for name in _QUERY_ANSWER if name in response}
+    consumed = answer.get("ConsumedCapacity")
+    if halved and consumed:
+        units = read_units(answer) / 2
+        answer["ConsumedCapacity"] = {
+            **consumed,
+            "CapacityUnits": units,
+            "ReadCapacityUnits": units,
+        }
+    return answer
 
 
 def read_units(response: Mapping[str, Any]) -> float:
@@ -252,7 +298,7 @@ class BatchTickets:
     def __init__(self, cache: CachedReads | None) -> None:
         self.cache = cache
         self.open: dict[str, tuple[Ticket, Dependency]] = {}
-        self.started = False
+        self.consistent = False
 
     def answered(
         self, asked: Sequence[Mapping[str, Any]], unprocessed: Sequence[Mapping[str, Any]]
@@ -272,17 +318,21 @@ class BatchTickets:
             }
             self._keep(item_cache_key(key), raw, item_dependency(key))
 
-    def begin(self, asked: Sequence[Mapping[str, Any]]) -> None:
-        """Before the call: a ticket per key asked (typed, as in the request)."""
+    def begin(self, asked: Sequence[Mapping[str, Any]]) -> bool:
+        """Before the call: a ticket per key asked (typed, as in the request). Whether one
+        of them changed moments ago: the call is then made consistent, and all are kept
+        for good."""
         cache = self.cache
         if cache is None:
-            return
+            return False
         for typed in asked:
             ticket = cache.begin()
             if ticket is None:
-                return
+                return False
             key = {name: str(value) for name, value in from_attributes(typed).items()}
             self.open[item_cache_key(key)] = (ticket, item_dependency(key))
+        self.consistent = cache.settling(dependency for _, dependency in self.open.values())
+        return self.consistent
 
     def end(self) -> None:
         """The call is over: keys neither found nor answered absent are not kept."""
@@ -298,4 +348,7 @@ class BatchTickets:
         if opened is None or self.cache is None:
             return
         ticket, dependency = opened
-        self.cache.keep(ticket, key, (typed, _item_units(typed)), [depends or dependency])
+        units = _item_units(typed)
+        self.cache.keep(
+            ticket, key, (typed, units), [depends or dependency], consistent=self.consistent
+        )

@@ -148,8 +148,13 @@ class Store(Writes):
             return kept, False
         cache.note(condition.index)
         ticket = cache.begin()
+        # Moments after a change of the partition, a read of the table is made consistent
+        # (no index can be): kept for good rather than only for moments.
+        partition = read_dependencies.partition(condition.index, condition.partition)
+        consistent = condition.index.name is None and cache.settling([partition])
         try:
-            response = await self._call("read", self.client.query, request)
+            sent = {**request, "ConsistentRead": True} if consistent else request
+            response = await self._call("read", self.client.query, sent)
             if ticket is not None:
                 keys = [
                     from_attributes({k: i[k] for k in TABLE.attributes})
@@ -157,7 +162,8 @@ class Store(Writes):
                 ]
                 depends = read_dependencies.of_query(condition, keys, filtered=filtered)
                 kept, ticket = ticket, None
-                cache.keep(kept, key, query_answer(response), depends)  # ends the ticket
+                answer = query_answer(response, halved=consistent)
+                cache.keep(kept, key, answer, depends, consistent=consistent)  # ends the ticket
         finally:
             if ticket is not None:
                 cache.end(ticket)
@@ -198,7 +204,10 @@ class Store(Writes):
     async def _batch_get(self, request: dict[str, Any]) -> list[Item]:
         items: list[Item] = []
         tickets = BatchTickets(await self.reading_cache())
-        tickets.begin(request["RequestItems"][self.table]["Keys"])
+        if tickets.begin(request["RequestItems"][self.table]["Keys"]):
+            # Moments after a change of one of them, read consistently: kept for good.
+            wanted = {**request["RequestItems"][self.table], "ConsistentRead": True}
+            request = {**request, "RequestItems": {self.table: wanted}}
         try:
             for attempt in range(_UNPROCESSED_RETRIES):
                 response = await self._call("read", self.client.batch_get_item, request)
@@ -228,14 +237,18 @@ class Store(Writes):
             self.cost.cached(units)
             return None if typed is None else from_attributes(typed)
         ticket = None if cache is None else cache.begin()
-        request = get_request(self.table, key, consistent=consistent)
+        depends = [item_dependency(key)]
+        # Moments after a change of the item, read consistently: kept for good.
+        settling = cache is not None and cache.settling(depends)
+        request = get_request(self.table, key, consistent=consistent or settling)
         try:
             response = await self._call("read", self.client.get_item, request)
             item = response.get("Item")
             self.cost.record("read", response, returned=0 if item is None else 1)
             if cache is not None and ticket is not None:
                 kept, ticket = ticket, None
-                cache.keep(kept, cache_key, (item, read_units(response)), [item_dependency(key)])
+                units = read_units(response) / (2 if settling else 1)
+                cache.keep(kept, cache_key, (item, units), depends, consistent=settling)
         finally:
             if cache is not None and ticket is not None:
                 cache.end(ticket)

@@ -15,7 +15,8 @@ as a read in flight may ask: entries older than the oldest ticket are forgotten.
 consistent reads, and its indexes, may lag a change by a fraction of a second: a read that
 began after a change but within `settle` seconds of it may hold what was before. It is
 kept, but only until `settle` seconds after that change (each change heard again, from
-the stream after the write, starts that time again).
+the stream after the write, starts that time again), unless the read was strongly
+consistent (`settled`).
 
 **What it cannot keep exact it does not answer.** `suspend` empties it and refuses
 reads and stores until `resume`, for as long as the changes cannot be followed.
@@ -121,7 +122,14 @@ class ReadCache:
         return entry.value
 
     def put(
-        self, ticket: Ticket, key: str, value: Any, size: int, depends: Iterable[Dependency]
+        self,
+        ticket: Ticket,
+        key: str,
+        value: Any,
+        size: int,
+        depends: Iterable[Dependency],
+        *,
+        settled: bool = False,
     ) -> bool:
         """Store what the read of `ticket` returned, unless a change since it began touched
         what it depends on, or it would not fit; ends the ticket. Whether it was stored."""
@@ -133,7 +141,8 @@ class ReadCache:
                 self.stats.raced += 1
                 return False
             self._drop(key)
-            self._entries[key] = _Entry(value, size, depends, self._expiry(depends))
+            expires = None if settled else self._expiry(depends)
+            self._entries[key] = _Entry(value, size, depends, expires)
             self._bytes += size
             for dependency in depends:
                 self._by_dependency.setdefault(dependency, set()).add(key)
@@ -174,6 +183,11 @@ class ReadCache:
 
     def resume(self) -> None:
         self._suspended = False
+
+    def settling(self, depends: Iterable[Dependency]) -> bool:
+        """Whether any of `depends` changed within `settle` seconds."""
+        now = self.clock()
+        return any(now - self._recent.get(d, -self.settle) < self.settle for d in depends)
 
     def _expiry(self, depends: frozenset[Dependency]) -> float | None:
         """When an entry read now stops answering: `settle` after the last change of what

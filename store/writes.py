@@ -40,6 +40,7 @@ class Writes(Calls):
         await self._changing(
             lambda _: self._touched("PutItem", request),
             self._unless_landed(seen, self.client.put_item, sent),
+            lambda _: [from_attributes(request["Item"])],
         )
 
     async def update(self, request: dict[str, Any]) -> Item:
@@ -55,6 +56,7 @@ class Writes(Calls):
         response = await self._changing(
             lambda answer: self._touched("UpdateItem", request, _image(answer)),
             self._unless_landed(witness.of_update(request), self.client.update_item, request),
+            lambda answer: [image] if (image := _image(answer)) is not None else [],
         )
         if isinstance(response, Landed):  # the item as the check read it
             assert response.item is not None
@@ -90,6 +92,7 @@ class Writes(Calls):
                 await self._changing(
                     lambda _: self._touched_by_transaction(items),
                     self._unless_landed(seen, self.client.transact_write_items, request),
+                    lambda _: [from_attributes(a["Put"]["Item"]) for a in items if "Put" in a],
                 )
                 if intent is not None:
                     intent.landed = True
@@ -105,6 +108,7 @@ class Writes(Calls):
         self,
         touched: Callable[[Any], set[Dependency]],
         write: Awaitable[_Answer],
+        images: Callable[[Any], list[Item]],
     ) -> _Answer:
         """The write's answer; with a cache, what it touched is dropped from it (and the
         other replicas told) before the write is answered, or refused: a refusal may be
@@ -121,7 +125,7 @@ class Writes(Calls):
         except BaseException:
             await cache.wrote(touched(None))
             raise
-        await cache.wrote(touched(answer))
+        await cache.wrote(touched(answer), images(answer))
         return answer
 
     def _touched(

@@ -122,7 +122,9 @@ async def test_a_hot_read_is_answered_from_memory_until_a_write_through_the_gate
     assert first.cost["requests"] >= 2 and first.cost["cachedRequests"] == 0
     again = await hot(gateway, CUSTOMER, id="c1")
     assert again.data == first.data
-    assert again.cost["savedReadCapacityUnits"] >= first.cost["readCapacityUnits"] > 0
+    # What eventually consistent reads would cost: at most what the first read did (made
+    # consistent, moments after the writes).
+    assert 0 < again.cost["savedReadCapacityUnits"] <= first.cost["readCapacityUnits"]
     listed = [await ask(gateway, OPEN_ORDERS), await hot(gateway, OPEN_ORDERS)]
     assert listed[1].data == listed[0].data
     assert [e["node"]["id"] for e in listed[1].data["openOrders"]["edges"]] == [order]
