@@ -121,7 +121,11 @@ class CachedReads:
         """Keep what the read of `ticket` returned, unless a change touched it meanwhile;
         `consistent`: a strongly consistent read, which no change made before it can lag."""
         depends = set(depends)
-        blob = marshal.dumps(value)
+        try:
+            blob = marshal.dumps(value)
+        except ValueError:  # a value marshal cannot hold: not kept
+            self.cache.end(ticket)
+            return
         size = len(blob) + len(key) + _ENTRY_OVERHEAD + _DEPENDENCY_OVERHEAD * len(depends)
         if self.cache.put(ticket, key, blob, size, depends, settled=consistent):
             self._held()

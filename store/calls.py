@@ -14,6 +14,7 @@ from keys.errors import Unavailable
 from store.cached_reads import CachedReads
 from store.cost import Cost, Operation
 from store.errors import UNREACHABLE, BoundExceeded, mapped
+from store.read_cache import Dependency
 from store.witness import Intent
 
 if TYPE_CHECKING:
@@ -43,6 +44,9 @@ class Calls:
     # answer this request (asked once, at its first read).
     cache: CachedReads | None = None
     cache_ready: bool | None = None
+    # What the reads of this request depended on, when a whole answer is to be kept
+    # (`gateway/schema/cached_answers.py`); None: not collected.
+    depended: set[Dependency] | None = None
 
     async def reading_cache(self) -> CachedReads | None:
         """The cache this request's reads may use, if any."""

@@ -29,6 +29,7 @@ from store.cached_reads import (
 )
 from store.calls import DynamoDBClient as DynamoDBClient
 from store.cost import Cost
+from store.read_cache import Dependency
 from store.requests import (
     BATCH_GET_LIMIT,
     Filter,
@@ -145,6 +146,8 @@ class Store(Writes):
         kept = cache.lookup(key)
         if kept is not None:
             self.cost.cached(read_units(kept))
+            if self.depended is not None:
+                self.depended |= _query_depends(condition, kept, filtered=filtered)
             return kept, False
         cache.note(condition.index)
         ticket = cache.begin()
@@ -155,15 +158,13 @@ class Store(Writes):
         try:
             sent = {**request, "ConsistentRead": True} if consistent else request
             response = await self._call("read", self.client.query, sent)
+            depends = _query_depends(condition, response, filtered=filtered)
+            if self.depended is not None:
+                self.depended |= depends
             if ticket is not None:
-                keys = [
-                    from_attributes({k: i[k] for k in TABLE.attributes})
-                    for i in response.get("Items", [])
-                ]
-                depends = read_dependencies.of_query(condition, keys, filtered=filtered)
-                kept, ticket = ticket, None
+                taken, ticket = ticket, None
                 answer = query_answer(response, halved=consistent)
-                cache.keep(kept, key, answer, depends, consistent=consistent)  # ends the ticket
+                cache.keep(taken, key, answer, depends, consistent=consistent)  # ends the ticket
         finally:
             if ticket is not None:
                 cache.end(ticket)
@@ -174,6 +175,8 @@ class Store(Writes):
         cache = await self.reading_cache()
         found: list[Item] = []
         wanted = list(keys)
+        if self.depended is not None:
+            self.depended.update(item_dependency(key) for key in keys)
         if cache is not None:
             wanted, found = self._kept_items(cache, keys)
         if not wanted:
@@ -232,6 +235,8 @@ class Store(Writes):
         uses the cache."""
         cache = None if consistent else await self.reading_cache()
         cache_key = item_cache_key(key)
+        if self.depended is not None:
+            self.depended.add(item_dependency(key))
         if cache is not None and (kept := cache.lookup(cache_key)) is not None:
             typed, units = kept
             self.cost.cached(units)
@@ -261,6 +266,14 @@ class Store(Writes):
         scanned = response.get("ScannedCount", 0)
         self.cost.record("read", response, scanned=scanned, returned=len(items))
         return ScanPage(items, scanned, response.get("LastEvaluatedKey"))
+
+
+def _query_depends(
+    condition: KeyCondition, answer: Mapping[str, Any], *, filtered: bool
+) -> set[Dependency]:
+    """What a Query's answer (DynamoDB's typed one) depends on."""
+    keys = [from_attributes({k: i[k] for k in TABLE.attributes}) for i in answer.get("Items", [])]
+    return read_dependencies.of_query(condition, keys, filtered=filtered)
 
 
 def _refill_limit(remaining: int, matched: int, scanned: int, last_read: int) -> int:

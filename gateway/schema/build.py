@@ -19,6 +19,7 @@ from gateway.demand.control import BoundCache, DemandControl, Limits
 from gateway.documents.limits import limits_rule
 from gateway.documents.parsing import MAX_DOCUMENT_BYTES, DocumentParser, DocumentValidation
 from gateway.documents.persisted import DocumentRegistration, PersistedDocuments
+from gateway.schema.cached_answers import CachedAnswers
 from gateway.schema.execution import PlainFieldsExecutionContext
 from gateway.schema.extensions import CodedMaskErrors, CostReport, OperationChoice
 from gateway.schema.idempotency import KEEP_SECONDS, Idempotency
@@ -65,6 +66,8 @@ def build_schema(
         partial(DemandControl, limits=limits or Limits(), cache=BoundCache()),
         # After DemandControl: an operation it refuses reads no record.
         partial(Idempotency, answered_within=request_timeout + KEEP_SECONDS),
+        # After DemandControl: an operation it refuses is not answered from memory either.
+        CachedAnswers,
         # Right after execution, before the cost is reported: its write is in the cost.
         partial(DocumentRegistration, documents),
     ]

@@ -122,6 +122,7 @@ async def test_a_hot_read_is_answered_from_memory_until_a_write_through_the_gate
     assert first.cost["requests"] >= 2 and first.cost["cachedRequests"] == 0
     again = await hot(gateway, CUSTOMER, id="c1")
     assert again.data == first.data
+    assert again.cost["cachedRequests"] == first.cost["requests"]  # the whole answer, kept
     # What eventually consistent reads would cost: at most what the first read did (made
     # consistent, moments after the writes).
     assert 0 < again.cost["savedReadCapacityUnits"] <= first.cost["readCapacityUnits"]
