@@ -12,8 +12,9 @@ answers while every shard a reader names was read to its end within `FRESH_SECON
 this process's clock. Otherwise it is suspended: emptied, and nothing read meanwhile is
 stored.
 
-Entries are kept as DynamoDB's typed answers, marshalled: their size is what they hold,
-and each hit decodes a copy of its own (no request can change another's items).
+Entries are kept marshalled (DynamoDB's typed answers, and the whole answers of queries,
+`gateway/schema/cached_answers.py`): their size is what they hold, and each hit decodes a
+copy of its own (no request can change another's items).
 """
 
 from __future__ import annotations
