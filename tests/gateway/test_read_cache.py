@@ -8,110 +8,35 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
 import pytest
 
-from gateway.settings import Settings
 from store import cached_reads
-from store.cached_reads import CachedReads
+from tests.caching import (
+    CUSTOMER,
+    OPEN_ORDERS,
+    ask,
+    cache_of,
+    caching,
+    customer_with_order,
+    hot,
+    rename_in_table,
+)
 from tests.client import settings_for
-from tests.faults import FaultProxy, without_backoff
-from tests.identity import SECURED, token
-from tests.live import Served, served
+from tests.faults import FaultProxy
+from tests.identity import SECURED
+from tests.live import Served
 from tests.subscribing import until
 
 pytestmark = pytest.mark.streamed
-
-CUSTOMER = (
-    "query C($id: ID!) { customer(id: $id) { name"
-    " orders(status: PLACED) { edges { node { id status } } } } }"
-)
-OPEN_ORDERS = "{ openOrders(first: 50) { edges { node { id status } } } }"
-
-
-@dataclass
-class Answer:
-    data: Any
-    errors: list[dict[str, Any]]
-    cost: dict[str, Any]
-
-    @property
-    def cached(self) -> bool:
-        """Answered wholly from the cache: no DynamoDB call, at least one cached read."""
-        return self.cost["requests"] == 0 and self.cost["cachedRequests"] > 0
-
-
-async def ask(gateway: Served, query: str, user: str | None = None, **variables: Any) -> Answer:
-    headers = {} if user is None else {"Authorization": f"Bearer {token(user)}"}
-    async with httpx.AsyncClient(timeout=30) as http:
-        response = await http.post(
-            f"{gateway.url}/graphql", json={"query": query, "variables": variables}, headers=headers
-        )
-    body = response.json()
-    return Answer(body.get("data"), body.get("errors") or [], body["extensions"]["cost"])
-
-
-async def hot(gateway: Served, query: str, user: str | None = None, **variables: Any) -> Answer:
-    """The read once answered from the cache: the stream's records of the writes before it
-    (which drop it) may come in after the first read."""
-    deadline = time.monotonic() + 10
-    while not (answer := await ask(gateway, query, user, **variables)).cached:
-        assert time.monotonic() < deadline, answer.cost
-        await asyncio.sleep(0.05)
-    return answer
-
-
-def cache_of(gateway: Served) -> CachedReads:
-    cache = gateway.runtime.cache
-    assert cache is not None
-    return cache
-
-
-@asynccontextmanager
-async def caching(settings: Settings) -> AsyncIterator[Served]:
-    """The gateway with the cache on, once the stream is followed."""
-    async with served(replace(settings, cache=True)) as gateway:
-        await until(cache_of(gateway).followed, within=20)
-        yield gateway
 
 
 @pytest.fixture
 async def gateway(endpoint: str, table: str) -> AsyncIterator[Served]:
     async with caching(settings_for(endpoint, table)) as running:
         yield running
-
-
-async def rename_in_table(client: Any, table: str, name: str) -> None:
-    """Customer c1 renamed straight in the table, as another service would write: the
-    gateway hears of it from the stream only."""
-    await client.update_item(
-        TableName=table,
-        Key={"PK": {"S": "CUSTOMER#c1"}, "SK": {"S": "CUSTOMER#c1"}},
-        UpdateExpression="SET #n = :n",
-        ExpressionAttributeNames={"#n": "name"},
-        ExpressionAttributeValues={":n": {"S": name}},
-    )
-
-
-async def customer_with_order(gateway: Served, name: str = "c1") -> str:
-    created = await ask(
-        gateway,
-        "mutation { createCustomer(input:"
-        f' {{id: "{name}", name: "Ada", email: "a@x.io"}}) {{ id }} }}',
-    )
-    assert not created.errors, created.errors
-    placed = await ask(
-        gateway,
-        f'mutation {{ placeOrder(input: {{customerId: "{name}",'
-        ' items: [{sku: "s", quantity: 1, unitPriceCents: 5}]}) { id } }',
-    )
-    assert not placed.errors, placed.errors
-    order: str = placed.data["placeOrder"]["id"]
-    return order
 
 
 async def test_a_hot_read_is_answered_from_memory_until_a_write_through_the_gateway_changes_it(
@@ -331,98 +256,3 @@ async def test_a_write_answered_by_one_replica_is_never_read_from_before_it_by_a
         redis_server.stop()
         alone = await ask(reader, CUSTOMER, id="c1")
         assert alone.cost["cachedRequests"] == 0 and alone.cost["requests"] > 0
-
-
-ORDERS_OF_C1 = 'query { customer(id: "c1") { orders(first: 100) { edges { node { id } } } } }'
-
-
-def order_ids(answer: Answer) -> set[str]:
-    return {e["node"]["id"] for e in answer.data["customer"]["orders"]["edges"]}
-
-
-NEW_CUSTOMER = 'mutation { createCustomer(input: {id: "c9", name: "Cy", email: "c@x.io"}) { id } }'
-NEW_ORDER = (
-    'mutation { placeOrder(input: {customerId: "c1",'
-    ' items: [{sku: "t", quantity: 1, unitPriceCents: 5}]}) { id } }'
-)
-CUSTOMER_C9 = '{ customer(id: "c9") { name } }'
-
-
-@pytest.mark.parametrize(
-    ("operation", "write", "read"),
-    [("PutItem", NEW_CUSTOMER, CUSTOMER_C9), ("TransactWriteItems", NEW_ORDER, ORDERS_OF_C1)],
-)
-async def test_a_write_whose_outcome_is_unknown_is_not_read_from_before_it(
-    endpoint: str,
-    table: str,
-    operation: str,
-    write: str,
-    read: str,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    without_backoff(monkeypatch)
-    async with FaultProxy(endpoint) as proxy, caching(settings_for(proxy.url, table)) as gateway:
-        await customer_with_order(gateway)
-        before = await hot(gateway, read)
-        # The stream is held up, so that only the write itself can drop what it changed.
-        stream = proxy.inject("GetRecords", "hold", count=1)
-        # Every answer to the write is lost (DynamoDB applied it, the gateway never hears
-        # so), and so is the read that would tell: the outcome is unknown to the gateway.
-        proxy.inject(operation, "lose")
-        proxy.inject("GetItem", "error")
-        written = await ask(gateway, write)
-        proxy.clear()
-        assert written.errors[0]["extensions"]["code"] == "UNAVAILABLE", written.errors
-        after = await ask(gateway, read)
-        stream.release.set()
-        assert after.data != before.data, after.cost  # applied all the same, and read so
-
-
-async def test_a_write_answered_as_done_after_its_resend_was_refused_is_read_so(
-    endpoint: str, table: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The first answer is lost, botocore sends the write again and DynamoDB refuses the
-    resend (the item is there): the gateway knows by its token that the write was its own."""
-    without_backoff(monkeypatch)
-    async with FaultProxy(endpoint) as proxy, caching(settings_for(proxy.url, table)) as gateway:
-        await customer_with_order(gateway)
-        assert (await hot(gateway, CUSTOMER_C9)).data["customer"] is None
-        stream = proxy.inject("GetRecords", "hold", count=1)
-        proxy.inject("PutItem", "lose", count=1)
-        created = await ask(gateway, NEW_CUSTOMER)
-        assert not created.errors, created.errors
-        after = await ask(gateway, CUSTOMER_C9)
-        stream.release.set()
-        assert after.data["customer"] == {"name": "Cy"}, after.cost
-
-
-async def test_concurrent_reads_and_writes_leave_no_stale_answer_behind(
-    endpoint: str, table: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    async with FaultProxy(endpoint) as proxy, caching(settings_for(proxy.url, table)) as gateway:
-        await customer_with_order(gateway)
-        await hot(gateway, ORDERS_OF_C1)
-        # The stream is held up: only the writes themselves keep the cache exact.
-        monkeypatch.setattr(cached_reads, "FRESH_SECONDS", 60.0)
-        stream = proxy.inject("GetRecords", "hold", count=1)
-        answered: list[str] = []
-        stale: list[str] = []
-
-        async def place() -> None:
-            answer = await ask(gateway, NEW_ORDER)
-            answered.append(answer.data["placeOrder"]["id"])
-
-        async def read() -> None:
-            for _ in range(5):
-                known = set(answered)  # answered before this read was sent
-                seen = order_ids(read_answer := await ask(gateway, ORDERS_OF_C1))
-                stale.extend(known - seen)
-                hits.append(read_answer.cached)
-
-        hits: list[bool] = []
-        await asyncio.gather(*(place() for _ in range(10)), *(read() for _ in range(10)))
-        final = await ask(gateway, ORDERS_OF_C1)
-        again = await ask(gateway, ORDERS_OF_C1)
-        stream.release.set()
-        assert not stale
-        assert set(answered) <= order_ids(final) and again.cached and any(hits)
