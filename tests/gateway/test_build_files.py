@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from gateway.cli.serving import SHUTDOWN_SECONDS
+from gateway.runtime import STOP_SECONDS
 from gateway.settings import Settings, SettingsError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,6 +130,18 @@ def test_compose_runs_two_replicas_behind_one_port_sharing_redis() -> None:
     assert "proxy_set_header Upgrade $http_upgrade;" in nginx
     # Each client by the address nginx saw, never by a header the client sent.
     assert "proxy_set_header X-Forwarded-For $remote_addr;" in nginx
+
+
+def test_compose_checks_readiness_and_gives_shutdown_its_time() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    replica = compose.split("  gateway-1: &gateway\n", 1)[1].split("\n\n", 1)[0]
+    assert "http://127.0.0.1:8000/readyz" in replica
+    grace = re.search(r"stop_grace_period: (\d+)s", replica)
+    assert grace is not None
+    # Requests under way, then each step of stopping (`gateway/runtime.py`), with room.
+    assert int(grace.group(1)) > SHUTDOWN_SECONDS + 2 * STOP_SECONDS
+    proxy = compose.split("  gateway:\n", 1)[1]
+    assert proxy.count("condition: service_healthy") == 2
 
 
 def _compose_gateway_env(compose: str, shell: dict[str, str]) -> dict[str, str]:
