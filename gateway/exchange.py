@@ -28,6 +28,8 @@ class Exchange:
     codes: list[str] = field(default_factory=list)
     # The request's own cost once it has a context; a request refused at the door has none.
     cost: Cost = field(default_factory=Cost)
+    # Who asked: the signed-in subject, else the client's address ("" when unknown).
+    caller: str = ""
 
     @property
     def outcome(self) -> str:
@@ -65,6 +67,13 @@ def opened(exchange: Exchange) -> Token[Exchange | None]:
 
 def closed(token: Token[Exchange | None]) -> None:
     _current.reset(token)
+
+
+def note_caller(caller: str) -> None:
+    """Record who asks (the subject, else the client's address) for the request log."""
+    exchange = _current.get()
+    if exchange is not None:
+        exchange.caller = caller
 
 
 def note_cost(cost: Cost) -> None:

@@ -86,6 +86,7 @@ class RequestTracing:
         cost = exchange.cost
         fields = {
             "requestId": exchange.request_id,
+            "caller": exchange.caller,
             "operationName": exchange.operation_name,
             "operationType": exchange.operation_type,
             "status": status,
@@ -94,9 +95,10 @@ class RequestTracing:
             "cost": cost.as_dict(cached=cost.cached_requests > 0),
         }
         logger.info(
-            "graphql request=%s operation=%s type=%s status=%d duration_ms=%.1f codes=%s "
-            "requests=%d rcu=%g wcu=%g items_scanned=%d",
+            "graphql request=%s caller=%s operation=%s type=%s status=%d duration_ms=%.1f"
+            " codes=%s requests=%d rcu=%g wcu=%g items_scanned=%d",
             exchange.request_id,
+            exchange.caller or "-",
             exchange.operation_name or "-",
             exchange.operation_type,
             status,

@@ -27,7 +27,7 @@ from data.idempotency import MalformedKey
 from gateway.admission import Admission, RateLimited
 from gateway.demand.ratelimit import bucket
 from gateway.documents.persisted import persisted_documents, resolved
-from gateway.exchange import is_request_error, note_codes, note_cost
+from gateway.exchange import is_request_error, note_caller, note_codes, note_cost
 from gateway.http.answers import errors_body, json_body
 from gateway.http.batches import Refused, execute_batch
 from gateway.http.spec import GRAPHQL_RESPONSE, prefers_graphql_response
@@ -142,11 +142,14 @@ class GraphQLApp(GraphQL[Context, None]):
             # Queries ignore the header, whatever it holds; a mutation is refused (400) by
             # `Idempotency` once the operation's type is known.
             idempotency_key = MalformedKey(str(exc))
+        note_caller(request.client.host if request.client is not None else "")
         try:
             authorization = request.headers.getlist("authorization")
             caller = (await admission.sign_in(authorization))[0] if running else admission.no_token
         except (Unauthenticated, Unavailable) as exc:
             return self._refused(exc)
+        if caller.username is not None:
+            note_caller(caller.username)
         who = bucket(request, caller)
         limited = await admission.within_rate(who) if running else None
         if limited is not None:

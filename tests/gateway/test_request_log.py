@@ -12,7 +12,8 @@ from graphql import GraphQLError
 from gateway.exchange import Exchange, closed, opened
 from gateway.logs import TEXT_FORMAT, JsonFormatter, logging_config
 from gateway.schema.extensions import CodedMaskErrors
-from tests.client import COST_KEYS, Api
+from tests.client import COST_KEYS, Api, settings_for
+from tests.identity import SECURED, as_user
 
 LOOKUP = "query Lookup($id: ID!) { customer(id: $id) { id } }"
 
@@ -52,6 +53,26 @@ async def test_one_line_per_request_with_its_fields(
     for part in ("request=log-1", "operation=Lookup", "type=query", "status=200", "codes=-"):
         assert part in message
     assert f"requests={logged['cost']['requests']}" in message
+
+
+async def test_the_line_names_the_caller_by_subject_else_by_address(
+    endpoint: str, table: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with Api.serving(settings_for(endpoint, table, **SECURED)) as api:
+        with caplog.at_level(logging.INFO, logger="dynagate.requests"):
+            await api.http.post(
+                "/graphql", json={"query": "{ __typename }"}, headers=as_user(api, "ada").headers
+            )
+            await api.http.post("/graphql", json={"query": "{ __typename }"})
+            await api.http.post(
+                "/graphql",
+                json={"query": "{ __typename }"},
+                headers={"Authorization": "Bearer not-a-token"},
+            )
+    callers = [fields(record)["caller"] for record in request_lines(caplog)]
+    # httpx's ASGI transport calls itself 127.0.0.1; a refused token is its address's.
+    assert callers == ["ada", "127.0.0.1", "127.0.0.1"]
+    assert "caller=ada" in request_lines(caplog)[0].getMessage()
 
 
 @pytest.mark.parametrize(
