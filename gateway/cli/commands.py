@@ -41,6 +41,13 @@ def serve(args: argparse.Namespace) -> int:
     return serve(args.host, args.port, args.workers)
 
 
+def check(args: argparse.Namespace) -> int:
+    """`dynagate check` (`gateway/cli/check.py`)."""
+    from gateway.cli.check import check
+
+    return check()
+
+
 def make_table(args: argparse.Namespace) -> int:
     """`dynagate create-table`."""
     from gateway.served_model import declared

@@ -97,6 +97,15 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     )
     serve.set_defaults(run=commands.serve)
 
+    check = subcommands.add_parser(
+        "check",
+        help="check the settings, DynamoDB, the table, its stream and Redis before serving;"
+        " exit 1 on any problem",
+        formatter_class=_Formatter,
+        parents=[model_option],
+    )
+    check.set_defaults(run=commands.check)
+
     create = subcommands.add_parser(
         "create-table",
         help="create the table and its indexes",
