@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from redis.asyncio import Redis
 from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from data.feed import ChangeFeed
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger("dynagate")
 # The most each step of stopping may take.
 STOP_SECONDS = 5.0
+REDIS_DOWN = (
+    "Redis at DYNAGATE_REDIS_URL does not answer: until it does, rate limits are per process"
+    " and the replicas hear of changes late"
+)
 
 
 @dataclass
@@ -127,6 +132,8 @@ class Runtime:
         opened.callback(setattr, self, "client", None)
         # Before the metrics watch the client: this call serves no request.
         await warn_unless_ready(client, settings, declared(settings.model).indexes)
+        if not await self.redis_answers():
+            logger.warning(REDIS_DOWN + "; `dynagate check` tells more")
         if metrics is not None:
             opened.callback(metrics.watch(client))
             opened.callback(metrics.watch(streams))
@@ -189,6 +196,17 @@ class Runtime:
                 logger.exception("the read cache could not apply %d changes", len(records))
                 self.cache.forget()
         self.feed.publish(records)
+
+    async def redis_answers(self) -> bool:
+        """Whether DYNAGATE_REDIS_URL's Redis answers a PING now (True without Redis)."""
+        if self.redis is None:
+            return True
+        try:
+            async with asyncio.timeout(REDIS_SECONDS):
+                await self.redis.ping()
+        except (RedisError, OSError, TimeoutError):
+            return False
+        return True
 
     def degraded(self) -> list[str]:
         """What the process is doing without while Redis is unreachable (`/readyz`)."""

@@ -20,7 +20,7 @@ from gateway.http.view import GraphQLApp
 from gateway.metrics import Metrics
 from gateway.playground import FIX, asset_path
 from gateway.readiness import not_ready
-from gateway.runtime import Runtime, redis_client
+from gateway.runtime import REDIS_DOWN, Runtime, redis_client
 from gateway.settings import Settings
 from store.cursors import CursorCodec
 
@@ -61,6 +61,8 @@ def _routes(runtime: Runtime, graphql: GraphQLApp) -> list[BaseRoute]:
             return JSONResponse(body, status_code=503)
         # Still served, with what it works without meanwhile.
         degraded = runtime.degraded()
+        if not await runtime.redis_answers() and not any("Redis" in d for d in degraded):
+            degraded.append(REDIS_DOWN)
         return JSONResponse({"status": "ready", **({"degraded": degraded} if degraded else {})})
 
     routes: list[BaseRoute] = [

@@ -5,6 +5,7 @@ logged, counted and said by /readyz, and the buckets are shared again once it re
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from typing import Any
@@ -12,8 +13,10 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
+from gateway.cli.dynamodb_local import free_port
 from gateway.replicas import shared_limits
 from gateway.replicas.shared_limits import PREFIX, SharedRateLimiter
+from gateway.runtime import REDIS_DOWN
 from gateway.settings import Settings, SettingsError
 from store.cost import Cost
 from tests.client import Api, settings_for
@@ -114,3 +117,16 @@ async def test_redis_down_serves_on_per_process_buckets_then_shares_again(
             assert api.http is not None
         finally:
             await redis.aclose()
+
+
+async def test_a_redis_that_does_not_answer_is_said_at_start_and_by_readyz_before_any_request(
+    endpoint: str, table: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    nowhere = f"redis://127.0.0.1:{free_port()}/0"
+    settings = settings_for(endpoint, table, rate_limit=600.0, redis_url=nowhere)
+    with caplog.at_level(logging.WARNING, logger="dynagate"):
+        async with Api.serving(settings) as api:
+            ready = (await api.http.get("/readyz")).json()
+    assert ready["status"] == "ready"
+    assert ready["degraded"] == [REDIS_DOWN]
+    assert any(REDIS_DOWN in record.getMessage() for record in caplog.records)
