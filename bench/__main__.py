@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import cache, demand, live, migrate, profile, scale, scaleout, speed
+from bench import cache, demand, live, migrate, profile, scale, scaleout, speed, tracing
 from bench.harness import Benchmark, Context
 from bench.report import RESULTS
 from bench.wrk import WrkMissing
@@ -21,12 +21,13 @@ BENCHMARKS = {
         live.BENCHMARK,
         scaleout.BENCHMARK,
         cache.BENCHMARK,
+        tracing.BENCHMARK,
         migrate.BENCHMARK,
         profile.BENCHMARK,
     )
 }
 # What `make bench` runs, in this order; profile needs py-spy and ptrace, so only on request.
-ALL = ("speed", "scale", "demand", "live", "scaleout", "cache", "migrate")
+ALL = ("speed", "scale", "demand", "live", "scaleout", "cache", "tracing", "migrate")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from keys.table import TABLE
+from store.trace_marks import cause_of
 
 Item = dict[str, Any]
 
@@ -56,6 +57,9 @@ class Change:
     # leaves one topic (REMOVED there) and enters another (ADDED there).
     was_here: bool = True
     is_here: bool = True
+    # The traceparent of the write that made it, when that write was traced
+    # (`store/trace_marks.py`).
+    cause: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,7 @@ def entity_changes(record: Record, followed: Sequence[Followed]) -> list[Change]
             old=None if old is None else entity.read(old),
             new=None if new is None else entity.read(new),
             created=record.created,
+            cause=cause_of(new),
         )
         left = None if old is None else (entity.name, entity.topic(old, partition))
         if left is None or left == change.topic:

@@ -103,6 +103,7 @@ class Admission:
             runtime.require_client(), runtime.settings.table, runtime.cursors, caller, runtime.cache
         )
         context.who = who
+        context.store.tracing = runtime.tracing
         if self.limiter is not None:
             context.budget = partial(self.limiter.budget, who, context.cost)
         return context

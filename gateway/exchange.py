@@ -9,8 +9,10 @@ without threading either through the layers below.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphql import GraphQLError
 
@@ -30,6 +32,9 @@ class Exchange:
     cost: Cost = field(default_factory=Cost)
     # Who asked: the signed-in subject, else the client's address ("" when unknown).
     caller: str = ""
+    # With tracing on (docs/tracing.md): the request's trace id, and whether it is recorded.
+    trace_id: str = ""
+    traced: bool = False
 
     @property
     def outcome(self) -> str:
@@ -38,6 +43,16 @@ class Exchange:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
+
+
+def graphql_request(scope: Mapping[str, Any]) -> bool:
+    """A GraphQL request over POST, or over GET other than a browser's for the playground."""
+    if scope["path"] != "/graphql":
+        return False
+    if scope["method"] == "POST":
+        return True
+    accept = dict(scope.get("headers", [])).get(b"accept", b"")
+    return scope["method"] == "GET" and b"text/html" not in accept
 
 
 _current: ContextVar[Exchange | None] = ContextVar("dynagate_exchange", default=None)

@@ -212,7 +212,9 @@ class Metrics:
         """Count a GraphQL request that has ended."""
         kind = exchange.operation_type
         self.graphql_requests.labels(kind, exchange.outcome).inc()
-        self.graphql_duration.labels(kind).observe(seconds)
+        # A traced request's trace id, on the bucket it fell in (OpenMetrics' exemplars).
+        exemplar = {"trace_id": exchange.trace_id} if exchange.traced else None
+        self.graphql_duration.labels(kind).observe(seconds, exemplar)
         for reason in {REFUSALS[c] for c in exchange.codes if c in REFUSALS}:
             self.refusals.labels(reason).inc()
         cost = exchange.cost

@@ -39,6 +39,9 @@ from store.stream import StreamReader
 from store.stream_records import StreamRecord
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
+    from gateway.traces.spans import Traces
     from store.client import DynamoDBClient
 
 
@@ -103,6 +106,8 @@ class Runtime:
                 logger.warning("the stream's leases were not given back within %g s", seconds)
 
     metrics: Metrics | None = None
+    # Traces (docs/tracing.md), when `OTEL_*` settings turn them on.
+    tracing: Traces | None = None
     # Where processes and replicas share state (DYNAGATE_REDIS_URL), if anywhere.
     redis: Redis | None = None
     # The rate limit's buckets (None: no rate limit), and what closes what was opened.
@@ -134,6 +139,8 @@ class Runtime:
         await warn_unless_ready(client, settings, declared(settings.model).indexes)
         if not await self.redis_answers():
             logger.warning(REDIS_DOWN + "; `dynagate check` tells more")
+        if self.tracing is not None:
+            opened.push_async_callback(asyncio.to_thread, self.tracing.close, STOP_SECONDS)
         if metrics is not None:
             opened.callback(metrics.watch(client))
             opened.callback(metrics.watch(streams))
@@ -277,12 +284,18 @@ class Runtime:
         return self.client
 
 
-def redis_client(settings: Settings) -> Redis | None:
+def redis_client(settings: Settings, tracer: Tracer | None = None) -> Redis | None:
     """The client of DYNAGATE_REDIS_URL: connected on first use, and quick to give up (a
-    request then goes on with the process's own state)."""
+    request then goes on with the process's own state); with `tracer`, its calls traced."""
     if settings.redis_url is None:
         return None
-    return Redis.from_url(
+    kind = Redis
+    if tracer is not None:
+        # Imported only when tracing is on: without it no tracing code runs.
+        from gateway.traces.redis import traced_redis
+
+        kind = traced_redis(tracer)
+    return kind.from_url(
         settings.redis_url,
         socket_timeout=REDIS_SECONDS,
         socket_connect_timeout=REDIS_SECONDS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -123,3 +123,35 @@ def without_credentials(value: str) -> str:
     except ValueError:
         port = ""
     return repr(parts._replace(netloc=(parts.hostname or "") + port).geturl())
+
+
+# OpenTelemetry's own settings that turn tracing on (docs/tracing.md): the exporters the
+# gateway can export with, and the one protocol it speaks.
+TRACES_EXPORTERS = ("otlp", "console")
+_OTLP_ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+_PROTOCOLS = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+
+
+def traces_exporter(env: Mapping[str, str]) -> str | None:
+    """The exporter `env`'s `OTEL_*` settings ask traces to go to, or None: tracing off.
+
+    `OTEL_TRACES_EXPORTER` names it (`none`: off); unset, an OTLP endpoint alone turns it on;
+    `OTEL_SDK_DISABLED=true` turns it off. A value the gateway cannot honour is ValueError,
+    with what to set instead.
+    """
+    if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return None
+    named = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+    if named == "none":
+        return None
+    if not named:
+        if not any(env.get(name, "").strip() for name in _OTLP_ENDPOINTS):
+            return None
+        named = "otlp"
+    if named not in TRACES_EXPORTERS:
+        raise ValueError(f"OTEL_TRACES_EXPORTER={named!r}: the gateway exports to otlp or console")
+    for name in _PROTOCOLS:
+        protocol = env.get(name, "").strip()
+        if named == "otlp" and protocol and protocol != "http/protobuf":
+            raise ValueError(f"{name}={protocol!r}: the gateway exports OTLP as http/protobuf")
+    return named

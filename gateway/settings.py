@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from gateway.demand.control import Limits
 from gateway.setting_table import SETTINGS
-from gateway.setting_values import on_this_machine
+from gateway.setting_values import on_this_machine, traces_exporter
 from store.client import DynamoDBClient
 from store.connection import open_client
 
@@ -83,6 +83,9 @@ class Settings:
     # The read cache (docs/cache.md): on or off, and the most bytes it holds per process.
     cache: bool = False
     cache_bytes: int = 64 << 20
+    # Traces (docs/tracing.md): the exporter OpenTelemetry's `OTEL_*` settings ask for, or
+    # None: no tracing code runs.
+    traces: str | None = None
 
     @property
     def open_mode(self) -> bool:
@@ -154,8 +157,19 @@ class Settings:
             redis_url=given.get("DYNAGATE_REDIS_URL"),
             cache=given.get("DYNAGATE_CACHE", "off") == "on",
             cache_bytes=given.get("DYNAGATE_CACHE_BYTES", 64 << 20),
+            traces=_traces(source, serving=serving),
             **_identity(given, development=development, serving=serving),
         )
+
+
+def _traces(env: Mapping[str, str], *, serving: bool) -> str | None:
+    """Admin commands trace nothing: OpenTelemetry's settings are the server's business."""
+    try:
+        return traces_exporter(env)
+    except ValueError as exc:
+        if not serving:
+            return None
+        raise SettingsError(f"{exc}; see docs/tracing.md") from None
 
 
 def _parsed(env: Mapping[str, str]) -> dict[str, Any]:

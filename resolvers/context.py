@@ -82,6 +82,7 @@ class Context:
         fresh = Context.create(
             store.client, store.table, self.pages.cursors, self.caller, store.cache
         )
+        fresh.store.tracing = store.tracing
         fresh.changes, fresh.subscription_buffer = self.changes, self.subscription_buffer
         fresh.charge, fresh.budget = self.charge, self.budget
         fresh.sent_documents = self.sent_documents

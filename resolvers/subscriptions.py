@@ -48,7 +48,13 @@ async def follow(
         try:
             async for kind, change in subscriber.changes():
                 feed.delivered()
-                yield event(kind, change)
+                tracing = context.store.tracing
+                if tracing is None:
+                    yield event(kind, change)
+                else:
+                    # The event's span is current while its selection is answered.
+                    with tracing.delivery(topic[0], change.cause):
+                        yield event(kind, change)
                 # Resumed once the event is sent: its reads are charged now, and the next
                 # event starts afresh.
                 context.next_event()

@@ -4,7 +4,6 @@ cost report, with botocore's errors mapped to the product's own (`store.errors`)
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +13,8 @@ from keys.errors import Unavailable
 from store.cached_reads import CachedReads
 from store.cost import Cost, Operation
 from store.errors import UNREACHABLE, BoundExceeded, mapped
+from store.observation import Method as Method
+from store.observation import Tracing
 from store.read_cache import Dependency
 from store.witness import Intent
 
@@ -23,9 +24,6 @@ else:
     DynamoDBClient = Any
 
 logger = logging.getLogger("dynagate.store")
-
-# A client method such as `client.query`: keyword arguments in, a response dict out.
-Method = Callable[..., Awaitable[Any]]
 
 
 @dataclass
@@ -47,6 +45,8 @@ class Calls:
     # What the reads of this request depended on, when a whole answer is to be kept
     # (`gateway/schema/cached_answers.py`); None: not collected.
     depended: set[Dependency] | None = None
+    # Tracing, when it is on (`OTEL_*` settings, docs/tracing.md): a span per call.
+    tracing: Tracing | None = None
 
     async def reading_cache(self) -> CachedReads | None:
         """The cache this request's reads may use, if any."""
@@ -78,6 +78,8 @@ class Calls:
                 self.budget,
             )
             raise BoundExceeded(f"past the bound of {self.budget} DynamoDB calls")
+        if self.tracing is not None:
+            method = self.tracing.traced(method, request)
         try:
             response: dict[str, Any] = await method(**request)
         except ClientError as exc:

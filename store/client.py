@@ -72,7 +72,9 @@ class Store(Writes):
 
     def sibling(self, cost: Cost | None = None) -> Store:
         """A store of the same table and cache: with `cost`, counting in it."""
-        return Store(self.client, self.table, cost=cost or Cost(), cache=self.cache)
+        return Store(
+            self.client, self.table, cost=cost or Cost(), cache=self.cache, tracing=self.tracing
+        )
 
     async def query(
         self,

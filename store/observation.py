@@ -1,14 +1,17 @@
 """The observation of a client's calls: each one the SDK makes, whichever code made it,
-told to an observer (the metrics count them so)."""
+told to an observer (the metrics count them so); and the hooks of tracing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 # Told of each call a client made: the operation ("Query") and its outcome ("ok",
 # DynamoDB's error code, or "unreachable").
 CallObserver = Callable[[str, str], None]
+# A client method such as `client.query`: keyword arguments in, a response dict out.
+Method = Callable[..., Awaitable[Any]]
 
 
 def observe_calls(client: Any, observer: CallObserver) -> Callable[[], None]:
@@ -41,3 +44,24 @@ def observe_calls(client: Any, observer: CallObserver) -> Callable[[], None]:
         events.unregister(failed_event, unique_id=failed_id)
 
     return stop
+
+
+class Tracing(Protocol):
+    """What the store, the change feed and the subscriptions ask of tracing when it is on
+    (`gateway/traces/`); None where it is off, so that no tracing code runs then."""
+
+    def traced(self, method: Method, request: Mapping[str, Any]) -> Method:
+        """`method` (a client method about to be called with `request`), in a span of its
+        own when the request being answered is traced."""
+        ...
+
+    def cause(self) -> str | None:
+        """The W3C traceparent of the span a write is made in, when it is traced: written
+        on the item (`store/trace_marks.py`), it crosses the stream to the events it
+        causes. None: the item is to carry none."""
+        ...
+
+    def delivery(self, topic: str, cause: str | None) -> AbstractContextManager[None]:
+        """Around the delivery of one subscription event of `topic`: its span, linked to
+        the span of the write that caused it (`cause`), the current one while it lasts."""
+        ...

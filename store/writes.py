@@ -18,6 +18,7 @@ from store.calls import Calls, Method
 from store.errors import ConditionFailed, TransactionCanceled
 from store.read_cache import Dependency
 from store.requests import Item, Key, from_attributes, get_request, transaction_update
+from store.trace_marks import marked_actions, marked_put, marked_update
 from store.witness import Intent, Witness
 
 logger = logging.getLogger("dynagate.store")
@@ -31,6 +32,8 @@ _Answer = TypeVar("_Answer")
 
 class Writes(Calls):
     async def put(self, request: dict[str, Any]) -> None:
+        if self.tracing is not None:
+            request = dict(marked_put(request, self.tracing.cause()))
         if self._intent() is not None:
             await self._alone_in_transaction({"Put": request})
             return
@@ -45,6 +48,8 @@ class Writes(Calls):
 
     async def update(self, request: dict[str, Any]) -> Item:
         """The item as updated (`ReturnValues` ALL_NEW)."""
+        if self.tracing is not None:
+            request = dict(marked_update(request, self.tracing.cause()))
         if self._intent() is not None:
             # A transaction returns no item: read back what it wrote.
             await self._alone_in_transaction(transaction_update(request))
@@ -74,6 +79,8 @@ class Writes(Calls):
         """
         intent = self._intent()
         items = list(actions)
+        if self.tracing is not None:
+            items = marked_actions(items, self.tracing.cause())
         if intent is None:
             seen = witness.stamp(items, uuid.uuid4().hex)
         else:

@@ -10,6 +10,9 @@ import asyncio
 import os
 from collections.abc import Mapping
 from typing import Any
+from urllib.error import HTTPError, URLError
+from urllib.parse import unquote
+from urllib.request import Request, urlopen
 
 from redis.exceptions import RedisError
 
@@ -17,15 +20,18 @@ from gateway.readiness import fix, not_ready
 from gateway.runtime import redis_client
 from gateway.served_model import declared
 from gateway.setting_table import SETTINGS
+from gateway.setting_values import traces_exporter
 from gateway.settings import Settings
 from store.tables import STREAM, describe, differing_indexes, missing_indexes
 
+_FIX_COLLECTOR = "check OTEL_EXPORTER_OTLP_ENDPOINT (OTLP over HTTP, port 4318) and its headers"
 # The most each check may take: a wrong address must not hang the command.
 CHECK_SECONDS = 5.0
 
 
 def settings_in_force(env: Mapping[str, str]) -> list[str]:
-    """Each setting, its value as shown to people (secrets never), and where it came from."""
+    """Each setting, its value as shown to people (secrets never), and where it came from;
+    then OpenTelemetry's that are set (docs/tracing.md)."""
     lines = []
     for setting in SETTINGS:
         value = env.get(setting.name)
@@ -33,6 +39,14 @@ def settings_in_force(env: Mapping[str, str]) -> list[str]:
             lines.append(f"  {setting.name} = {setting.default}  (default)")
         else:
             lines.append(f"  {setting.name} = {setting.shown(value)}  (environment)")
+    for name in sorted(n for n in env if n.startswith("OTEL_")):
+        # Headers carry the keys of hosted collectors.
+        shown = "(hidden)" if "HEADERS" in name else repr(env[name])
+        lines.append(f"  {name} = {shown}  (environment)")
+    traces = traces_exporter(env)
+    lines.append(
+        f"  traces: {'off (no OTEL_* setting asks for them)' if traces is None else traces}"
+    )
     return lines
 
 
@@ -69,7 +83,32 @@ async def problems(settings: Settings) -> list[str]:
             " images: subscriptions and the read cache need both"
         )
     found += await _redis_problems(settings)
+    if settings.traces == "otlp":
+        found += await asyncio.to_thread(_collector_problems, os.environ)
     return found
+
+
+def _collector_problems(env: Mapping[str, str]) -> list[str]:
+    """An empty export sent where traces would go: a collector takes it with a 2xx."""
+    url = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    if not url:
+        base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip() or "http://localhost:4318"
+        url = base.rstrip("/") + "/v1/traces"
+    headers = {"Content-Type": "application/x-protobuf"}
+    given = env.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS") or env.get("OTEL_EXPORTER_OTLP_HEADERS")
+    for pair in (given or "").split(","):
+        name, _, value = pair.partition("=")
+        if name.strip() and value:
+            headers[unquote(name.strip())] = unquote(value.strip())
+    request = Request(url, data=b"", headers=headers, method="POST")
+    try:
+        with urlopen(request, timeout=CHECK_SECONDS) as answer:
+            answer.read()
+    except HTTPError as exc:
+        return [f"the OTLP endpoint {url} refuses traces (HTTP {exc.code}): {_FIX_COLLECTOR}"]
+    except (URLError, OSError, ValueError) as exc:
+        return [f"the OTLP endpoint {url} does not answer ({exc}): {_FIX_COLLECTOR}"]
+    return []
 
 
 async def _redis_problems(settings: Settings) -> list[str]:
@@ -99,6 +138,7 @@ def check() -> int:
         print(
             "ok: DynamoDB answers, the table is ready with its indexes and stream"
             + (", Redis answers" if settings.redis_url else "")
+            + (", the OTLP endpoint takes traces" if settings.traces == "otlp" else "")
         )
         return 0
     for problem in found:

@@ -30,8 +30,19 @@ logger = logging.getLogger("dynagate")
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = Settings.from_env() if settings is None else settings
     metrics = Metrics() if settings.metrics else None
+    tracing = None
+    if settings.traces is not None:
+        # Imported only when `OTEL_*` settings ask for traces: without them no tracing code runs.
+        from gateway.traces.spans import Traces
+
+        tracing = Traces.start(settings.traces)
+    tracer = None if tracing is None else tracing.tracer
     runtime = Runtime(
-        settings, CursorCodec(settings.cursor_secret), metrics=metrics, redis=redis_client(settings)
+        settings,
+        CursorCodec(settings.cursor_secret),
+        metrics=metrics,
+        tracing=tracing,
+        redis=redis_client(settings, tracer),
     )
 
     @asynccontextmanager
@@ -42,6 +53,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(routes=_routes(runtime, GraphQLApp(runtime)), lifespan=lifespan)
     app.state.runtime = runtime
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    if tracer is not None:
+        from gateway.traces.requests import RequestSpans
+
+        app.add_middleware(RequestSpans, tracer=tracer)
     # The 413 that BodySizeLimit makes gets an id too.
     app.add_middleware(RequestTracing, metrics=metrics)
     if settings.cors_origins:

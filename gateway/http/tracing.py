@@ -9,7 +9,7 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway.exchange import Exchange, closed, opened
+from gateway.exchange import Exchange, closed, graphql_request, opened
 from gateway.metrics import Metrics
 from keys.errors import Code
 
@@ -73,7 +73,7 @@ class RequestTracing:
             exchange.codes = [Code.INTERNAL_SERVER_ERROR]
             await _internal_error(send_with_id)
         finally:
-            if _graphql_request(scope):
+            if graphql_request(scope):
                 self._ended(exchange, 500 if status is None else status)
             closed(token)
 
@@ -94,9 +94,14 @@ class RequestTracing:
             "errorCodes": exchange.codes,
             "cost": cost.as_dict(cached=cost.cached_requests > 0),
         }
+        # With tracing on (docs/tracing.md), the request's trace.
+        trace = ""
+        if exchange.trace_id:
+            fields["traceId"] = exchange.trace_id
+            trace = f" trace_id={exchange.trace_id}"
         logger.info(
             "graphql request=%s caller=%s operation=%s type=%s status=%d duration_ms=%.1f"
-            " codes=%s requests=%d rcu=%g wcu=%g items_scanned=%d",
+            " codes=%s requests=%d rcu=%g wcu=%g items_scanned=%d%s",
             exchange.request_id,
             exchange.caller or "-",
             exchange.operation_name or "-",
@@ -108,18 +113,9 @@ class RequestTracing:
             round(cost.read_capacity_units, 4),
             round(cost.write_capacity_units, 4),
             cost.items_scanned,
+            trace,
             extra={"fields": fields},
         )
-
-
-def _graphql_request(scope: Scope) -> bool:
-    """A GraphQL request over POST, or over GET other than a browser's for the playground."""
-    if scope["path"] != "/graphql":
-        return False
-    if scope["method"] == "POST":
-        return True
-    accept = dict(scope.get("headers", [])).get(b"accept", b"")
-    return scope["method"] == "GET" and b"text/html" not in accept
 
 
 async def _internal_error(send: Send) -> None:

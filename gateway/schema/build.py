@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from functools import cache, partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import strawberry
 from graphql import ASTValidationRule, GraphQLError
@@ -27,6 +27,9 @@ from gateway.served_model import served
 from gateway.settings import DEFAULT_MODEL
 from resolvers.derived_roots import Roots
 from resolvers.scalars import DATETIME_SCALAR
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
 
 MAX_DEPTH = 15
 MAX_ALIASES = 30
@@ -54,8 +57,10 @@ def build_schema(
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
     documents: PersistedDocuments | None = None,
     roots: Roots | None = None,
+    tracer: Tracer | None = None,
 ) -> Schema:
-    """The schema of `roots` (the default model's when not given)."""
+    """The schema of `roots` (the default model's when not given); with `tracer`, a span
+    for each phase of each operation (docs/tracing.md)."""
     # Factories, so each request gets fresh extension instances (the caches are shared).
     rules = validation_rules(introspection)
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
@@ -73,6 +78,8 @@ def build_schema(
     ]
     if cost_report:
         extensions.append(CostReport)
+    if tracer is not None:
+        extensions[:] = _traced(extensions, tracer)
     query, mutation, subscription = _root_types(roots or served())
     return Schema(
         query=query,
@@ -86,6 +93,23 @@ def build_schema(
         ),
         execution_context_class=PlainFieldsExecutionContext,
     )
+
+
+def _traced(
+    extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]], tracer: Tracer
+) -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
+    """`extensions` with the phases' spans: first, and right after the bound's."""
+    # Imported only when tracing is on: without it no tracing code runs.
+    from gateway.traces.phases import ExecutionSpan, PhaseSpans
+
+    traced: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
+        partial(PhaseSpans, tracer)
+    ]
+    for extension in extensions:
+        traced.append(extension)
+        if getattr(extension, "func", None) is DemandControl:
+            traced.append(partial(ExecutionSpan, tracer))
+    return traced
 
 
 @cache

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bench.otlp import receiving
 from gateway.cli.dynamodb_local import free_port
 from tests.gateway.test_cli import run
 from tests.identity import SECRET
@@ -57,3 +58,29 @@ async def test_each_problem_is_one_line_with_its_fix(
     assert "problem: " in missing.stdout and "run `dynagate create-table`" in missing.stdout
     unreadable = run("check", env={**env, "DYNAGATE_CACHE": "maybe"})
     assert unreadable.returncode == 2 and "DYNAGATE_CACHE" in unreadable.stderr
+
+
+def test_traces_settings_are_shown_and_the_collector_tried(endpoint: str, table: str) -> None:
+    env = {
+        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
+        "DYNAGATE_TABLE": table,
+        "OTEL_SERVICE_NAME": "orders-gateway",
+        "OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=very-secret",
+    }
+    with receiving() as receiver:
+        taken = run("check", env={**env, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+        assert receiver.requests == 1  # the empty export it tried
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    lines = taken.stdout.splitlines()
+    assert "  OTEL_SERVICE_NAME = 'orders-gateway'  (environment)" in lines
+    assert "  OTEL_EXPORTER_OTLP_HEADERS = (hidden)  (environment)" in lines
+    assert "very-secret" not in taken.stdout
+    assert "  traces: otlp" in lines
+    assert lines[-1].endswith(", the OTLP endpoint takes traces")
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    missed = run("check", env={**env, "OTEL_EXPORTER_OTLP_ENDPOINT": nowhere})
+    assert missed.returncode == 1
+    [problem] = [line for line in missed.stdout.splitlines() if line.startswith("problem: ")]
+    assert f"the OTLP endpoint {nowhere}/v1/traces does not answer" in problem
+    off = run("check", env=env)
+    assert "  traces: off (no OTEL_* setting asks for them)" in off.stdout.splitlines()
