@@ -64,7 +64,7 @@ def build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]
         _common(sub)
     everything = commands.add_parser(
         "all",
-        help=f"{', '.join(ALL)} in turn, as `make bench` runs them (about 22 minutes)",
+        help=f"{', '.join(ALL)} in turn, as `make bench` runs them (about 26 minutes)",
         description=f"{', '.join(ALL)} in turn with their defaults; stops at the first failure.",
     )
     _common(everything)

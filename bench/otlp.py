@@ -50,8 +50,9 @@ class Receiver:
     # Export requests received, and their bytes (as sent, before decompression).
     requests: int = 0
     sent_bytes: int = 0
-    # Decode nothing, keep nothing (the benchmark's sink).
-    discard: bool = False
+    # Count the spans, keep none (the benchmark's sink).
+    counting: bool = False
+    counted: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def wait_for(self, found: Callable[[list[Span]], bool], *, within: float = 10.0) -> list[Span]:
@@ -73,10 +74,16 @@ class Receiver:
         with self.lock:
             self.requests += 1
             self.sent_bytes += len(body)
-        if self.discard:
-            return
         request = ExportTraceServiceRequest()
         request.ParseFromString(body)
+        if self.counting:
+            with self.lock:
+                self.counted += sum(
+                    len(scope.spans)
+                    for spans in request.resource_spans
+                    for scope in spans.scope_spans
+                )
+            return
         spans = [
             _span(span, _attributes(resource.resource.attributes))
             for resource in request.resource_spans
@@ -88,10 +95,10 @@ class Receiver:
 
 
 @contextmanager
-def receiving(*, discard: bool = False) -> Iterator[Receiver]:
+def receiving(*, counting: bool = False) -> Iterator[Receiver]:
     """A receiver on a free loopback port, for as long as the block lasts."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    receiver = Receiver(f"http://127.0.0.1:{server.server_address[1]}", discard=discard)
+    receiver = Receiver(f"http://127.0.0.1:{server.server_address[1]}", counting=counting)
     server.receiver = receiver  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -103,6 +110,9 @@ def receiving(*, discard: bool = False) -> Iterator[Receiver]:
 
 
 class _Handler(BaseHTTPRequestHandler):
+    # Keep-alive, as collectors answer: the exporter's connection is used again.
+    protocol_version = "HTTP/1.1"
+
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if self.path != "/v1/traces" or self.headers.get("Content-Type") != (

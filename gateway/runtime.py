@@ -39,8 +39,6 @@ from store.stream import StreamReader
 from store.stream_records import StreamRecord
 
 if TYPE_CHECKING:
-    from opentelemetry.trace import Tracer
-
     from gateway.traces.spans import Traces
     from store.client import DynamoDBClient
 
@@ -284,17 +282,17 @@ class Runtime:
         return self.client
 
 
-def redis_client(settings: Settings, tracer: Tracer | None = None) -> Redis | None:
+def redis_client(settings: Settings, traces: Traces | None = None) -> Redis | None:
     """The client of DYNAGATE_REDIS_URL: connected on first use, and quick to give up (a
-    request then goes on with the process's own state); with `tracer`, its calls traced."""
+    request then goes on with the process's own state); with `traces`, its calls traced."""
     if settings.redis_url is None:
         return None
     kind = Redis
-    if tracer is not None:
+    if traces is not None:
         # Imported only when tracing is on: without it no tracing code runs.
         from gateway.traces.redis import traced_redis
 
-        kind = traced_redis(tracer)
+        kind = traced_redis(traces)
     return kind.from_url(
         settings.redis_url,
         socket_timeout=REDIS_SECONDS,

@@ -36,13 +36,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
         from gateway.traces.spans import Traces
 
         tracing = Traces.start(settings.traces)
-    tracer = None if tracing is None else tracing.tracer
     runtime = Runtime(
         settings,
         CursorCodec(settings.cursor_secret),
         metrics=metrics,
         tracing=tracing,
-        redis=redis_client(settings, tracer),
+        redis=redis_client(settings, tracing),
     )
 
     @asynccontextmanager
@@ -53,10 +52,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(routes=_routes(runtime, GraphQLApp(runtime)), lifespan=lifespan)
     app.state.runtime = runtime
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
-    if tracer is not None:
+    if tracing is not None:
         from gateway.traces.requests import RequestSpans
 
-        app.add_middleware(RequestSpans, tracer=tracer)
+        app.add_middleware(RequestSpans, traces=tracing)
     # The 413 that BodySizeLimit makes gets an id too.
     app.add_middleware(RequestTracing, metrics=metrics)
     if settings.cors_origins:

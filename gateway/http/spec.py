@@ -42,7 +42,15 @@ def cors_options(origins: tuple[str, ...]) -> dict[str, Any]:
     return {
         "allow_origins": list(origins),
         "allow_methods": ["GET", "POST"],
-        "allow_headers": ["content-type", "authorization", "idempotency-key", "x-request-id"],
+        # W3C trace context: a page traced by OpenTelemetry's web SDK continues its trace.
+        "allow_headers": [
+            "content-type",
+            "authorization",
+            "idempotency-key",
+            "x-request-id",
+            "traceparent",
+            "tracestate",
+        ],
         "expose_headers": ["x-request-id", "retry-after", "idempotent-replayed"],
         "allow_credentials": False,
         "max_age": 600,

@@ -86,7 +86,7 @@ class GraphQLApp(GraphQL[Context, None]):
                 max_document_bytes=settings.max_document_bytes,
                 documents=documents,
                 roots=served(settings.model),
-                tracer=None if runtime.tracing is None else runtime.tracing.tracer,
+                traces=runtime.tracing,
             ),
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=True,

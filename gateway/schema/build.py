@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,7 @@ from resolvers.derived_roots import Roots
 from resolvers.scalars import DATETIME_SCALAR
 
 if TYPE_CHECKING:
-    from opentelemetry.trace import Tracer
+    from gateway.traces.spans import Traces
 
 MAX_DEPTH = 15
 MAX_ALIASES = 30
@@ -57,9 +57,9 @@ def build_schema(
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
     documents: PersistedDocuments | None = None,
     roots: Roots | None = None,
-    tracer: Tracer | None = None,
+    traces: Traces | None = None,
 ) -> Schema:
-    """The schema of `roots` (the default model's when not given); with `tracer`, a span
+    """The schema of `roots` (the default model's when not given); with `traces`, a span
     for each phase of each operation (docs/tracing.md)."""
     # Factories, so each request gets fresh extension instances (the caches are shared).
     rules = validation_rules(introspection)
@@ -78,8 +78,8 @@ def build_schema(
     ]
     if cost_report:
         extensions.append(CostReport)
-    if tracer is not None:
-        extensions[:] = _traced(extensions, tracer)
+    if traces is not None:
+        extensions[:] = _traced(extensions, traces)
     query, mutation, subscription = _root_types(roots or served())
     return Schema(
         query=query,
@@ -96,19 +96,35 @@ def build_schema(
 
 
 def _traced(
-    extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]], tracer: Tracer
+    extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]], traces: Traces
 ) -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
-    """`extensions` with the phases' spans: first, and right after the bound's."""
+    """`extensions` with the phases in spans: the kinds that parse, validate and bound,
+    each with its hook traced."""
     # Imported only when tracing is on: without it no tracing code runs.
-    from gateway.traces.phases import ExecutionSpan, PhaseSpans
+    from gateway.traces.phases import bound_then_execute, phase
 
-    traced: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
-        partial(PhaseSpans, tracer)
-    ]
+    class TracedParser(DocumentParser):
+        def on_parse(self) -> Iterator[None]:
+            yield from phase(traces, "parse", super().on_parse())
+
+    class TracedValidation(DocumentValidation):
+        def on_validate(self) -> Iterator[None]:
+            yield from phase(traces, "validate", super().on_validate())
+
+    class TracedDemandControl(DemandControl):
+        def on_execute(self) -> Iterator[None]:
+            yield from bound_then_execute(traces, super().on_execute())
+
+    kinds: dict[Any, type[SchemaExtension]] = {
+        DocumentParser: TracedParser,
+        DocumentValidation: TracedValidation,
+        DemandControl: TracedDemandControl,
+    }
+    traced: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = []
     for extension in extensions:
+        if isinstance(extension, partial) and extension.func in kinds:
+            extension = partial(kinds[extension.func], *extension.args, **extension.keywords)
         traced.append(extension)
-        if getattr(extension, "func", None) is DemandControl:
-            traced.append(partial(ExecutionSpan, tracer))
     return traced
 
 

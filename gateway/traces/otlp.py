@@ -20,7 +20,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-from opentelemetry.trace import Link, SpanContext, SpanKind
+from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
 
 # SpanFlags: the parent's remoteness is known (0x100), and it is remote (0x200).
 _HAS_IS_REMOTE, _IS_REMOTE = 0x100, 0x200
@@ -34,10 +34,16 @@ _KINDS = {
 _SMALL = [bytes([n]) for n in range(128)]
 _FIXED64 = struct.Struct("<Q")
 _FIXED32 = struct.Struct("<I")
+# Start (7) and end (8), each a fixed64 after its tag.
+_TIMES = struct.Struct("<BQBQ")
 _DOUBLE = struct.Struct("<d")
-# Each attribute key as KeyValue's field 1, made once (keys are the code's own).
+# Each attribute key as KeyValue's field 1, and each short text attribute as a whole
+# KeyValue, made once: most come back request after request. Bounded, first come first kept.
 _KEYS: dict[str, bytes] = {}
-_MOST_KEYS = 4096
+_NAMES: dict[str, bytes] = {}
+_PAIRS: dict[tuple[str, str], bytes] = {}
+_MOST_PAIRS = 4096
+_MOST_CACHED_TEXT = 64
 
 
 class LeanOTLPSpanExporter(OTLPSpanExporter):
@@ -52,24 +58,76 @@ class LeanOTLPSpanExporter(OTLPSpanExporter):
         return SpanExportResult.SUCCESS if answer.success else SpanExportResult.FAILURE
 
 
+class EncodedSpan(ReadableSpan):
+    """A finished span that carries its own encoding (ScopeSpans' field 2), made where it
+    ended: on the thread that answers requests, where it costs what it costs, rather than
+    in the export thread, which would take the GIL from that thread in turn (each time it
+    waits on a socket) and slow it by more than the encoding itself."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        context: SpanContext,
+        parent: SpanContext | None,
+        resource: Resource,
+        attributes: Mapping[str, Any] | None,
+        kind: SpanKind,
+        status: Status,
+        start_time: int,
+        end_time: int,
+        instrumentation_scope: InstrumentationScope,
+        links: Sequence[Link] = (),
+        events: Sequence[Event] = (),
+    ) -> None:
+        super().__init__(
+            name=name,
+            context=context,
+            parent=parent,
+            resource=resource,
+            attributes=attributes,
+            events=events,
+            links=links,
+            kind=kind,
+            status=status,
+            start_time=start_time,
+            end_time=end_time,
+            instrumentation_scope=instrumentation_scope,
+        )
+        # Its fields as given, not through the span's properties: this runs for every span.
+        self.encoded = _field(
+            b"\x12",
+            _encoded(
+                name, context, parent, kind, start_time, end_time, attributes, events, links, status
+            ),
+        )
+
+
 def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
     """An ExportTraceServiceRequest of `spans`, as protobuf bytes."""
-    # By identity: a Resource hashes by writing its attributes as JSON, each time.
-    resources: dict[int, Resource] = {}
-    grouped: dict[int, dict[InstrumentationScope | None, list[bytes]]] = {}
+    # Grouped as the SDK groups them (equal resources together), found by identity first:
+    # a Resource hashes by writing its attributes as JSON, each time.
+    groups: list[tuple[Resource, dict[InstrumentationScope | None, list[bytes]]]] = []
+    by_identity: dict[int, dict[InstrumentationScope | None, list[bytes]]] = {}
     for span in spans:
         resource = span.resource
-        scopes = grouped.get(id(resource))
+        scopes = by_identity.get(id(resource))
         if scopes is None:
-            resources[id(resource)], scopes = resource, grouped.setdefault(id(resource), {})
-        scopes.setdefault(span.instrumentation_scope or None, []).append(_span(span))
+            scopes = next((found for known, found in groups if known == resource), None)
+            if scopes is None:
+                scopes = {}
+                groups.append((resource, scopes))
+            by_identity[id(resource)] = scopes
+        encoded = getattr(span, "encoded", None)
+        if encoded is None:
+            encoded = _field(b"\x12", _span(span))
+        scopes.setdefault(span.instrumentation_scope or None, []).append(encoded)
     out = []
-    for key, scopes in grouped.items():
-        resource = resources[key]
+    for resource, scopes in groups:
         body = [_field(b"\x0a", _resource(resource))]
         for scope, encoded in scopes.items():
             inner = [] if scope is None else [_field(b"\x0a", _scope(scope))]
-            inner += [_field(b"\x12", span) for span in encoded]
+            inner += encoded
             if scope is not None and scope.schema_url:
                 inner.append(_field(b"\x1a", scope.schema_url.encode()))
             body.append(_field(b"\x12", b"".join(inner)))
@@ -80,44 +138,81 @@ def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
 
 
 def _span(span: ReadableSpan) -> bytes:
-    context: SpanContext = span.context
     parts = [
-        b"\x0a\x10",
-        context.trace_id.to_bytes(16, "big"),
-        b"\x12\x08",
-        context.span_id.to_bytes(8, "big"),
+        _encoded(
+            span.name,
+            span.context,
+            span.parent,
+            span.kind,
+            span.start_time or 0,
+            span.end_time or 0,
+            span.attributes,
+            span.events,
+            span.links,
+            span.status,
+        )
+    ]
+    # Counts the SDK's bounded collections keep: in the field order after each collection's.
+    for field, dropped in ((b"\x50", span.dropped_attributes), (b"\x60", span.dropped_events)):
+        if dropped:
+            parts.append(field + _varint(dropped))
+    if span.dropped_links:
+        parts.append(b"\x70" + _varint(span.dropped_links))
+    return b"".join(parts)
+
+
+def _encoded(
+    name: str,
+    context: SpanContext,
+    parent: SpanContext | None,
+    kind: SpanKind,
+    start: int,
+    end: int,
+    attributes: Mapping[str, Any] | None,
+    events: Sequence[Event],
+    links: Sequence[Link],
+    status: Status,
+) -> bytes:
+    """A Span's fields in number order, but the dropped counts (10, 12, 14) and status and
+    flags (15, 16), which `_span` and `_closing` add."""
+    parts = [
+        b"\x0a\x10"
+        + context.trace_id.to_bytes(16, "big")
+        + b"\x12\x08"
+        + context.span_id.to_bytes(8, "big")
     ]
     if context.trace_state:
         parts.append(_field(b"\x1a", _trace_state(context)))
-    parent = span.parent
     if parent is not None:
-        parts += [b"\x22\x08", parent.span_id.to_bytes(8, "big")]
-    parts += [
-        _field(b"\x2a", span.name.encode()),
-        _KINDS[span.kind],
-        b"\x39",
-        _FIXED64.pack(span.start_time or 0),
-        b"\x41",
-        _FIXED64.pack(span.end_time or 0),
-    ]
-    parts += _attributes(b"\x4a", span.attributes)
-    if span.dropped_attributes:
-        parts += [b"\x50", _varint(span.dropped_attributes)]
-    parts += [_field(b"\x5a", _event(event)) for event in span.events]
-    if span.dropped_events:
-        parts += [b"\x60", _varint(span.dropped_events)]
-    parts += [_field(b"\x6a", _link(link)) for link in span.links]
-    if span.dropped_links:
-        parts += [b"\x70", _varint(span.dropped_links)]
-    status = span.status
-    encoded_status = b""
-    if status.description:
-        encoded_status += _field(b"\x12", status.description.encode())
-    if status.status_code.value:
-        encoded_status += b"\x18" + _varint(status.status_code.value)
-    parts.append(_field(b"\x7a", encoded_status))
-    parts += [b"\x85\x01", _FIXED32.pack(_flags(parent))]
+        parts.append(b"\x22\x08" + parent.span_id.to_bytes(8, "big"))
+    parts.append(_name(name))
+    parts.append(_KINDS[kind])
+    parts.append(_TIMES.pack(0x39, start, 0x41, end))
+    if attributes:
+        parts += _attributes(b"\x4a", attributes)
+    for event in events:
+        parts.append(_field(b"\x5a", _event(event)))
+    for link in links:
+        parts.append(_field(b"\x6a", _link(link)))
+    parts.append(_closing(status, parent))
     return b"".join(parts)
+
+
+def _closing(status: Status, parent: SpanContext | None) -> bytes:
+    """Status (15) and flags (16)."""
+    remote = parent is not None and parent.is_remote
+    if not status.description and status.status_code is StatusCode.UNSET:
+        return _UNSET_REMOTE if remote else _UNSET_LOCAL
+    encoded = b""
+    if status.description:
+        encoded += _field(b"\x12", status.description.encode())
+    if status.status_code.value:
+        encoded += b"\x18" + _varint(status.status_code.value)
+    return _field(b"\x7a", encoded) + b"\x85\x01" + _FIXED32.pack(_flags(parent))
+
+
+def _name(name: str) -> bytes:
+    return _once(_NAMES, name, b"\x2a")
 
 
 def _event(event: Event) -> bytes:
@@ -168,17 +263,32 @@ def _scope(scope: InstrumentationScope) -> bytes:
 def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> list[bytes]:
     if not attributes:
         return []
-    return [
-        _field(tag, _key(key) + _field(b"\x12", _value(value))) for key, value in attributes.items()
-    ]
+    return [_field(tag, _pair(key, value)) for key, value in attributes.items()]
+
+
+def _pair(key: str, value: Any) -> bytes:
+    """A KeyValue; the pairs that come back (a table's name, an operation's) made once."""
+    if type(value) is not str or len(value) > _MOST_CACHED_TEXT:
+        return _key(key) + _field(b"\x12", _value(value))
+    encoded = _PAIRS.get((key, value))
+    if encoded is None:
+        encoded = _key(key) + _field(b"\x12", _field(b"\x0a", value.encode()))
+        if len(_PAIRS) < _MOST_PAIRS:
+            _PAIRS[key, value] = encoded
+    return encoded
 
 
 def _key(key: str) -> bytes:
-    encoded = _KEYS.get(key)
+    return _once(_KEYS, key, b"\x0a")
+
+
+def _once(made: dict[str, bytes], text: str, tag: bytes) -> bytes:
+    """`text` as the field `tag`, kept in `made` (while it holds fewer than its most)."""
+    encoded = made.get(text)
     if encoded is None:
-        encoded = _field(b"\x0a", key.encode())
-        if len(_KEYS) < _MOST_KEYS:
-            _KEYS[key] = encoded
+        encoded = _field(tag, text.encode())
+        if len(made) < _MOST_PAIRS:
+            made[text] = encoded
     return encoded
 
 
@@ -216,3 +326,9 @@ def _varint(number: int) -> bytes:
         number >>= 7
     out.append(number)
     return bytes(out)
+
+
+# An unset status with no description (an empty Status message), and the flags of a span
+# whose parent is local or remote: most spans end so.
+_UNSET_LOCAL = b"\x7a\x00\x85\x01" + _FIXED32.pack(_HAS_IS_REMOTE)
+_UNSET_REMOTE = b"\x7a\x00\x85\x01" + _FIXED32.pack(_HAS_IS_REMOTE | _IS_REMOTE)

@@ -1,77 +1,50 @@
 """Spans of a GraphQL request's phases: parse, validate, bound and execute.
 
-Two extensions, around `DemandControl` (which bounds the operation on entering execution):
-`PhaseSpans` before it opens the bound's span, `ExecutionSpan` after it closes that one and
-opens execution's, current while the operation runs so that its calls are its children.
+Each wraps the hook of the schema extension that does the phase's work (the schema builds
+their traced kinds, `gateway/schema/build.py`), so that tracing adds no extension of its own:
+Strawberry's cost per extension and hook is paid by every request, sampled or not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextvars import ContextVar
+from collections.abc import Generator, Iterator
+from time import time_ns
 
-from opentelemetry import context as otel_context
-from opentelemetry import trace
-from opentelemetry.trace import Span, Tracer
-from strawberry.extensions import SchemaExtension
-
-# The bound's span, from `PhaseSpans` entering execution to `ExecutionSpan` entering it.
-_bounding: ContextVar[Span | None] = ContextVar("dynagate_bounding", default=None)
+from gateway.traces.spans import Traces, child_of, current, recorded
 
 
-class PhaseSpans(SchemaExtension):
-    """Parse, validate, and the start of the bound; first of the schema's extensions."""
-
-    def __init__(self, tracer: Tracer) -> None:
-        self.tracer = tracer
-
-    def on_parse(self) -> Iterator[None]:
-        yield from _phase(self.tracer, "parse")
-
-    def on_validate(self) -> Iterator[None]:
-        yield from _phase(self.tracer, "validate")
-
-    def on_execute(self) -> Iterator[None]:
-        if trace.get_current_span().is_recording():
-            token = _bounding.set(self.tracer.start_span("bound"))
-            try:
-                yield
-            finally:
-                _end(_bounding.get())
-                _bounding.reset(token)
-        else:
-            yield
-
-
-class ExecutionSpan(SchemaExtension):
-    """The end of the bound and the span of execution; right after `DemandControl`."""
-
-    def __init__(self, tracer: Tracer) -> None:
-        self.tracer = tracer
-
-    def on_execute(self) -> Iterator[None]:
-        bounding = _bounding.get()
-        if bounding is None:
-            yield
-            return
-        _end(bounding)
-        _bounding.set(None)
-        yield from _phase(self.tracer, "execute")
-
-
-def _phase(tracer: Tracer, name: str) -> Iterator[None]:
-    if not trace.get_current_span().is_recording():
-        yield
+def phase(traces: Traces, name: str, hook: Iterator[None]) -> Iterator[None]:
+    """`hook` (an extension's generator hook) in a span called `name`."""
+    request = recorded()
+    if request is None:
+        yield from hook
         return
-    span = tracer.start_span(name)
-    token = otel_context.attach(trace.set_span_in_context(span))
+    context, start = child_of(request), time_ns()
     try:
-        yield
+        yield from hook
     finally:
-        otel_context.detach(token)
-        span.end()
+        traces.ended(name, context, request, start)
 
 
-def _end(span: Span | None) -> None:
-    if span is not None and span.is_recording():
-        span.end()
+def bound_then_execute(traces: Traces, hook: Iterator[None]) -> Iterator[None]:
+    """The bound's hook (`DemandControl.on_execute`, which bounds the operation before it
+    yields) in a span `bound` up to its yield, and the rest of the execution in a span
+    `execute`, current while the operation runs so that its calls are its children."""
+    request = recorded()
+    if request is None:
+        yield from hook
+        return
+    start = time_ns()
+    try:
+        next(hook)
+    finally:
+        traces.ended("bound", child_of(request), request, start)
+    context, start = child_of(request), time_ns()
+    try:
+        with current(context):
+            yield
+        next(hook, None)
+    finally:
+        if isinstance(hook, Generator):
+            hook.close()  # its own clean-up, had the execution failed
+        traces.ended("execute", context, request, start)

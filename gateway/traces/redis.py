@@ -5,30 +5,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from time import time_ns
 from typing import Any
 
-from opentelemetry import trace
-from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace import SpanKind, Status, StatusCode
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
+from gateway.traces.spans import Traces, child_of, recorded
 
-def traced_redis(tracer: Tracer) -> type[Redis]:
+
+def traced_redis(traces: Traces) -> type[Redis]:
     """A Redis client class whose calls inside a recorded span are spans of their own."""
 
     class TracedPipeline(Pipeline):
         async def execute(self, raise_on_error: bool = True) -> list[Any]:
-            if not trace.get_current_span().is_recording():
-                return await super().execute(raise_on_error)
-            size = {"db.operation.batch.size": len(self.command_stack)}
-            with _span(tracer, "PIPELINE", size):
+            with _span(traces, "PIPELINE", len(self.command_stack)):
                 return await super().execute(raise_on_error)
 
     class TracedRedis(Redis):
         async def execute_command(self, *args: Any, **options: Any) -> Any:
-            if not trace.get_current_span().is_recording():
-                return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
-            with _span(tracer, str(args[0]).split(" ")[0].upper(), {}):
+            with _span(traces, str(args[0]).split(" ")[0].upper()):
                 return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
 
         def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Pipeline:
@@ -40,18 +37,30 @@ def traced_redis(tracer: Tracer) -> type[Redis]:
 
 
 @contextmanager
-def _span(tracer: Tracer, command: str, attributes: dict[str, Any]) -> Iterator[None]:
+def _span(traces: Traces, command: str, batch: int | None = None) -> Iterator[None]:
     """A client span named by the command, in error when the call fails."""
-    span = tracer.start_span(
-        f"Redis {command}",
-        kind=SpanKind.CLIENT,
-        attributes={"db.system.name": "redis", "db.operation.name": command, **attributes},
-    )
+    parent = recorded()
+    if parent is None:
+        yield
+        return
+    attributes: dict[str, Any] = {"db.system.name": "redis", "db.operation.name": command}
+    if batch is not None:
+        attributes["db.operation.batch.size"] = batch
+    status, start = Status(StatusCode.UNSET), time_ns()
     try:
         yield
     except BaseException as error:
-        span.set_attribute("error.type", type(error).__name__)
-        span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+        attributes["error.type"] = type(error).__name__
+        status = Status(StatusCode.ERROR, type(error).__name__)
         raise
     finally:
-        span.end()
+        context = child_of(parent)
+        traces.ended(
+            f"Redis {command}",
+            context,
+            parent,
+            start,
+            kind=SpanKind.CLIENT,
+            attributes=attributes,
+            status=status,
+        )

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
+from time import time_ns
 from typing import Any
 
-from opentelemetry import context as otel_context
-from opentelemetry import trace
 from opentelemetry.propagate import extract
-from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.exchange import Exchange, current, graphql_request
+from gateway.traces.spans import Traces
+from gateway.traces.spans import current as answering
 from keys.errors import Code
 
 # The headers a trace continues from (`OTEL_PROPAGATORS`: W3C trace context and baggage).
@@ -24,9 +25,9 @@ class RequestSpans:
     """A span per GraphQL request, current while it is answered (its phases and calls are
     its children); inside `RequestTracing`, whose log line and metrics name its trace."""
 
-    def __init__(self, app: ASGIApp, tracer: Tracer) -> None:
+    def __init__(self, app: ASGIApp, traces: Traces) -> None:
         self.app = app
-        self.tracer = tracer
+        self.traces = traces
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         exchange = current()
@@ -38,23 +39,16 @@ class RequestSpans:
             for name, value in scope["headers"]
             if name in _PROPAGATED
         }
-        span = self.tracer.start_span(
-            f"{scope['method']} /graphql",
-            context=extract(carrier) if carrier else None,
-            kind=SpanKind.SERVER,
-            attributes={
-                "http.request.method": scope["method"],
-                "url.path": scope["path"],
-                "dynagate.request_id": exchange.request_id,
-            },
+        name = f"{scope['method']} /graphql"
+        context, parent = self.traces.root(
+            name, SpanKind.SERVER, extract(carrier) if carrier else None
         )
-        span_context = span.get_span_context()
-        exchange.trace_id = format(span_context.trace_id, "032x")
-        exchange.traced = span.is_recording()
+        exchange.trace_id = f"{context.trace_id:032x}"
+        exchange.traced = context.trace_flags.sampled
         if not exchange.traced:
             await self.app(scope, receive, send)
             return
-        status = 500
+        status, start, failure = 500, time_ns(), None
 
         async def sent(message: Message) -> None:
             nonlocal status
@@ -62,40 +56,53 @@ class RequestSpans:
                 status = message["status"]
             await send(message)
 
-        token = otel_context.attach(trace.set_span_in_context(span))
         try:
-            await self.app(scope, receive, sent)
+            with answering(context):
+                await self.app(scope, receive, sent)
         except Exception as exc:
-            span.record_exception(exc)
+            failure = type(exc).__name__
             raise
         finally:
-            otel_context.detach(token)
-            _answered(span, exchange, status)
-            span.end()
+            name, attributes, error = _answered(scope, exchange, status, failure)
+            self.traces.ended(
+                name or f"{scope['method']} /graphql",
+                context,
+                parent,
+                start,
+                kind=SpanKind.SERVER,
+                attributes=attributes,
+                status=Status(StatusCode.ERROR, error) if error else Status(StatusCode.UNSET),
+            )
 
 
-def _answered(span: Any, exchange: Exchange, status: int) -> None:
-    kind, name = exchange.operation_type, exchange.operation_name
-    if kind != "none":
-        span.update_name(f"{kind} {name}" if name else kind)
-        span.set_attribute("graphql.operation.type", kind)
-    if name:
-        span.set_attribute("graphql.operation.name", name)
+def _answered(
+    scope: Scope, exchange: Exchange, status: int, failure: str | None
+) -> tuple[str, dict[str, Any], str | None]:
+    """The span's name, attributes and error (None: not in error) once answered."""
     cost = exchange.cost
-    span.set_attributes(
-        {
-            "http.response.status_code": status,
-            "dynagate.error_codes": list(exchange.codes),
-            "dynagate.cost.requests": cost.requests,
-            "dynagate.cost.read_capacity_units": round(cost.read_capacity_units, 4),
-            "dynagate.cost.write_capacity_units": round(cost.write_capacity_units, 4),
-            "dynagate.cost.items_scanned": cost.items_scanned,
-            "dynagate.cost.items_returned": cost.items_returned,
-            "dynagate.cost.cached_requests": cost.cached_requests,
-        }
-    )
+    attributes: dict[str, Any] = {
+        "http.request.method": scope["method"],
+        "url.path": scope["path"],
+        "http.response.status_code": status,
+        "dynagate.request_id": exchange.request_id,
+        "dynagate.error_codes": list(exchange.codes),
+        "dynagate.cost.requests": cost.requests,
+        "dynagate.cost.read_capacity_units": round(cost.read_capacity_units, 4),
+        "dynagate.cost.write_capacity_units": round(cost.write_capacity_units, 4),
+        "dynagate.cost.items_scanned": cost.items_scanned,
+        "dynagate.cost.items_returned": cost.items_returned,
+        "dynagate.cost.cached_requests": cost.cached_requests,
+    }
+    kind, operation = exchange.operation_type, exchange.operation_name
+    name = ""
+    if kind != "none":
+        name = f"{kind} {operation}" if operation else kind
+        attributes["graphql.operation.type"] = kind
+    if operation:
+        attributes["graphql.operation.name"] = operation
     if exchange.caller:
-        span.set_attribute("dynagate.caller", exchange.caller)
+        attributes["dynagate.caller"] = exchange.caller
+    if failure is not None:
+        attributes["error.type"] = failure
     failed = status >= 500 or any(code in _SERVICE_ERRORS for code in exchange.codes)
-    if failed:
-        span.set_status(Status(StatusCode.ERROR, exchange.outcome))
+    return name, attributes, (failure or exchange.outcome) if failed else None

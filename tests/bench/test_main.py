@@ -36,7 +36,7 @@ def test_all_is_what_make_bench_runs(tmp_path: Path) -> None:
     assert (
         [b.name for b, _ in runs]
         == list(ALL)
-        == ["speed", "scale", "demand", "live", "scaleout", "cache", "migrate"]
+        == ["speed", "scale", "demand", "live", "scaleout", "cache", "tracing", "migrate"]
     )
     for benchmark, args in runs:
         assert {k: getattr(args, k) for k in benchmark.quick} == dict(benchmark.quick)

@@ -33,6 +33,14 @@ async def test_a_listed_origins_preflight_is_answered(allowing: Api) -> None:
     allowed = response.headers["access-control-allow-headers"].lower()
     for header in ("content-type", "authorization", "idempotency-key", "x-request-id"):
         assert header in allowed
+
+
+async def test_a_page_traced_by_opentelemetry_may_send_its_trace_context(allowing: Api) -> None:
+    traced = {**PREFLIGHT, "Access-Control-Request-Headers": "content-type,traceparent,tracestate"}
+    response = await allowing.http.options("/graphql", headers=traced)
+    assert response.status_code == 200
+    allowed = response.headers["access-control-allow-headers"].lower()
+    assert "traceparent" in allowed and "tracestate" in allowed
     assert "access-control-allow-credentials" not in response.headers
 
 

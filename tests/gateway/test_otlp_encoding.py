@@ -15,7 +15,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceState
 
-from gateway.traces.otlp import LeanOTLPSpanExporter, encode_spans
+from gateway.traces.otlp import EncodedSpan, LeanOTLPSpanExporter, encode_spans
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
 FLOATS = st.floats(allow_nan=False)
@@ -112,3 +112,26 @@ def test_the_exporter_internals_it_sends_through_are_there() -> None:
     assert callable(exporter._client.export)
     exporter.shutdown()
     assert exporter.export([]) is SpanExportResult.FAILURE
+
+
+@settings(max_examples=100, deadline=None)
+@given(batches())
+def test_spans_encoded_as_they_end_are_exported_alike(batch: list[Any]) -> None:
+    ended = [
+        EncodedSpan(
+            name=s.name,
+            context=s.context,
+            parent=s.parent,
+            resource=s.resource,
+            attributes=s.attributes,
+            events=s.events,
+            links=s.links,
+            kind=s.kind,
+            status=s.status,
+            start_time=s.start_time,
+            end_time=s.end_time,
+            instrumentation_scope=s.instrumentation_scope,
+        )
+        for s in batch
+    ]
+    assert encode_spans(ended) == encode_spans(batch)
