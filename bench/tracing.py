@@ -50,10 +50,11 @@ from bench.tracing_cost import own_cost
 TABLE = "bench-tracing"
 CONNECTIONS = 8
 # Each configuration's OpenTelemetry settings, beside the receiver's address.
+ALIKE = "off (a second process)"
 CONFIGS: dict[str, dict[str, str]] = {
     "off": {},
     # Off again, in a process of its own: how far two alike processes differ (the noise).
-    "off (a second process)": {},
+    ALIKE: {},
     "every request sampled": {"OTEL_TRACES_SAMPLER": "parentbased_always_on"},
     "10 % sampled": {
         "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
@@ -154,6 +155,7 @@ def measure(env: dict[str, str], args: argparse.Namespace, say: Progress) -> dic
 def markdown(results: dict[str, Any]) -> str:
     medians, below, cpu = results["medians"], results["below_off"], results["cpu_above_off"]
     spans = results["spans_per_request"]
+    noise = abs(below[ALIKE])
     rows = []
     for name, m in medians.items():
         target = TARGETS.get(name)
@@ -162,8 +164,7 @@ def markdown(results: dict[str, Any]) -> str:
             versus = f"{below[name]:.1%} below"
             more = f" ({cpu[name]:+.1%})"
         if target is not None:
-            met = "✓" if below[name] < target else "✗"
-            versus += f" (target < {target:.0%}) {met}"
+            versus += f" (target < {target:.0%}) {_judged(below[name], target, noise)}"
         rows.append(
             [
                 name,
@@ -202,6 +203,14 @@ def markdown(results: dict[str, Any]) -> str:
         [1, 2],
     )
     return f"{table}\n\n{own}"
+
+
+def _judged(below: float, target: float, noise: float) -> str:
+    """✓ under the target; within noise where only the distance two processes alike show
+    (the second process with tracing off) keeps it from being under; else ✗."""
+    if below < target:
+        return "✓"
+    return "within noise" if below < target + noise else "✗"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
