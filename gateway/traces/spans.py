@@ -43,19 +43,7 @@ from store.cost import Cost, Operation
 from store.observation import Method
 
 SCOPE = "dynagate"
-# botocore's method names for DynamoDB's operations, and which of them write.
-_OPERATIONS = {
-    "query": "Query",
-    "scan": "Scan",
-    "get_item": "GetItem",
-    "batch_get_item": "BatchGetItem",
-    "put_item": "PutItem",
-    "update_item": "UpdateItem",
-    "delete_item": "DeleteItem",
-    "batch_write_item": "BatchWriteItem",
-    "transact_write_items": "TransactWriteItems",
-    "transact_get_items": "TransactGetItems",
-}
+# DynamoDB's operations that write (botocore's method names are theirs in snake case).
 _WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 _TRACE_CONTEXT = TraceContextTextMapPropagator()
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
@@ -140,7 +128,7 @@ class Traces:
         parent = recorded()
         if parent is None:
             return method
-        name = _OPERATIONS.get(getattr(method, "__name__", ""), "DynamoDB")
+        name = "".join(word.title() for word in getattr(method, "__name__", "call").split("_"))
 
         async def call(**sent: Any) -> Any:
             attributes = _call_attributes(name, sent)
