@@ -1,8 +1,8 @@
-"""The tracer of the process, and the spans the store and the subscriptions ask for
+"""The traces of the process, and the spans the store and the subscriptions ask for
 (`store.observation.Tracing`): one per DynamoDB call, one per delivered event.
 
 Each is made only inside a span that is recorded: a request its sampler left out makes
-none, and costs one look at the current span per call.
+none, and costs one look at a context variable per call.
 """
 
 from __future__ import annotations
@@ -53,13 +53,13 @@ _UNSET = Status(StatusCode.UNSET)
 
 
 class Traces:
-    """The process's tracer; `store.observation.Tracing` for the store and subscriptions.
+    """The process's traces; `store.observation.Tracing` for the store and subscriptions.
 
-    A request's root span (and an event's) is the SDK's: its sampler decides, its parent
-    comes from the client. The spans below it are written straight as the SDK's finished
-    spans (`ReadableSpan`) and handed to its batch processor: the SDK's live `Span` (its
-    locks, limits and checks on every attribute) cost each one about 20 µs, which every
-    traced request paid seven times. They follow their root's sampling decision.
+    The SDK's sampler decides once per request (and per event), on its root span, whose
+    parent may come from the client (`root`). Every span is written straight as the SDK's
+    finished span (`ReadableSpan`) and handed to its batch processor: the SDK's live `Span`
+    (its locks, limits and checks on every attribute) cost each one about 20 µs, which
+    every traced request paid seven times. The spans below a root follow its decision.
     """
 
     def __init__(
