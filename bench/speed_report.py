@@ -83,6 +83,39 @@ def _verdict(floor: Floor, rows: Sequence[tuple[str, int, dict[str, float]]]) ->
     )
 
 
+def cpu_split(measured: Mapping[str, Any]) -> dict[str, float] | None:
+    """The gateway's CPU per request split in two: the data path — what the lean floor
+    spends on the same calls through the same client, decoder, encoder and HTTP server —
+    and the gateway's own work, the rest (GraphQL, bounds, identity, records, cursors,
+    shaping). None when either CPU time is unknown."""
+    gateway = measured["servers"][GATEWAY]["cpu_ms_per_request"]
+    data_path = measured["servers"]["lean"]["cpu_ms_per_request"]
+    if gateway is None or data_path is None:
+        return None
+    own = gateway - data_path
+    return {"gateway": gateway, "data_path": data_path, "own": own, "share": own / gateway}
+
+
+_SPLIT_HEADER = ["operation", "calls", "gateway CPU", "data path", "gateway's own", "own share"]
+
+
+def _split_rows(report: Mapping[str, Any]) -> list[list[str]]:
+    rows = []
+    for measured in report["operations"].values():
+        split = cpu_split(measured)
+        if split is None:
+            continue
+        rows.append(
+            [
+                measured["label"],
+                str(len(measured["calls"])),
+                *(f"{split[k]:.2f} ms" for k in ("gateway", "data_path", "own")),
+                f"{split['share']:.0%}",
+            ]
+        )
+    return rows
+
+
 def render(report: Mapping[str, Any]) -> str:
     """The console's tables: gw is the gateway, fl the floor named above each table."""
     lines: list[str] = []
@@ -105,6 +138,10 @@ def render(report: Mapping[str, Any]) -> str:
         ]
         lines += ["", f"gateway (gw) against the {floor.label} (fl)", console_table(header, cells)]
         lines += [_verdict(floor, rows)]
+    split = _split_rows(report)
+    if split:
+        lines += ["", "the gateway's CPU per request: the data path (the lean floor's) and its own"]
+        lines += [console_table(_SPLIT_HEADER, split)]
     lines += [
         "",
         f"p50/p99 in ms (target p99/p50 ≤ {TAIL}), CPU in server ms per request;"
@@ -135,9 +172,19 @@ def markdown_for(report: Mapping[str, Any], floor: Floor) -> str:
 
 
 def markdown(report: Mapping[str, Any]) -> str:
-    """Both tables, each under the line that names its floor and target."""
-    return "\n\n".join(
+    """Both tables, each under the line that names its floor and target, then the split
+    of the gateway's CPU per request."""
+    tables = [
         f"Gateway against the {floor.label} (ratio target ≥ {floor.target}):\n\n"
         + markdown_for(report, floor)
         for floor in FLOORS
-    )
+    ]
+    split = _split_rows(report)
+    if split:
+        tables.append(
+            "The gateway's CPU per request: the data path (the lean floor's: the same calls"
+            " through the same client, decoder, encoder and HTTP server) and the gateway's"
+            " own work (the rest):\n\n"
+            + markdown_table(_SPLIT_HEADER, split, right=range(1, len(_SPLIT_HEADER)))
+        )
+    return "\n\n".join(tables)

@@ -11,6 +11,11 @@ from dataclasses import dataclass
 
 ALPHABET = "0123456789bcdefghjkmnpqrstuvwxyz"
 _INDEX = {c: i for i, c in enumerate(ALPHABET)}
+# A character's bits 4, 2, 0 and bits 3, 1, each read as a number.
+_SPLIT = {
+    c: ((i >> 2 & 4) | (i >> 1 & 2) | (i & 1), (i >> 2 & 2) | (i >> 1 & 1))
+    for c, i in _INDEX.items()
+}
 
 
 @dataclass(frozen=True)
@@ -80,19 +85,21 @@ def ordinal(geohash: str) -> int:
 
 
 def cell_box(geohash: str) -> Box:
-    lat_range, lon_range = [-90.0, 90.0], [-180.0, 180.0]
+    """The cell's bounds. A character's five bits alternate between longitude and latitude,
+    longitude first at even positions: its column and row bits are read from a table, and
+    the edges are whole multiples of the cell's size from the origin, exact in binary."""
+    row = col = 0
     even = True
     for char in geohash:
-        value = _INDEX[char]
-        for shift in range(4, -1, -1):
-            interval = lon_range if even else lat_range
-            middle = (interval[0] + interval[1]) / 2
-            if value >> shift & 1:
-                interval[0] = middle
-            else:
-                interval[1] = middle
-            even = not even
-    return Box(lat_range[0], lat_range[1], lon_range[0], lon_range[1])
+        three, two = _SPLIT[char]
+        if even:
+            col, row = col << 3 | three, row << 2 | two
+        else:
+            row, col = row << 3 | three, col << 2 | two
+        even = not even
+    dlat, dlon = cell_size(len(geohash))
+    south, west = -90.0 + row * dlat, -180.0 + col * dlon
+    return Box(south, south + dlat, west, west + dlon)
 
 
 def grid_span(box: Box, length: int) -> tuple[range, range]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import aioboto3
 from aiobotocore.config import AioConfig
 
+from store.direct_calls import send_directly
 from store.lean import session as lean_session
 from store.user_agent import remember_user_agent
 
@@ -53,8 +54,9 @@ async def open_client(
     lean: bool = True,
 ) -> AsyncIterator[DynamoDBClient]:
     """The client for the application's lifetime; `local` for DynamoDB Local, which takes
-    made-up credentials on a machine that has none. Its answers to item reads and writes
-    are read without botocore's shape walk (`store.lean`) unless `lean` is False."""
+    made-up credentials on a machine that has none. Unless `lean` is False, its calls that
+    read and write items are sent without botocore's event system (`store.direct_calls`)
+    and their answers read without botocore's shape walk (`store.lean`)."""
     extra = _credentials(local, os.environ if env is None else env)
     session = lean_session() if lean else aioboto3.Session()
     async with session.client(
@@ -66,6 +68,7 @@ async def open_client(
     ) as client:
         if lean:
             remember_user_agent(client)
+            send_directly(client)
         yield client
 
 

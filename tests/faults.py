@@ -14,6 +14,8 @@ such as `PutItem`; `*` for any):
               forwarded
     hold      forward it, then keep DynamoDB's answer (`answered` is set) until the test
               sets `release`: a call whose answer is in flight while the table changes
+    corrupt   forward it, then answer DynamoDB's answer with another x-amz-crc32: a body
+              damaged on the way, which the client must not take
 
 A rule fires on a share of the calls it picks (`probability`, drawn from a generator seeded
 per proxy), at most `count` times in all and at most `per_request` times for one request:
@@ -29,6 +31,7 @@ import asyncio
 import hashlib
 import json
 import random
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from contextlib import suppress
@@ -40,7 +43,7 @@ import httpx
 import pytest
 from botocore.retries.standard import ExponentialBackoff
 
-Mode = Literal["lose", "error", "throttle", "hang", "conflict", "hold"]
+Mode = Literal["lose", "error", "throttle", "hang", "conflict", "hold", "corrupt"]
 _ERROR_TYPE = "com.amazonaws.dynamodb.v20120810#"
 # Headers of one connection, not of the message: the proxy sets its own.
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"}
@@ -195,7 +198,14 @@ class FaultProxy:
             await writer.drain()
             return True
         answer = await self._forward(request)
-        if rule is not None and rule.mode == "hold":
+        if rule is not None and rule.mode == "corrupt":
+            head, _, body = answer.partition(b"\r\n\r\n")
+            lines = [
+                line for line in head.split(b"\r\n") if not line.lower().startswith(b"x-amz-crc32:")
+            ]
+            lines.append(b"x-amz-crc32: %d" % ((zlib.crc32(body) + 1) & 0xFFFFFFFF))
+            answer = b"\r\n".join(lines) + b"\r\n\r\n" + body
+        elif rule is not None and rule.mode == "hold":
             rule.answered.set()
             await rule.release.wait()
         elif rule is not None:  # "lose": applied by DynamoDB, never heard of by the caller

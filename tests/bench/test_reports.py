@@ -10,7 +10,7 @@ import pytest
 
 from bench import live, report, scale_report, wrk
 from bench.profile import top_frames
-from bench.speed_report import figures, markdown, ratios, render, summary
+from bench.speed_report import cpu_split, figures, markdown, ratios, render, summary
 
 
 def rounds(*rps_p50_p99: tuple[float, float, float]) -> list[wrk.Round]:
@@ -77,6 +77,8 @@ def test_the_ratios_are_gateway_over_each_floor_throughput() -> None:
         " | 5.00 ms | 0.00 ms |"
     )
 
+    assert len(tables) == 4  # no split without the lean floor's CPU
+
     printed = render({"operations": {"orders_page": measured}}).splitlines()
     first = printed.index("gateway (gw) against the aioboto3 floor (fl)")
     assert printed[first + 2].split() == [
@@ -89,6 +91,42 @@ def test_the_ratios_are_gateway_over_each_floor_throughput() -> None:
     second = printed.index("gateway (gw) against the lean floor (fl)")
     assert printed[second + 2].split()[4:7] == ["0.75", "90.0", "120.0"]
     assert "(target ≥ 0.85); median 0.75, worst 0.75." in printed[second + 3]
+
+
+def test_the_gateways_cpu_splits_into_the_data_path_and_its_own_work() -> None:
+    measured = {
+        "label": "repo issues (20)",
+        "calls": ["query"],
+        "servers": {
+            "gateway": summary(rounds((90, 40, 60)), [2.0]),
+            "aioboto3": summary(rounds((100, 30, 50)), [1.5]),
+            "lean": summary(rounds((120, 25, 75)), [0.5]),
+        },
+    }
+    assert cpu_split(measured) == {"gateway": 2.0, "data_path": 0.5, "own": 1.5, "share": 0.75}
+    tables = markdown({"operations": {"repo_issues": measured}}).split("\n\n")
+    assert tables[4].startswith("The gateway's CPU per request: the data path")
+    assert tables[5].splitlines()[2] == (
+        "| repo issues (20) | 1 | 2.00 ms | 0.50 ms | 1.50 ms | 75% |"
+    )
+    printed = render({"operations": {"repo_issues": measured}}).splitlines()
+    row = printed[
+        printed.index("the gateway's CPU per request: the data path (the lean floor's) and its own")
+        + 2
+    ]
+    assert row.split() == [
+        "repo",
+        "issues",
+        "(20)",
+        "1",
+        "2.00",
+        "ms",
+        "0.50",
+        "ms",
+        "1.50",
+        "ms",
+        "75%",
+    ]
 
 
 def test_top_frames_share_the_samples(tmp_path: Path) -> None:

@@ -329,3 +329,22 @@ def test_ordinal_ranks_geohashes_in_their_byte_order(a: str, b: str) -> None:
     assert (geohash.ordinal(a) < geohash.ordinal(b)) == (a < b)
     assert 0 <= geohash.ordinal(a) < len(ALPHABET) ** 3
     assert geohash.ordinal("000") == 0 and geohash.ordinal("zzz") == len(ALPHABET) ** 3 - 1
+
+
+def _bisected(cell: str) -> Box:
+    """A cell's bounds by halving the world once per bit, as a geohash is defined."""
+    lat, lon = [-90.0, 90.0], [-180.0, 180.0]
+    even = True
+    for char in cell:
+        value = ALPHABET.index(char)
+        for shift in range(4, -1, -1):
+            interval = lon if even else lat
+            middle = (interval[0] + interval[1]) / 2
+            interval[0 if value >> shift & 1 else 1] = middle
+            even = not even
+    return Box(lat[0], lat[1], lon[0], lon[1])
+
+
+@given(st.text(ALPHABET, max_size=12))
+def test_a_cells_bounds_are_those_of_halving_the_world(cell: str) -> None:
+    assert cell_box(cell) == _bisected(cell)
