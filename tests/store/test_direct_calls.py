@@ -4,6 +4,7 @@ through the fault-injecting proxy where the network fails."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from botocore.exceptions import ClientError, HTTPClientError
 from store.client import DynamoDBClient
 from store.connection import LOCAL_CREDENTIALS, open_client
 from store.observation import observe_calls
+from store.sigv4 import Signer
 from tests.conftest import new_table
 from tests.faults import FaultProxy, without_backoff
 
@@ -300,3 +302,69 @@ async def test_the_observers_of_calls_hear_every_direct_call(
         ("GetItem", "ProvisionedThroughputExceededException"),
         ("GetItem", "unreachable"),
     ]
+
+
+async def test_calls_at_once_on_a_new_client_all_answer_and_later_ones_go_direct(
+    client: DynamoDBClient, table: str
+) -> None:
+    emitted: list[str] = []
+    client.meta.events.register(
+        "before-send.dynamodb", lambda **kw: emitted.append(kw["event_name"])
+    )
+    keys = [{"PK": {"S": f"P#{n}"}, "SK": {"S": "S"}} for n in range(20)]
+    for key in keys:
+        await client.put_item(TableName=table, Item={**key, "n": {"N": key["PK"]["S"][2:]}})
+    emitted.clear()  # PutItem planned by the first put, the others direct
+    got = await asyncio.gather(*(client.get_item(TableName=table, Key=key) for key in keys))
+    assert [g["Item"]["n"]["N"] for g in got] == [str(n) for n in range(20)]
+    # Every call of the first tick went through botocore (none had a plan yet); after them,
+    # none does.
+    first = len(emitted)
+    await asyncio.gather(*(client.get_item(TableName=table, Key=key) for key in keys))
+    assert 1 <= first <= 20 and len(emitted) == first
+
+
+async def test_a_plan_botocore_would_not_sign_alike_is_never_used(
+    endpoint: str, table: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def signed_otherwise(self: Signer, *args: Any) -> dict[str, str]:
+        return {"Authorization": "AWS4-HMAC-SHA256 Credential=someone/else"}
+
+    monkeypatch.setattr(Signer, "headers", signed_otherwise)
+    emitted: list[str] = []
+    key = {"PK": {"S": "P#1"}, "SK": {"S": "S"}}
+    async with open_client(endpoint, "us-east-1", local=True, env={}) as client:
+        client.meta.events.register(
+            "before-send.dynamodb", lambda **kw: emitted.append(kw["event_name"])
+        )
+        for _ in range(3):
+            await client.get_item(TableName=table, Key=key)
+    assert emitted == ["before-send.dynamodb.GetItem"] * 3
+    assert [r.getMessage() for r in caplog.records] == [
+        "GetItem calls go through botocore whole: its signature differs from botocore's"
+    ]
+
+
+async def test_parameters_orjson_cannot_write_go_through_botocore(
+    endpoint: str, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without_backoff(monkeypatch)
+    key = {"PK": {"S": "P#1"}, "SK": {"S": "S"}}
+    query = {
+        "TableName": table,
+        "KeyConditionExpression": "PK = :p",
+        "ExpressionAttributeValues": {":p": key["PK"]},
+    }
+    outcomes = []
+    for lean in (False, True):
+        emitted: list[str] = []
+        async with open_client(endpoint, "us-east-1", local=True, env={}, lean=lean) as client:
+            client.meta.events.register(
+                "before-send.dynamodb",
+                lambda emitted=emitted, **kw: emitted.append(kw["event_name"]),
+            )
+            await client.query(**query)
+            with pytest.raises(ClientError) as failed:  # past 64 bits: DynamoDB refuses it
+                await client.query(**query, Limit=2**70)
+        outcomes.append((failed.value.response["Error"], len(emitted)))
+    assert outcomes[0] == outcomes[1]
