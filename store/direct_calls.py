@@ -23,7 +23,8 @@ error is raised as botocore raises it; the `after-call` events are emitted as bo
 emits them, so the observers of calls (metrics) and the retry quota see every call; the
 credentials are the client's, refreshed by botocore. Parameters botocore would refuse
 before sending are refused by DynamoDB instead (a ValidationException): the store sends
-only requests it built.
+only requests it built. The endpoint's methods used here are private to aiobotocore;
+`tests/store/test_direct_calls.py` fails by name when an upgrade moves one.
 """
 
 from __future__ import annotations
@@ -46,24 +47,14 @@ from botocore.awsrequest import AWSPreparedRequest
 from botocore.handlers import add_recursion_detection_header
 from botocore.model import OperationModel
 
+from store.lean import LEAN_OPERATIONS
 from store.sigv4 import Credentials, Signer, canonical_host
 
 logger = logging.getLogger("dynagate.store")
 
-DIRECT_OPERATIONS = frozenset(
-    {
-        "GetItem",
-        "BatchGetItem",
-        "Query",
-        "Scan",
-        "TransactGetItems",
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "TransactWriteItems",
-        "BatchWriteItem",
-    }
-)
+# The table's calls among those whose answers `store.lean` reads (GetRecords is the
+# stream's, of another client).
+DIRECT_OPERATIONS = LEAN_OPERATIONS - {"GetRecords"}
 # Headers that differ from call to call; every other header of botocore's request is fixed.
 _PER_CALL = frozenset(
     {

@@ -5,6 +5,7 @@ through the fault-injecting proxy where the network fails."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -12,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from aiobotocore.endpoint import AioEndpoint
 from aiobotocore.httpsession import AIOHTTPSession
 from botocore import auth
 from botocore.awsrequest import AWSPreparedRequest, AWSRequest
@@ -101,6 +103,15 @@ async def _sending(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[list[AWSPre
     yield sent
 
 
+def _sent_by_botocore(client: DynamoDBClient) -> list[str]:
+    """The `before-send` events `client` emits from now on: the calls botocore sends."""
+    emitted: list[str] = []
+    client.meta.events.register(
+        "before-send.dynamodb", lambda **kw: emitted.append(kw["event_name"])
+    )
+    return emitted
+
+
 def _headers(request: AWSPreparedRequest) -> dict[str, str]:
     return {
         name.lower(): value.decode() if isinstance(value, bytes) else str(value)
@@ -184,10 +195,7 @@ async def test_requests_and_answers_are_botocores(
 async def test_only_the_first_call_of_an_operation_goes_through_botocores_events(
     client: DynamoDBClient, table: str
 ) -> None:
-    emitted: list[str] = []
-    client.meta.events.register(
-        "before-send.dynamodb", lambda **kw: emitted.append(kw["event_name"])
-    )
+    emitted = _sent_by_botocore(client)
     key = {"PK": {"S": "P#1"}, "SK": {"S": "S"}}
     for _ in range(3):
         await client.get_item(TableName=table, Key=key)
@@ -307,10 +315,7 @@ async def test_the_observers_of_calls_hear_every_direct_call(
 async def test_calls_at_once_on_a_new_client_all_answer_and_later_ones_go_direct(
     client: DynamoDBClient, table: str
 ) -> None:
-    emitted: list[str] = []
-    client.meta.events.register(
-        "before-send.dynamodb", lambda **kw: emitted.append(kw["event_name"])
-    )
+    emitted = _sent_by_botocore(client)
     keys = [{"PK": {"S": f"P#{n}"}, "SK": {"S": "S"}} for n in range(20)]
     for key in keys:
         await client.put_item(TableName=table, Item={**key, "n": {"N": key["PK"]["S"][2:]}})
@@ -331,12 +336,9 @@ async def test_a_plan_botocore_would_not_sign_alike_is_never_used(
         return {"Authorization": "AWS4-HMAC-SHA256 Credential=someone/else"}
 
     monkeypatch.setattr(Signer, "headers", signed_otherwise)
-    emitted: list[str] = []
     key = {"PK": {"S": "P#1"}, "SK": {"S": "S"}}
     async with open_client(endpoint, "us-east-1", local=True, env={}) as client:
-        client.meta.events.register(
-            "before-send.dynamodb", lambda **kw: emitted.append(kw["event_name"])
-        )
+        emitted = _sent_by_botocore(client)
         for _ in range(3):
             await client.get_item(TableName=table, Key=key)
     assert emitted == ["before-send.dynamodb.GetItem"] * 3
@@ -357,14 +359,31 @@ async def test_parameters_orjson_cannot_write_go_through_botocore(
     }
     outcomes = []
     for lean in (False, True):
-        emitted: list[str] = []
         async with open_client(endpoint, "us-east-1", local=True, env={}, lean=lean) as client:
-            client.meta.events.register(
-                "before-send.dynamodb",
-                lambda emitted=emitted, **kw: emitted.append(kw["event_name"]),
-            )
+            emitted = _sent_by_botocore(client)
             await client.query(**query)
             with pytest.raises(ClientError) as failed:  # past 64 bits: DynamoDB refuses it
                 await client.query(**query, Limit=2**70)
         outcomes.append((failed.value.response["Error"], len(emitted)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize(
+    ("method", "parameters"),
+    [
+        ("_update_retries_context", ("context", "attempt", "success_response")),
+        (
+            "_needs_retry",
+            ("attempts", "operation_model", "request_dict", "response", "caught_exception"),
+        ),
+        (
+            "_add_modeled_error_fields",
+            ("response_dict", "parsed_response", "operation_model", "parser"),
+        ),
+    ],
+)
+def test_the_endpoint_methods_the_direct_calls_use_take_what_they_pass(
+    method: str, parameters: tuple[str, ...]
+) -> None:
+    # aiobotocore marks them private: an upgrade that moves one fails here, by name.
+    assert tuple(inspect.signature(getattr(AioEndpoint, method)).parameters)[1:] == parameters
