@@ -4,13 +4,17 @@ setting in the help's epilog (`gateway/setting_table.py`)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any, TypeAlias
 
 from gateway.cli import commands
 from gateway.identity import TOKEN_TTL
 from gateway.setting_table import environment_help
+
+# The commands of `dynagate`, or the actions of one of them.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -48,11 +52,11 @@ def _hook(model: str | None, name: str) -> Callable[[argparse.ArgumentParser], N
 
 
 def _actions(
-    subcommands: argparse._SubParsersAction[argparse.ArgumentParser],
+    subcommands: Commands,
     name: str,
     about: str,
     description: str | None = None,
-) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+) -> Commands:
     """A command made of actions (`dynagate migrate plan`); alone, it prints its help."""
     command = subcommands.add_parser(
         name, help=about, description=description, formatter_class=_Formatter
@@ -75,17 +79,38 @@ def _positive(text: str) -> float:
     return value
 
 
+def _command(
+    parent: Commands,
+    name: str,
+    run: Callable[[argparse.Namespace], Any],
+    about: str,
+    *,
+    description: str | None = None,
+    options: Sequence[argparse.ArgumentParser] = (),
+) -> argparse.ArgumentParser:
+    """The command `name` of `parent`, which `run` carries out."""
+    command = parent.add_parser(
+        name,
+        help=about,
+        description=description,
+        formatter_class=_Formatter,
+        parents=list(options),
+    )
+    command.set_defaults(run=run)
+    return command
+
+
 def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     """Every command; `seed` and `verify` with the options of `model`'s hooks."""
-    model_option = _model_option()
+    on_model = [_model_option()]
     parser = argparse.ArgumentParser(
         prog="dynagate", description=__doc__, epilog=environment_help(), formatter_class=_Formatter
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('dynagate')}")
     subcommands = parser.add_subparsers(metavar="COMMAND")
 
-    serve = subcommands.add_parser(
-        "serve", help="serve the GraphQL API", formatter_class=_Formatter, parents=[model_option]
+    serve = _command(
+        subcommands, "serve", commands.serve, "serve the GraphQL API", options=on_model
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
@@ -95,63 +120,61 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         default=1,
         help="processes serving the port; above 2 needs DYNAGATE_REDIS_URL",
     )
-    serve.set_defaults(run=commands.serve)
 
-    check = subcommands.add_parser(
+    _command(
+        subcommands,
         "check",
-        help="check the settings, DynamoDB, the table, its stream and Redis before serving;"
+        commands.check,
+        "check the settings, DynamoDB, the table, its stream and Redis before serving;"
         " exit 1 on any problem",
-        formatter_class=_Formatter,
-        parents=[model_option],
+        options=on_model,
     )
-    check.set_defaults(run=commands.check)
-
-    create = subcommands.add_parser(
+    _command(
+        subcommands,
         "create-table",
-        help="create the table and its indexes",
-        formatter_class=_Formatter,
-        parents=[model_option],
+        commands.make_table,
+        "create the table and its indexes",
+        options=on_model,
     )
-    create.set_defaults(run=commands.make_table)
-
-    seed = subcommands.add_parser(
+    seed = _command(
+        subcommands,
         "seed",
-        help="load demo data through the API's mutations",
-        formatter_class=_Formatter,
-        parents=[model_option],
+        commands.seed,
+        "load demo data through the API's mutations",
+        options=on_model,
     )
     _hook(model, "add_seed_arguments")(seed)
-    seed.set_defaults(run=commands.seed)
 
-    local = subcommands.add_parser(
+    local = _command(
+        subcommands,
         "dynamodb-local",
-        help="run Amazon DynamoDB Local in the foreground",
-        formatter_class=_Formatter,
+        commands.dynamodb_local,
+        "run Amazon DynamoDB Local in the foreground",
     )
     local.add_argument("--port", type=int, default=8001, help="port to listen on")
     local.add_argument(
         "--db-path", type=Path, default=None, help="keep data here (default: in memory)"
     )
-    local.set_defaults(run=commands.dynamodb_local)
 
-    export = subcommands.add_parser(
+    export = _command(
+        subcommands,
         "export-schema",
-        help="print the schema in SDL",
-        formatter_class=_Formatter,
-        parents=[model_option],
+        commands.export_schema,
+        "print the schema in SDL",
+        options=on_model,
     )
     export.add_argument("--output", type=Path, default=None, help="write to this file instead")
-    export.set_defaults(run=commands.export_schema)
 
-    diff = subcommands.add_parser(
+    diff = _command(
+        subcommands,
         "schema-diff",
-        parents=[model_option],
-        help="list what changed for clients since an older schema",
+        commands.schema_diff,
+        "list what changed for clients since an older schema",
         description="Compare the schema with OLD (SDL, e.g. the schema.graphql of the last "
         "release) and print the changes a client sees, breaking, then dangerous, then safe, "
         "one a line. Exit status: 0 when nothing breaks, 1 when a change is breaking or a "
         "document is rejected, 2 when a file cannot be read or parsed.",
-        formatter_class=_Formatter,
+        options=on_model,
     )
     diff.add_argument("old", type=Path, metavar="OLD.graphql", help="the older schema")
     diff.add_argument(
@@ -161,7 +184,6 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         help="also list the documents the schema rejects: a JSON object of id → document "
         "(Relay, GraphQL Codegen) or an Apollo persisted query manifest",
     )
-    diff.set_defaults(run=commands.schema_diff)
 
     actions = _actions(
         subcommands,
@@ -171,13 +193,14 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "for admins). `add` checks every document of MANIFEST.json against the schema and "
         "the demand limits and registers all of them, or none when one is refused.",
     )
-    add = actions.add_parser(
+    add = _command(
+        actions,
         "add",
-        parents=[model_option],
-        help="check a manifest's documents and register them as trusted",
+        commands.documents_add,
+        "check a manifest's documents and register them as trusted",
         description="Exit status: 0 when every document was registered, 1 when one is "
         "refused (none is then registered), 2 when the manifest cannot be read.",
-        formatter_class=_Formatter,
+        options=on_model,
     )
     add.add_argument(
         "manifest",
@@ -186,25 +209,25 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         help='a JSON object of "sha256:<hex>" or "<hex>" → document (Relay, GraphQL '
         "Codegen) or an Apollo persisted query manifest",
     )
-    add.set_defaults(run=commands.documents_add)
-    listing = actions.add_parser(
+    _command(
+        actions,
         "list",
-        help="list the registered documents",
-        formatter_class=_Formatter,
-        parents=[model_option],
+        commands.documents_list,
+        "list the registered documents",
+        options=on_model,
     )
-    listing.set_defaults(run=commands.documents_list)
 
-    verify = subcommands.add_parser(
+    verify = _command(
+        subcommands,
         "verify",
-        parents=[model_option],
-        help="check every item the model derives (index keys, copies, and the model's own "
+        commands.verify,
+        "check every item the model derives (index keys, copies, and the model's own "
         "checks) against the items it derives them from (offline: scans the table)",
         description="Scan the table and report items whose index keys, defaults or copies "
         "are not what the model derives from them, and what the model's own checks find "
         "(the demo's: comment copies and the heatmap's counts of short cells). Exit status: "
         "0 when nothing differs (or --repair fixed all of it), 1 when differences remain.",
-        formatter_class=_Formatter,
+        options=on_model,
     )
     verify.add_argument(
         "--repair",
@@ -213,29 +236,29 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     )
     verify.add_argument("--segments", type=_positive_int, default=4, help="parallel Scan segments")
     _hook(model, "add_verify_arguments")(verify)
-    verify.set_defaults(run=commands.verify)
 
-    template = subcommands.add_parser(
+    template = _command(
+        subcommands,
         "table-template",
-        parents=[model_option],
-        help="print the table as CloudFormation or Terraform (JSON) define it",
+        commands.table_template,
+        "print the table as CloudFormation or Terraform (JSON) define it",
         description="The table create-table makes (DYNAGATE_TABLE), its indexes, its stream "
         "with new and old images and time to live on expiresAt, on-demand, with point-in-time "
         "recovery and deletion protection on. Terraform reads the JSON as a .tf.json file.",
-        formatter_class=_Formatter,
+        options=on_model,
     )
     template.add_argument(
         "--format", choices=("cloudformation", "terraform"), default="cloudformation"
     )
-    template.set_defaults(run=commands.table_template)
 
-    policy = subcommands.add_parser(
+    policy = _command(
+        subcommands,
         "iam-policy",
-        parents=[model_option],
-        help="print the least-privilege IAM policy `serve` needs on the table",
+        commands.iam_policy,
+        "print the least-privilege IAM policy `serve` needs on the table",
         description="The DynamoDB actions the server calls on DYNAGATE_TABLE (in AWS_REGION), "
         "Query on its indexes, and the reads of its stream; nothing else.",
-        formatter_class=_Formatter,
+        options=on_model,
     )
     policy.add_argument("--account", default="*", help="the AWS account id of the table's ARNs")
     policy.add_argument(
@@ -245,64 +268,63 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         default="serve",
         help="what the policy lets do: serve, or also migrate and verify (a Scan, UpdateTable)",
     )
-    policy.set_defaults(run=commands.iam_policy)
 
     model_actions = _actions(
         subcommands,
         "model",
         "check the model: its declarations, and each access pattern's requests",
     )
-    check = model_actions.add_parser(
+    _command(
+        model_actions,
         "check",
-        parents=[model_option],
-        help="build the model as serve does and print each access pattern",
+        commands.model_check,
+        "build the model as serve does and print each access pattern",
         description="Refuses, naming the declaration, a model the engine cannot serve (keys "
         "that can collide, a key naming an attribute its entity lacks, a generated name given "
         "twice, …): exit 2. Otherwise prints each access pattern with the DynamoDB requests it "
         "leads to and its worst case: exit 0.",
-        formatter_class=_Formatter,
+        options=on_model,
     )
-    check.set_defaults(run=commands.model_check)
 
     migrate_actions = _actions(
         subcommands, "migrate", "bring the table and its items to the model: indexes, keys, copies"
     )
-    plan = migrate_actions.add_parser(
+    plan = _command(
+        migrate_actions,
         "plan",
-        parents=[model_option],
-        help="print what the model asks of the table and its items (reads only)",
+        commands.migrate_plan,
+        "print what the model asks of the table and its items (reads only)",
         description="Compares the model with the table's indexes and with every item (a "
         "consistent Scan): indexes to add, and items to give index keys, defaults or copies. "
         "Exit status: 0 nothing to change, 1 changes to apply or items left as they are (listed), "
         "2 refused.",
-        formatter_class=_Formatter,
+        options=on_model,
     )
     plan.add_argument("--segments", type=_positive_int, default=4, help="parallel Scan segments")
-    plan.set_defaults(run=commands.migrate_plan)
-    apply = migrate_actions.add_parser(
+    apply = _command(
+        migrate_actions,
         "apply",
-        parents=[model_option],
-        help="add the indexes one at a time, then write what the items lack, resumable",
+        commands.migrate_apply,
+        "add the indexes one at a time, then write what the items lack, resumable",
         description="Adds each missing index and waits until DynamoDB has built it, then "
         "writes what each item lacks, paced to --max-wcu write units a second, keeping a "
         "checkpoint in the table: stopped at any point and run again, it goes on where it "
         "was. Safe while the gateway serves. Exit status: 0 done, 1 items left (reported), "
         "2 refused.",
-        formatter_class=_Formatter,
+        options=on_model,
     )
     apply.add_argument("--max-wcu", type=_positive, default=100, help="most write units a second")
     apply.add_argument(
         "--segments", type=_positive_int, default=4, help="parallel Scan segments (a fresh run's)"
     )
-    apply.set_defaults(run=commands.migrate_apply)
 
-    token = subcommands.add_parser(
+    token = _command(
+        subcommands,
         "token",
-        help="print a bearer token signed with DYNAGATE_AUTH_SECRET (development and tests)",
-        formatter_class=_Formatter,
+        commands.token,
+        "print a bearer token signed with DYNAGATE_AUTH_SECRET (development and tests)",
     )
     token.add_argument("--sub", required=True, help="the username the token signs in")
     token.add_argument("--admin", action="store_true", help="in the admin group")
     token.add_argument("--ttl", type=int, default=TOKEN_TTL, help="seconds it is valid")
-    token.set_defaults(run=commands.token)
     return parser
