@@ -15,17 +15,16 @@ from typing import Any
 import pytest
 from aiobotocore.endpoint import AioEndpoint
 from aiobotocore.httpsession import AIOHTTPSession
-from botocore import auth
-from botocore.awsrequest import AWSPreparedRequest, AWSRequest
-from botocore.credentials import Credentials
+from botocore.awsrequest import AWSPreparedRequest
 from botocore.exceptions import ClientError, HTTPClientError
 
 from store.client import DynamoDBClient
 from store.connection import LOCAL_CREDENTIALS, open_client
 from store.observation import observe_calls
-from store.sigv4 import Signer
+from store.sigv4 import Credentials, Signer
 from tests.conftest import new_table
 from tests.faults import FaultProxy, without_backoff
+from tests.store.signing import signed_by_botocore
 
 # Headers that differ between two calls whatever sends them (botocore's JSON has spaces,
 # orjson's none: the same value, another length).
@@ -121,28 +120,18 @@ def _headers(request: AWSPreparedRequest) -> dict[str, str]:
 
 def _signed_by_botocore(request: AWSPreparedRequest) -> str:
     """The Authorization botocore's signer gives this very request at its X-Amz-Date."""
-    headers = _headers(request)
     kept = {
         name: value
         for name, value in request.headers.items()
         if name.lower() not in PER_CALL | {"amz-sdk-request", "x-amz-security-token"}
     }
-    copy = AWSRequest(method="POST", url=request.url, headers=kept, data=request.body)
-    when = datetime.strptime(headers["x-amz-date"], "%Y%m%dT%H%M%SZ")
-    signer = auth.SigV4Auth(
-        Credentials(
-            LOCAL_CREDENTIALS["aws_access_key_id"], LOCAL_CREDENTIALS["aws_secret_access_key"]
-        ),
-        "dynamodb",
-        "us-east-1",
+    when = datetime.strptime(_headers(request)["x-amz-date"], "%Y%m%dT%H%M%SZ")
+    local = Credentials(
+        LOCAL_CREDENTIALS["aws_access_key_id"], LOCAL_CREDENTIALS["aws_secret_access_key"]
     )
-    original = auth.get_current_datetime
-    auth.get_current_datetime = lambda *_: when  # type: ignore[assignment]
-    try:
-        signer.add_auth(copy)
-    finally:
-        auth.get_current_datetime = original
-    return str(copy.headers["Authorization"])
+    return signed_by_botocore(request.url, kept, request.body, local, "us-east-1", when)[
+        "Authorization"
+    ]
 
 
 def _named(value: Any, table: str) -> str:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from botocore import auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials as BotocoreCredentials
 from hypothesis import given
 from hypothesis import strategies as st
 
 from store.sigv4 import Credentials, Signer, canonical_host
+from tests.store.signing import signed_by_botocore
 
 FIXED = {
     "X-Amz-Target": "DynamoDB_20120810.Query",
@@ -22,25 +20,9 @@ NOW = datetime(2026, 11, 27, 16, 52, 57, tzinfo=UTC)
 
 
 def botocores(
-    url: str,
-    fixed: dict[str, str],
-    body: bytes,
-    credentials: Credentials,
-    now: datetime,
+    url: str, fixed: dict[str, str], body: bytes, credentials: Credentials, now: datetime
 ) -> dict[str, str]:
-    request = AWSRequest(method="POST", url=url, headers=dict(fixed), data=body)
-    signer = auth.SigV4Auth(
-        BotocoreCredentials(credentials.access_key, credentials.secret_key, credentials.token),
-        "dynamodb",
-        "eu-west-1",
-    )
-    original = auth.get_current_datetime
-    auth.get_current_datetime = lambda *_: now.replace(tzinfo=None)  # type: ignore[assignment]
-    try:
-        signer.add_auth(request)
-    finally:
-        auth.get_current_datetime = original
-    return {name: str(value) for name, value in request.headers.items()}
+    return signed_by_botocore(url, fixed, body, credentials, "eu-west-1", now)
 
 
 @pytest.mark.parametrize(
