@@ -18,8 +18,13 @@ from store.tables import STREAM, create_table_request
 Format = Literal["cloudformation", "terraform"]
 FORMATS: tuple[Format, ...] = ("cloudformation", "terraform")
 
-# The item calls the server makes (`store/client.py`), and those a TransactWriteItems needs
-# permission for, action by action: the Put, Update, Delete and ConditionCheck inside it.
+# IAM has no action for a transaction: TransactWriteItems is allowed by the action of each
+# part inside it (Put, Update, Delete, ConditionCheck), TransactGetItems by GetItem.
+TRANSACTION_ACTIONS = {
+    "TransactWriteItems": ("PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"),
+    "TransactGetItems": ("GetItem",),
+}
+# The item calls the server makes (`store/client.py`), transactions as the actions above.
 ITEM_ACTIONS = (
     "BatchGetItem",
     "ConditionCheckItem",
@@ -28,7 +33,6 @@ ITEM_ACTIONS = (
     "GetItem",
     "PutItem",
     "Query",
-    "TransactWriteItems",
     "UpdateItem",
 )
 # Reading the table's stream for subscriptions (`store/stream.py`).
