@@ -10,12 +10,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import traceback
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 
 from gateway.settings import DEFAULT_MODEL, SettingsError
-from model import Model
+from model import Model, ModelError
 from resolvers.derived_roots import Roots, derived_roots
 
 
@@ -27,7 +28,10 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
     module = model_module(name)
     derived = derived_roots(declared(name))
     hook = getattr(module, "roots", None)
-    roots = derived if hook is None else hook(derived)
+    try:
+        roots = derived if hook is None else hook(derived)
+    except Exception as exc:
+        raise SettingsError(failure_in_model(name, exc)) from None
     if not isinstance(roots, Roots):
         raise SettingsError(f"DYNAGATE_MODEL={name!r}: its roots() returned no Roots")
     return roots
@@ -35,22 +39,46 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
 
 def declared(name: str = DEFAULT_MODEL) -> Model:
     """The model the module `name` declares (SettingsError naming what is missing)."""
-    model = getattr(model_module(name), "MODEL", None)
+    module = model_module(name)
+    model = getattr(module, "MODEL", None)
     if not isinstance(model, Model):
         raise SettingsError(
-            f"DYNAGATE_MODEL={name!r}: the module declares no MODEL (docs/model.md)"
+            f"DYNAGATE_MODEL={name!r}: {module.__file__} declares no MODEL "
+            "(a model.Model: docs/model.md)"
         )
     return model
 
 
 def model_module(name: str) -> ModuleType:
-    """The module `name` (dotted, or a .py file's path), imported once."""
+    """The module `name` (dotted, or a .py file's path), imported once. A module that is not
+    there, or whose own code fails (a syntax error, an exception, an import of its own that
+    is missing), is a SettingsError naming the file, the line and the error."""
     try:
         return _from_file(name) if name.endswith(".py") else importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        raise SettingsError(f"DYNAGATE_MODEL={name!r}: there is no module {exc.name!r}") from None
-    except OSError as exc:
-        raise SettingsError(f"DYNAGATE_MODEL={name!r}: {exc.strerror or exc}") from None
+        if _is_the_model(name, exc.name):
+            raise SettingsError(
+                f"DYNAGATE_MODEL={name!r}: there is no module {exc.name!r}"
+            ) from None
+        raise SettingsError(failure_in_model(name, exc)) from None
+    except FileNotFoundError as exc:
+        if exc.filename == str(Path(name).resolve()):
+            raise SettingsError(f"DYNAGATE_MODEL={name!r}: {exc.strerror}") from None
+        raise SettingsError(failure_in_model(name, exc)) from None
+    except ModelError:
+        raise  # a declaration the engine refuses names what is wrong itself
+    except Exception as exc:
+        raise SettingsError(failure_in_model(name, exc)) from None
+
+
+def _is_the_model(name: str, missing: str | None) -> bool:
+    """Whether the module found missing is the model itself (or a package on its way), not
+    one that the model's own code imports."""
+    if missing is None:
+        return False
+    if name.endswith(".py"):
+        return missing == str(Path(name).resolve())
+    return name == missing or name.startswith(f"{missing}.")
 
 
 def _from_file(path: str) -> ModuleType:
@@ -76,3 +104,43 @@ def _from_file(path: str) -> ModuleType:
     finally:
         sys.path.remove(str(file.parent))
     return module
+
+
+def failure_in_model(name: str, exc: BaseException) -> str:
+    """What a person needs of a model that failed while it loaded: the file and line of
+    their own code where it failed, the error, and the model's own frames of the traceback
+    (the engine's and importlib's are noise to them)."""
+    own = [frame for frame in traceback.extract_tb(exc.__traceback__) if _is_own(name, frame)]
+    error = "".join(traceback.format_exception_only(exc)).strip()
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        # A syntax error has no frame in the file it is in: its place is the error's own.
+        own.append(traceback.FrameSummary(exc.filename, exc.lineno, "<module>", line=exc.text))
+        error = f"{type(exc).__name__}: {exc.msg}"
+    if not own:
+        return f"DYNAGATE_MODEL={name!r} failed to load: {error}"
+    where = own[-1]
+    frames = "".join(traceback.format_list(own)).rstrip()
+    return (
+        f"DYNAGATE_MODEL={name!r} failed to load: {where.filename}, line {where.lineno}: "
+        f"{error}\nTraceback of the model's code (most recent call last):\n{frames}"
+    )
+
+
+def _is_own(name: str, frame: traceback.FrameSummary) -> bool:
+    """Whether `frame` runs the model's own code: a file beside the model's file, or in the
+    model's top package."""
+    if frame.filename.startswith("<"):  # importlib's frozen frames, `<string>`
+        return False
+    return Path(frame.filename).resolve().is_relative_to(_model_home(name))
+
+
+def _model_home(name: str) -> Path:
+    """The folder of the model's own code."""
+    if name.endswith(".py"):
+        return Path(name).resolve().parent
+    top = importlib.util.find_spec(name.partition(".")[0])
+    origin = top.origin if top is not None else None
+    if top is None or origin is None:
+        return Path(name.replace(".", "/")).resolve()
+    folder = Path(origin).resolve().parent
+    return folder if top.submodule_search_locations else Path(origin).resolve()

@@ -18,7 +18,7 @@ from redis.exceptions import RedisError
 
 from gateway.readiness import fix, not_ready
 from gateway.runtime import redis_client
-from gateway.served_model import declared
+from gateway.served_model import declared, served
 from gateway.setting_table import SETTINGS
 from gateway.setting_values import traces_exporter
 from gateway.settings import Settings
@@ -53,6 +53,9 @@ def settings_in_force(env: Mapping[str, str]) -> list[str]:
 async def problems(settings: Settings) -> list[str]:
     """What stands between these settings and serving, each with its fix."""
     found: list[str] = []
+    # The model first, as `serve` loads it: one that cannot be served is main's exit 2.
+    served(settings.model)
+    indexes = declared(settings.model).indexes
     async with settings.open_client() as client:
         problem = await not_ready(client, settings.table)
         if problem is not None:
@@ -63,7 +66,6 @@ async def problems(settings: Settings) -> list[str]:
             ]
         async with asyncio.timeout(CHECK_SECONDS):
             description: dict[str, Any] = await describe(client, settings.table) or {}
-    indexes = declared(settings.model).indexes
     for index in missing_indexes(description, indexes):
         found.append(
             f"table {settings.table!r} lacks the index {index.name} that the model reads:"

@@ -216,9 +216,11 @@ def table_template(args: argparse.Namespace) -> int:
 
 def iam_policy(args: argparse.Namespace) -> int:
     """`dynagate iam-policy`: what `serve` may do on the table, and nothing more."""
+    from gateway.served_model import declared
     from store.deployment import iam_policy as policy
 
     settings = Settings.from_env(serving=False)
+    declared(settings.model)  # the policy of a model that loads: a broken one is exit 2
     print(json.dumps(policy(settings.table, settings.region, args.account, args.purpose), indent=2))
     return 0
 
