@@ -21,7 +21,7 @@ IMAGE ?= dynagate:local
 MODEL ?=
 TABLE ?= $(if $(MODEL),dynagate-$(subst /,-,$(subst .py,,$(MODEL))),$(or $(DYNAGATE_TABLE),dynagate))
 
-.PHONY: install dynamodb-local browser redis conformance clients wrk run test test-offline lint typecheck pytest schema bench image clean
+.PHONY: install dynamodb-local browser redis nginx conformance clients wrk run test test-offline lint typecheck pytest schema bench image clean
 
 $(INSTALLED): pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -62,7 +62,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: dynamodb-local browser redis conformance clients
+pytest: dynamodb-local browser redis nginx conformance clients
 	$(BIN)/python -m pytest
 
 # A Debian package, as root or through `sudo -n`; the package lists are updated only when
@@ -108,6 +108,23 @@ redis:
 	  { $(call APT_INSTALL,redis-server); } || { echo "$(NO_REDIS)" >&2; exit 1; }; \
 	else \
 	  echo "$(NO_REDIS)" >&2; exit 1; \
+	fi
+
+# The nginx of the test that runs deploy/nginx.conf in front of two replicas, as compose
+# does: $NGINX, else nginx on the PATH or in /usr/sbin (the test looks the same way);
+# without one, Debian's nginx is installed where apt-get can be used; anywhere else this
+# says what to install.
+NGINX ?= $(shell for name in nginx /usr/sbin/nginx; do command -v "$$name" && break; done)
+NO_NGINX := make test needs nginx: install it (macOS: brew install nginx) \
+	or set NGINX=/path/to/nginx
+nginx:
+	@if [ -n "$(NGINX)" ]; then \
+	  command -v "$(NGINX)" >/dev/null || { echo "$(NO_NGINX)" >&2; exit 1; }; \
+	elif $(CAN_APT_INSTALL); then \
+	  echo "installing Debian's nginx for the test of the replicas behind deploy/nginx.conf"; \
+	  { $(call APT_INSTALL,nginx); } || { echo "$(NO_NGINX)" >&2; exit 1; }; \
+	else \
+	  echo "$(NO_NGINX)" >&2; exit 1; \
 	fi
 
 # The GraphQL over HTTP specification's server audits (graphql-http, pinned by the lock

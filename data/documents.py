@@ -28,8 +28,10 @@ class Document:
     registered_at: str | None = None
 
 
-async def load_document(store: Store, sha256: str) -> Document | None:
-    item = await store.get(keys.document_key(sha256))
+async def load_document(store: Store, sha256: str, *, consistent: bool = False) -> Document | None:
+    """The document registered under `sha256`, if any; `consistent`: as DynamoDB holds it
+    once every write answered before is applied (never from the read cache)."""
+    item = await store.get(keys.document_key(sha256), consistent=consistent)
     return None if item is None else _document(item)
 
 

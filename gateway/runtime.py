@@ -11,7 +11,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import partial
@@ -69,6 +69,9 @@ class Runtime:
     # With Redis: the changes every replica hears (`gateway/replicas/fanout.py`), and its reading.
     fanout: ChangeFanout | None = None
     hearing: asyncio.Task[None] | None = None
+    # Told of each document registration a replica announces through Redis (its hash,
+    # whether trusted): `gateway/documents/persisted.py`.
+    registrations: list[Callable[[str, bool], None]] = field(default_factory=list)
 
     async def follow(self, seconds: float = 10.0) -> None:
         """Start reading the table's stream (and with Redis, hearing the changes the
@@ -260,7 +263,14 @@ class Runtime:
             )
         counted = None if metrics is None else metrics.redis_failures.labels("changes").inc
         owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        fanout = ChangeFanout(self.redis, self._heard, cache=cache, owner=owner, on_failure=counted)
+        fanout = ChangeFanout(
+            self.redis,
+            self._heard,
+            cache=cache,
+            owner=owner,
+            on_failure=counted,
+            documents=self.registrations,
+        )
         self.fanout = fanout
         if cache is not None:
             cache.publish = fanout.tell  # other replicas hear of this one's writes

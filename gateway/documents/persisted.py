@@ -9,6 +9,21 @@ Documents are kept in the table, so every replica knows them, and by each proces
 read. A process that found a hash missing hears of its registration anywhere through the
 table's stream (`persisted_documents`), so that it runs it at once.
 
+**With replicas (Redis), a document runs on every replica from the moment its registration
+is answered.** A process remembers a hash it found missing (or untrusted) for
+`RECHECK_SECONDS`, so that one sent over and over costs one read; behind a load balancer,
+that memory must not outlive a registration another replica answered, and the table's
+stream tells of it only later. So, as the read cache does (docs/cache.md#several-replicas):
+the registering replica adds the hash to the Redis stream the replicas share before it
+answers (`Replicas.announce`); every replica drops what it remembers of that hash when it
+hears it; and a replica trusts what it remembers only once it has heard every entry Redis
+held when asked (`Replicas.caught_up`), and only if it was hearing them before it read the
+table (`Replicas.listening`). No timing is assumed: an announcement is in Redis before the
+answer leaves, so a request sent after that answer finds it there. Where that cannot be
+known (Redis down, this process not hearing yet or lagging), the table is read again: a
+miss costs a read, never a wrong PERSISTED_QUERY_NOT_FOUND. The table is read strongly
+consistent, so a write answered anywhere is seen.
+
 In trusted mode (`DYNAGATE_DOCUMENTS=trusted`) only documents an admin registered (through
 a request, or `dynagate documents add`) run for other callers, and only admins register.
 """
@@ -16,6 +31,7 @@ a request, or `dynagate documents add`) run for other callers, and only admins r
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -29,6 +45,7 @@ from data.callers import Caller
 from data.changes import Record
 from data.documents import load_document, register_document, registered_by
 from gateway.documents.parsing import oversized
+from gateway.documents.registrations import Replicas, ThroughRedis
 from gateway.exchange import is_request_error
 from gateway.runtime import Runtime
 from keys.documents import checked_hash, digest
@@ -69,8 +86,25 @@ def requested_hash(document_id: object, extensions: Mapping[str, Any] | None) ->
 class _Known:
     text: str
     trusted: bool
-    # When the table was last read for it (this process's clock).
+    # When the table was last read for it (this process's clock), and whether the replicas'
+    # registrations were heard here from before that read (`Replicas.listening`).
     read_at: float = 0.0
+    listened: bool = False
+    # Announced to the replicas by this process (`register`).
+    told: bool = False
+
+
+@dataclass(frozen=True)
+class _Missing:
+    """A hash the table did not hold when read (this process's clock then), and whether
+    the replicas' registrations were heard here from before that read."""
+
+    at: float
+    listened: bool = False
+
+
+def _at(remembered: _Known | _Missing) -> float:
+    return remembered.read_at if isinstance(remembered, _Known) else remembered.at
 
 
 class PersistedDocuments:
@@ -79,7 +113,9 @@ class PersistedDocuments:
     other than admins: by hash, or sent in full when its hash is registered as trusted.
 
     `follow` is awaited before the table is read for a hash: it starts hearing the table's
-    stream, whose records of documents (`heard`) end what was found missing or untrusted."""
+    stream, whose records of documents (`heard`) end what was found missing or untrusted.
+    With `replicas`, their announcements (`announced`) end it at once, and what is
+    remembered holds only while nothing announced may be unheard (see the module's text)."""
 
     def __init__(
         self,
@@ -88,17 +124,21 @@ class PersistedDocuments:
         size: int = 4096,
         clock: Callable[[], float] = time.monotonic,
         follow: Callable[[], Awaitable[None]] | None = None,
+        replicas: Replicas | None = None,
     ) -> None:
         self.trusted_only = trusted_only
         self.size = size
         self.clock = clock
         self.follow = follow
+        self.replicas = replicas
         self.known: OrderedDict[str, _Known] = OrderedDict()
-        # Hashes the table did not hold when last read, and when: each is read again only
-        # after `RECHECK_SECONDS`, so unknown documents sent over and over cost one read.
-        self.missing: OrderedDict[str, float] = OrderedDict()
-        # Hashes being read from the table now: a registration heard meanwhile is kept.
+        # Hashes the table did not hold when last read: each is read again only after
+        # `RECHECK_SECONDS`, so unknown documents sent over and over cost one read.
+        self.missing: OrderedDict[str, _Missing] = OrderedDict()
+        # Hashes being read from the table now: a registration heard meanwhile is kept; and
+        # how many registrations of each were announced meanwhile.
         self.reading: Counter[str] = Counter()
+        self.raced: Counter[str] = Counter()
 
     def restricts(self, caller: Caller) -> bool:
         """Whether only trusted documents run for `caller`."""
@@ -145,6 +185,11 @@ class PersistedDocuments:
         sha256 = digest(text)
         kept = self.known.get(sha256)
         if kept is not None and (kept.trusted or not trusted):
+            # Kept already, but maybe never told (`dynagate documents add`, a registration
+            # Redis refused): a client sends it after some replica found it missing.
+            if not kept.told and self.replicas is not None:
+                self.known[sha256] = replace(kept, told=True)
+                await self.replicas.announce(sha256, kept.trusted)
             return
         try:
             document = await register_document(store, text, bound, trusted=trusted)
@@ -153,7 +198,21 @@ class PersistedDocuments:
             return
         # Whether it is trusted is not known here when another registration came first.
         self.missing.pop(sha256, None)
-        self._keep(sha256, _Known(text, document.trusted and trusted))
+        told = self.replicas is not None
+        self._keep(sha256, _Known(text, document.trusted and trusted, told=told))
+        if self.replicas is not None:  # before the registration is answered
+            await self.replicas.announce(sha256, trusted)
+
+    def announced(self, sha256: str, trusted: bool) -> None:
+        """A replica registered `sha256` (heard through Redis): that it was missing here,
+        or (for a trusted registration) untrusted, is forgotten; a read under way is not
+        taken for a miss."""
+        if sha256 in self.reading:
+            self.raced[sha256] += 1
+        self.missing.pop(sha256, None)
+        kept = self.known.get(sha256)
+        if kept is not None and trusted and not kept.trusted:
+            self.known[sha256] = replace(kept, read_at=-math.inf)  # read again where it matters
 
     def heard(self, record: Record) -> None:
         """A change of the table's stream: a document registered, or made trusted, is kept
@@ -167,7 +226,8 @@ class PersistedDocuments:
         if kept is None and sha256 not in self.missing and sha256 not in self.reading:
             return  # never asked for here: read when it is
         self.missing.pop(sha256, None)
-        self._keep(sha256, _Known(document.text, document.trusted, self.clock()))
+        heard = _Known(document.text, document.trusted, self.clock(), self._listening())
+        self._keep(sha256, heard)
 
     async def _known(self, store: Store, sha256: str, caller: Caller) -> _Known | None:
         """What is kept of `sha256`, read from the table when this process has not kept it,
@@ -178,39 +238,63 @@ class PersistedDocuments:
         stale = known is not None and not known.trusted and self.restricts(caller)
         if known is None or stale:
             missed = self.missing.get(sha256)
-            if known is None and missed is not None and now - missed < RECHECK_SECONDS:
-                return None
-            if stale and known is not None and now - known.read_at < RECHECK_SECONDS:
-                return known
-            found = await self._read(store, sha256)
+            # What was read last stands for a while, unless a registration may be unheard.
+            remembered = known if stale else missed
+            if remembered is not None and now - _at(remembered) < RECHECK_SECONDS:
+                holds = await self._holds(remembered.listened)
+                if holds and remembered is (self.known if stale else self.missing).get(sha256):
+                    return known
+            found, listened, raced = await self._read(store, sha256)
             # A registration heard while reading is newer than what was read.
             heard = self.known.get(sha256)
             if heard is not None and heard is not known and (found is None or heard.trusted):
                 return heard
             if found is None:
-                self.missing[sha256] = now
-                self.missing.move_to_end(sha256)
-                if len(self.missing) > self.size:
-                    self.missing.popitem(last=False)
+                if not raced:  # else registered while read: not remembered as missing
+                    self.missing[sha256] = _Missing(now, listened)
+                    self.missing.move_to_end(sha256)
+                    if len(self.missing) > self.size:
+                        self.missing.popitem(last=False)
                 return None
             self.missing.pop(sha256, None)
             known = found
         self._keep(sha256, known)
         return known
 
-    async def _read(self, store: Store, sha256: str) -> _Known | None:
-        """The document as the table holds it, once this process hears of registrations
-        (`follow`): one made after this read reaches `heard`."""
+    async def _holds(self, listened: bool) -> bool:
+        """Whether what was remembered of a hash (read while `listened`) still stands: no
+        replica's registration of it can be unheard here. Without replicas, it stands
+        until the table's stream tells otherwise."""
+        if self.replicas is None:
+            return True
+        return listened and await self.replicas.caught_up()
+
+    def _listening(self) -> bool:
+        return self.replicas is not None and self.replicas.listening()
+
+    async def _read(self, store: Store, sha256: str) -> tuple[_Known | None, bool, bool]:
+        """The document as the table holds it (strongly consistent: a registration answered
+        anywhere is seen), once this process hears of registrations (`follow`): one made
+        after this read reaches `heard`, or `announced`. With it, whether the replicas'
+        announcements were heard from before the read, and whether one of this hash came
+        while reading (what was read may be older)."""
         self.reading[sha256] += 1
         try:
             if self.follow is not None:
                 await self.follow()
-            found = await load_document(store, sha256)
+            listened, before = self._listening(), self.raced[sha256]
+            found = await load_document(store, sha256, consistent=True)
+            raced = self.raced[sha256] != before
         finally:
             self.reading[sha256] -= 1
             if self.reading[sha256] <= 0:
                 del self.reading[sha256]
-        return None if found is None else _Known(found.text, found.trusted, self.clock())
+                self.raced.pop(sha256, None)
+        if found is None:
+            return None, listened, raced
+        # Untrusted while a registration was announced: read again when trust decides.
+        read_at = -math.inf if raced else self.clock()
+        return _Known(found.text, found.trusted, read_at, listened), listened, raced
 
     def _keep(self, sha256: str, known: _Known) -> None:
         self.known[sha256] = known
@@ -221,7 +305,8 @@ class PersistedDocuments:
 
 def persisted_documents(runtime: Runtime, *, trusted_only: bool) -> PersistedDocuments:
     """The process's persisted documents, told of every registration the table's stream
-    carries (with Redis, whichever replica reads it: `gateway/replicas/fanout.py`)."""
+    carries (with Redis, whichever replica reads it: `gateway/replicas/fanout.py`), and
+    with Redis, of every registration a replica announces before answering it."""
 
     async def follow() -> None:
         try:
@@ -230,8 +315,10 @@ def persisted_documents(runtime: Runtime, *, trusted_only: bool) -> PersistedDoc
             # Not heard yet (or no lifespan): a miss is then read again after RECHECK_SECONDS.
             logger.debug("the table's stream is not heard yet")
 
-    documents = PersistedDocuments(trusted_only=trusted_only, follow=follow)
+    replicas = None if runtime.redis is None else ThroughRedis(runtime)
+    documents = PersistedDocuments(trusted_only=trusted_only, follow=follow, replicas=replicas)
     runtime.feed.listeners.append(documents.heard)
+    runtime.registrations.append(documents.announced)
     return documents
 
 

@@ -12,6 +12,10 @@ number it delivered of each shard.
 Redis failing: `publish` raises `DeliveryFailed`, so the reader keeps its place and hands
 the batch over again once Redis answers; `consume` waits and goes on from its last entry,
 so subscribers hear of every change, late.
+
+The same stream carries what a write touched and the readers' rounds, for the read caches
+(docs/cache.md#several-replicas), and each persisted document a replica registers
+(`announce`, docs/http.md#persisted-documents), handed to `documents`.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ ENTRY = 100
 # not a failing Redis.
 BLOCK_MS = 250
 BATCH = 100
+# The field of an entry announcing a document's registration.
+DOCUMENT = "document"
 # How often a reader tells the replicas it is reading every shard it holds to its end.
 BEAT_SECONDS = 0.5
 
@@ -58,9 +64,12 @@ class ChangeFanout:
         owner: str = "",
         on_failure: Callable[[], None] | None = None,
         backoff: tuple[float, float] = (0.2, 5.0),
+        documents: list[Callable[[str, bool], None]] | None = None,
     ) -> None:
         self.redis = redis
         self.deliver = deliver
+        # Told of each document registration announced (its hash, whether trusted).
+        self.documents = [] if documents is None else documents
         # The process's read cache: told what other replicas wrote, and which shards the
         # readers read to their end (docs/cache.md#several-replicas).
         self.cache = cache
@@ -105,6 +114,24 @@ class ChangeFanout:
         except FAILURES as exc:
             self._failed()
             logger.warning("Redis did not take a write's changes for the replicas' caches: %s", exc)
+
+    async def announce(self, sha256: str, trusted: bool) -> bool:
+        """A document this process registered, told to every replica before the
+        registration is answered; whether Redis took it (a refusal is logged and counted:
+        the others hear of it from the table's stream)."""
+        payload = orjson.dumps({"sha256": sha256, "trusted": trusted})
+        try:
+            await self.redis.xadd(CHANGES, {DOCUMENT: payload}, minid=_oldest(), approximate=True)
+        except FAILURES as exc:
+            self._failed()
+            logger.warning("Redis did not take the registration of document %s: %s", sha256, exc)
+            return False
+        return True
+
+    def listening(self) -> bool:
+        """Whether every entry added from now on is handed over here: `consume` has
+        placed itself (its place is kept across Redis failures)."""
+        return self.last_id is not None
 
     async def beat(self, held: set[str], readable: set[str], span: float) -> None:
         """The reader of this process read every shard of `held` to its end: told to every
@@ -195,6 +222,12 @@ class ChangeFanout:
 
     def _hand(self, fields: dict[Any, Any]) -> None:
         if self._heard_by_cache(fields):
+            return
+        document = fields.get(DOCUMENT.encode(), fields.get(DOCUMENT))
+        if document is not None:
+            heard = orjson.loads(document)
+            for listener in self.documents:
+                listener(str(heard["sha256"]), bool(heard["trusted"]))
             return
         raw = fields.get(b"records", fields.get("records"))
         if raw is None:

@@ -49,3 +49,12 @@ def test_a_batch_read_again_is_delivered_once() -> None:
     fanout._hand(entry(record(5, shard="s2")))  # shards are apart
     fanout._hand({b"records": b"not json"})  # skipped, said in the log
     assert heard == ["10", "11", "12", "5"]
+
+
+def test_a_documents_registration_is_handed_to_its_listeners_alone() -> None:
+    """An entry announcing a persisted document reaches the documents, not the change feed."""
+    delivered: list[StreamRecord] = []
+    heard: list[tuple[str, bool]] = []
+    fanout = ChangeFanout(None, delivered.extend, documents=[lambda *a: heard.append(a)])  # type: ignore[arg-type]
+    fanout._hand({b"document": orjson.dumps({"sha256": "ab" * 32, "trusted": True})})
+    assert heard == [("ab" * 32, True)] and delivered == []

@@ -1,0 +1,70 @@
+"""Persisted documents behind deploy/nginx.conf (docs/http.md#persisted-documents): two
+replicas sharing Redis and the table, nginx in front spreading requests over both, as
+docker-compose.yml deploys them (here without a container engine). Apollo Client's automatic
+persisted queries (tests/clients/apq.mjs) answer through it as they answer on one gateway:
+a client's first request may find a hash missing on one replica while its document is
+registered on the other, and the next client's hash alone is answered wherever it lands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.client import settings_for
+from tests.live import served
+from tests.nginx import Nginx
+from tests.redis_server import RedisServer
+
+pytestmark = pytest.mark.streamed
+SCRIPT = Path(__file__).parents[1] / "clients" / "apq.mjs"
+INSTALL = "run `make clients` (npm ci in tests/clients) to install the client libraries"
+RUN_SECONDS = 120
+
+
+async def apq(url: str) -> list[dict[str, Any]]:
+    """Apollo's persisted-query cases run with Node against the gateway at `url`: one
+    result per case, {name, ok, detail}."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no `node` on the PATH: the client libraries run on Node.js")
+    if not (SCRIPT.parent / "node_modules" / "@apollo" / "client").is_dir():
+        pytest.fail(INSTALL, pytrace=False)
+    run = await asyncio.create_subprocess_exec(
+        node,
+        str(SCRIPT),
+        url + "/graphql",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(run.communicate(), RUN_SECONDS)
+    finally:
+        if run.returncode is None:
+            run.kill()
+            await run.wait()
+    results = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
+    assert len(results) >= 15, err.decode()[-4000:]
+    return results
+
+
+async def test_apollos_persisted_queries_answer_behind_nginx_as_on_one_gateway(
+    endpoint: str, table: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    # Compose's settings that matter here: Redis shared, the read cache on.
+    settings = settings_for(endpoint, table, redis_url=redis_server.url, cache=True)
+    async with AsyncExitStack() as stack:
+        first, second = [await stack.enter_async_context(served(settings)) for _ in range(2)]
+        alone = await apq(first.url)
+        with Nginx(tmp_path, [first.port, second.port]) as nginx:
+            balanced = await apq(nginx.url)
+    assert [f"{r['name']}: {r['detail']}" for r in alone if not r["ok"]] == []
+    failed = [f"{r['name']}: {r['detail']}" for r in balanced if not r["ok"]]
+    assert failed == [], "\n".join(failed)
+    # The same requests and answers, case by case, as on one gateway.
+    assert [(r["name"], r["detail"]) for r in balanced] == [(r["name"], r["detail"]) for r in alone]
