@@ -54,6 +54,30 @@ test: lint typecheck pytest
 image:
 	$(if $(filter docker,$(IMAGE_TOOL)),$(IMAGE_TOOL) build,$(IMAGE_TOOL) build --format docker) -t $(IMAGE) .
 
+# `make image-check` (CI runs it after `make test`): builds the image from the Dockerfile
+# and runs it as a user does, against a DynamoDB Local of its own: create-table, seed,
+# check, serve answering a query, /healthz and its HEALTHCHECK, a model file mounted
+# (tests/image/check.py, docs/containers.md). As root, with podman, on a Debian base it
+# makes itself (debootstrap; cached under ~/.cache/dynagate/image-check), the registry's
+# python image being out of reach of a CI machine. runc besides crun: crun refuses hosts
+# whose cgroups are half v1, half v2.
+.PHONY: image-tools image-check
+IMAGE_PACKAGES := podman buildah crun runc fuse-overlayfs uidmap debootstrap
+NO_IMAGE_TOOLS := make image-check needs podman, runc and debootstrap, and root: install \
+	Debian's $(IMAGE_PACKAGES)
+image-tools:
+	@if command -v podman >/dev/null && command -v runc >/dev/null \
+	  && command -v debootstrap >/dev/null; then :; \
+	elif $(CAN_APT_INSTALL); then \
+	  echo "installing Debian's $(IMAGE_PACKAGES) for the image check"; \
+	  { $(call APT_INSTALL,$(IMAGE_PACKAGES)); } || { echo "$(NO_IMAGE_TOOLS)" >&2; exit 1; }; \
+	else \
+	  echo "$(NO_IMAGE_TOOLS)" >&2; exit 1; \
+	fi
+
+image-check: dynamodb-local image-tools
+	$(BIN)/python tests/image/check.py
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
