@@ -21,7 +21,7 @@ IMAGE ?= dynagate:local
 MODEL ?=
 TABLE ?= $(if $(MODEL),dynagate-$(subst /,-,$(subst .py,,$(MODEL))),$(or $(DYNAGATE_TABLE),dynagate))
 
-.PHONY: install dynamodb-local browser redis nginx conformance clients wrk run test test-offline lint typecheck pytest schema bench image clean
+.PHONY: install dynamodb-local browser redis nginx conformance clients tools wrk run test test-offline lint typecheck pytest schema bench image clean
 
 $(INSTALLED): pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -86,7 +86,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: dynamodb-local browser redis nginx conformance clients
+pytest: dynamodb-local browser redis nginx conformance clients tools
 	$(BIN)/python -m pytest
 
 # A Debian package, as root or through `sudo -n`; the package lists are updated only when
@@ -169,6 +169,15 @@ $(CLIENTS)/node_modules/.installed: $(CLIENTS)/package.json $(CLIENTS)/package-l
 	npm ci --silent --no-audit --no-fund --prefix $(CLIENTS)
 	touch $@
 
+# ElectroDB and dynamodb-onetable (pinned by the lock file), which a test runs with Node to
+# write and read a table dynagate serves beside them.
+TOOLS := tests/tools
+tools: $(TOOLS)/node_modules/.installed
+$(TOOLS)/node_modules/.installed: $(TOOLS)/package.json $(TOOLS)/package-lock.json
+	@command -v npm >/dev/null || { echo "make test needs Node.js and npm (the tests of tables other tools write): install them (macOS: brew install node)" >&2; exit 1; }
+	npm ci --silent --no-audit --no-fund --prefix $(TOOLS)
+	touch $@
+
 # The tests that need no DynamoDB Local (keys, request builders, cursors, settings): seconds.
 test-offline: install
 	$(BIN)/python -m pytest -m "not dynamodb"
@@ -197,5 +206,5 @@ bench: dynamodb-local wrk redis
 clean:
 	rm -rf $(VENV) $(DATA) gateway/graphiql build dist *.egg-info dynamodb-local-metadata.json \
 	  .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache \
-	  tests/conformance/node_modules tests/clients/node_modules
+	  tests/conformance/node_modules tests/clients/node_modules tests/tools/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -112,7 +112,7 @@ async def migrate_while_serving(
     table: Table, count: int, max_wcu: int, before_seconds: float, say: Progress
 ) -> dict[str, Any]:
     async with open_client(table.endpoint) as client:
-        await create_table(client, table.name, indexes=events_v1.MODEL.indexes, stream=False)
+        await create_table(client, table.name, layout=events_v1.MODEL.table_layout, stream=False)
         say(f"loading {count:,} events of the old model")
         loaded = await load(client, table.name, event_items(count), say)
         say(f"loaded {loaded.items:,} items in {loaded.seconds:.0f} s")

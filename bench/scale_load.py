@@ -271,7 +271,7 @@ class Dataset:
         point = round(lat, 7), round(lon, 7)
         items = list(marker_items(new_ksuid(at), *point, label, at, self._caller()))
         for cell in map_keys.cell_keys(MARKER_PLACES, items[0]["geohash"]):
-            name = map_keys.cell_of(cell)
+            name = map_keys.cell_of(MARKER_PLACES, cell)
             self.cells[name] = self.cells.get(name, 0) + 1
             self._touched.add(name)
         return items

@@ -135,9 +135,9 @@ async def shape_check(client: DynamoDBClient, table: str) -> None:
     marker = await entity_writes.create(store, MODEL, MARKER, given, caller=caller)
     ours = list(marker_items(marker["id"], lat, lon, "shape check", marker["createdAt"], caller))
     cells = map_keys.cell_keys(MARKER_PLACES, marker["geohash"])
-    ours += [count_item(map_keys.cell_of(key), 1) for key in cells]
+    ours += [count_item(map_keys.cell_of(MARKER_PLACES, key), 1) for key in cells]
     for item in ours:
-        _same(item, await store.get(primary_key(item)), "add_marker")
+        _same(item, await store.get(primary_key(item, store.layout.table)), "add_marker")
     customer = {"id": "shape", "name": "Shape", "email": "shape@example.com"}
     await entity_writes.create(store, MODEL, CUSTOMER, customer, caller=OPEN)
     placed_at = whole_ms(now() - timedelta(days=3))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
-from keys.table import TABLE
+from keys.table import TABLE, Index
 from store.trace_marks import cause_of
 
 Item = dict[str, Any]
@@ -72,6 +72,8 @@ class Followed:
     read: Callable[[Item], Any]
     topic: Callable[[Item, str], str]
     id_of: Callable[[Item], str]
+    # The table its items are keyed on (the layout's).
+    table: Index = TABLE
 
 
 def entity_changes(record: Record, followed: Sequence[Followed]) -> list[Change]:
@@ -79,12 +81,12 @@ def entity_changes(record: Record, followed: Sequence[Followed]) -> list[Change]
     from one topic to another, one per list that follows it); none for an item derived from
     an entity, or one no subscription follows. An item that is not a whole entity raises
     KeyError, TypeError or ValueError."""
-    partition = record.keys.get(TABLE.partition_key)
-    sort = record.keys.get(TABLE.sort_key)
-    if not isinstance(partition, str) or not isinstance(sort, str):
-        return []
     found: list[Change] = []
     for entity in followed:
+        partition = record.keys.get(entity.table.partition_key)
+        sort = record.keys.get(entity.table.sort_key)
+        if not isinstance(partition, str) or not isinstance(sort, str):
+            continue
         if not entity.owns(partition, sort):
             continue
         old = None if record.old is None else dict(record.old)

@@ -16,9 +16,8 @@ from typing import Any, Generic, TypeVar
 
 from data.validation import TEXT_MAX, stored_bytes
 from keys.conditions import KeyCondition
-from keys.table import TABLE
 from store.cursors import Binding
-from store.loaders import ItemLoader, item_key
+from store.loaders import ItemLoader
 from store.pagination import Page, PageArgs, Paginator, reads_parent
 from store.requests import Filter, Item, Key
 
@@ -83,11 +82,11 @@ async def load_with_pages(
     results = await asyncio.gather(*(r.page(pages, with_parent=True) for r in joined.values()))
     read_pages = list(zip(joined.values(), results, strict=True))
     prefetched = {name: pair for name, pair in zip(joined, read_pages, strict=True)}
-    from_table = [page for read, page in read_pages if read.condition.index is TABLE]
+    from_table = [page for read, page in read_pages if read.condition.index.is_table]
     if from_table:
         item = from_table[0].parent
         if item is not None:
-            items.prime(item_key(key), item)
+            items.remember(item)
         return item, prefetched
     # Only secondary indexes were read. They are eventually consistent: an item created a
     # moment ago may not be there yet, so a miss is confirmed on the table.

@@ -28,7 +28,7 @@ from typing import Any, Literal, get_args
 from data.entities import checked, record, stored
 from data.entity_copies import VERSION, copies
 from keys.errors import DynagateError
-from keys.table import TABLE
+from keys.table import Index
 from model import Entity
 from store import requests
 from store.client import Store
@@ -42,7 +42,6 @@ from store.requests import (
 )
 
 TRANSACTION_LIMIT = 100
-PK, SK = TABLE.partition_key, TABLE.sort_key
 Kind = Literal["missing", "stale", "extra", "orphan"]
 Outcome = Literal["repaired", "skipped", "failed", "unrepairable"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
@@ -81,11 +80,12 @@ class Difference:
 
 
 def group(entity: Entity, items: Iterable[Item]) -> dict[str, Partition]:
-    """The entity's partitions by PK; items of other entities are left out."""
+    """The entity's partitions by partition key; items of other entities are left out."""
     partitions: dict[str, Partition] = {}
-    own, copy = entity.templates[PK].prefix(), entity.copy_templates[SK].prefix()
+    pk_name, sk_name = entity.table.attributes
+    own, copy = entity.templates[pk_name].prefix(), entity.copy_templates[sk_name].prefix()
     for item in items:
-        pk, sk = item[PK], item[SK]
+        pk, sk = item[pk_name], item[sk_name]
         if not pk.startswith(own):
             continue
         partition = partitions.setdefault(pk, Partition())
@@ -98,20 +98,21 @@ def group(entity: Entity, items: Iterable[Item]) -> dict[str, Partition]:
 
 def diff(entity: Entity, primary: Item | None, found: Sequence[Item]) -> Difference:
     """What to put or delete so that the copies `found` are exactly those `primary` implies."""
-    stored = {c[SK]: c for c in found}
+    pk, sk = entity.table.attributes
+    stored = {c[sk]: c for c in found}
     if primary is None:
-        return Difference(found[0][PK] if found else "", None, orphan=tuple(sorted(stored)))
-    partition, version = primary[PK], primary.get("version")
+        return Difference(found[0][pk] if found else "", None, orphan=tuple(sorted(stored)))
+    partition, version = primary[pk], primary.get("version")
     try:
         _check_stored(entity, primary)
         own = entity.primary_key(record(entity, primary))
         expected = copies(entity, {**primary, VERSION: primary[VERSION]})
     except (KeyError, TypeError, ValueError, DynagateError) as exc:
         return Difference(partition, version, invalid=f"cannot derive its copies: {exc}")
-    if own[PK] != partition:
+    if own[pk] != partition:
         named = ", ".join(f"its {n} is {primary.get(n)!r}" for n in entity.key_attributes)
         return Difference(partition, version, invalid=named)
-    wanted = {c[SK]: c for c in expected}
+    wanted = {c[sk]: c for c in expected}
     missing = tuple(sk for sk in sorted(wanted) if sk not in stored)
     stale = tuple(sk for sk in sorted(wanted) if sk in stored and stored[sk] != wanted[sk])
     return Difference(
@@ -136,17 +137,21 @@ def _check_stored(entity: Entity, item: Item) -> None:
         checked(attribute, values[name], name)
 
 
-def repair_transactions(table: str, difference: Difference) -> list[list[dict[str, Any]]]:
-    """TransactWriteItems batches that fix `difference`, each guarded by the item's state."""
+def repair_transactions(
+    table: str, keyed: Index, difference: Difference
+) -> list[list[dict[str, Any]]]:
+    """TransactWriteItems batches that fix `difference`, each guarded by the item's state
+    (keys on `keyed`, the layout's table)."""
     if difference.invalid is not None:
         return []
-    keys = [{PK: difference.partition, SK: sk} for sk in (*difference.extra, *difference.orphan)]
+    pk, sk = keyed.attributes
+    keys = [{pk: difference.partition, sk: s} for s in (*difference.extra, *difference.orphan)]
     writes = [
         *(transaction_put(table, item) for item in difference.puts),
         *(transaction_delete(table, key) for key in keys),
     ]
     # The item as scanned: at that version, or (for orphans) still not there.
-    key = {PK: difference.partition, SK: difference.partition}
+    key = {pk: difference.partition, sk: difference.partition}
     guard = condition_check(table, key, exists=difference.version is not None)
     if difference.version is not None:
         guard = expecting_version(guard, difference.version)
@@ -158,7 +163,8 @@ def scan_request(
     entity: Entity, table: str, segment: int, segments: int, start: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """One page of one segment, the entity's partitions only (ScannedCount counts all)."""
-    prefix = entity.templates[PK].prefix()
+    pk = entity.table.partition_key
+    prefix = (pk, entity.templates[pk].prefix())
     return requests.scan_request(table, segment, segments, partition_prefix=prefix, start=start)
 
 
@@ -194,7 +200,7 @@ async def repair_one(store: Store, difference: Difference) -> Outcome:
     """Fix one partition unless its own item changed since it was scanned."""
     if difference.invalid is not None:
         return "unrepairable"
-    for actions in repair_transactions(store.table, difference):
+    for actions in repair_transactions(store.table, store.layout.table, difference):
         try:
             await store.transact(actions)
         except TransactionCanceled as exc:

@@ -20,7 +20,7 @@ async def put_new(store: Store, item: Item, conflict: str) -> None:
     """
     token = new_token()
     try:
-        await store.put(put_request(store.table, item, must_be_new=True, token=token))
+        await store.put(put_request(store.table, item, new_on=store.layout.table, token=token))
     except ConditionFailed as exc:
         if exc.written_by(token) is None:
             raise Conflict(conflict) from exc
@@ -30,7 +30,7 @@ async def put_all(store: Store, item: Item, copies: list[Item], conflict: str) -
     """Write the new `item` and its `copies` as they are in one transaction, else CONFLICT
     saying `conflict`."""
     actions = [
-        transaction_put(store.table, item, must_be_new=True),
+        transaction_put(store.table, item, new_on=store.layout.table),
         *(transaction_put(store.table, copy) for copy in copies),
     ]
     try:
@@ -47,7 +47,7 @@ async def put_under(
     `retry` when a concurrent write got in the way."""
     actions = [
         condition_check(store.table, parent, exists=True),
-        transaction_put(store.table, item, must_be_new=True),
+        transaction_put(store.table, item, new_on=store.layout.table),
         *(transaction_put(store.table, copy) for copy in copies),
     ]
     try:

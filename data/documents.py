@@ -12,7 +12,6 @@ from data.changes import Record
 from data.clock import now
 from keys import documents as keys
 from keys.codecs import format_timestamp
-from keys.table import TABLE
 from store.client import Store
 from store.errors import ConditionFailed
 from store.requests import put_request
@@ -31,7 +30,7 @@ class Document:
 async def load_document(store: Store, sha256: str, *, consistent: bool = False) -> Document | None:
     """The document registered under `sha256`, if any; `consistent`: as DynamoDB holds it
     once every write answered before is applied (never from the read cache)."""
-    item = await store.get(keys.document_key(sha256), consistent=consistent)
+    item = await store.get(keys.document_key(store.layout.table, sha256), consistent=consistent)
     return None if item is None else _document(item)
 
 
@@ -44,7 +43,7 @@ async def register_document(
     One PutItem, made after the operation and outside its bound (no field calls this)."""
     sha256 = keys.digest(text)
     item: dict[str, Any] = {
-        **keys.document_key(sha256),
+        **keys.document_key(store.layout.table, sha256),
         "type": "DOCUMENT",
         "sha256": sha256,
         "document": text,
@@ -54,7 +53,8 @@ async def register_document(
     if bound is not None:
         item["bound"] = dict(bound)
     with suppress(ConditionFailed):
-        await store.put(put_request(store.table, item, must_be_new=not trusted))
+        new_on = None if trusted else store.layout.table
+        await store.put(put_request(store.table, item, new_on=new_on))
     return _document(item)
 
 
@@ -62,7 +62,9 @@ async def list_documents(store: Store) -> AsyncIterator[Document]:
     """Every registered document, by hash, a page at a time (one partition)."""
     start = None
     while True:
-        page = await store.query(keys.all_documents(), forward=True, limit=100, start_key=start)
+        page = await store.query(
+            keys.all_documents(store.layout.table), forward=True, limit=100, start_key=start
+        )
         for item in page.items:
             yield _document(item)
         if page.last_key is None:
@@ -74,7 +76,13 @@ def registered_by(record: Record) -> Document | None:
     """The document a change of the table's stream registers (or makes trusted); None for
     any other change, and for an item that is not a whole document."""
     item = record.new
-    if item is None or item.get(TABLE.partition_key) != keys.DOCUMENTS:
+    # The record's keys are the table's two (whatever the layout names them).
+    named = [str(value) for value in record.keys.values()]
+    if (
+        item is None
+        or keys.DOCUMENTS not in named
+        or not any(value.startswith(keys.LABEL) for value in named)
+    ):
         return None
     try:
         return _document(item)

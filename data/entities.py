@@ -19,7 +19,6 @@ from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
 from keys.codecs import format_timestamp, parse_timestamp, to_millis
 from keys.errors import BadUserInput
-from keys.table import TABLE
 from model import (
     Author,
     Choice,
@@ -72,7 +71,7 @@ def values_of(entity: Entity, item: Item, names: Iterable[str]) -> dict[str, Any
 
 def _from_key(entity: Entity, item: Item, name: str) -> Any:
     """The attribute `name` as the item's table key holds it (a handle in lower case)."""
-    for attribute in TABLE.attributes:
+    for attribute in entity.table.attributes:
         template = entity.templates[attribute]
         if any(s.name == name for s in template.segments):
             return template.parse(item[attribute])[name]

@@ -22,7 +22,7 @@ from model import Choice, Entity, Moves
 from model.kinds import domain
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
-from store.loaders import ItemLoader, item_key
+from store.loaders import ItemLoader
 from store.requests import Item, Key, expecting, primary_key, transaction_delete, transaction_put
 
 # The read that finds the stored item, then the transaction.
@@ -100,14 +100,14 @@ async def update(
     new = {**current, **changed, VERSION: current.get(VERSION, 0) + 1}
     new.update(entity.item_keys(record(entity, new)))
     new_copies = copies(entity, new)
-    kept = {item_key(primary_key(c)) for c in new_copies}
+    kept = {items.item_key(c) for c in new_copies}
     actions = [
         _guarded(transaction_put(store.table, new), current, caller, writer_only),
         *(transaction_put(store.table, copy) for copy in new_copies),
         *(
-            transaction_delete(store.table, primary_key(c))
+            transaction_delete(store.table, primary_key(c, entity.table))
             for c in copies(entity, current)
-            if item_key(primary_key(c)) not in kept
+            if items.item_key(c) not in kept
         ),
     ]
     await _commit(store, entity, arguments, actions, caller, "changed")
@@ -128,10 +128,13 @@ async def delete(
     key, current = await _read(store, entity, arguments, caller, writer_only, "remove")
     actions = [
         _guarded(transaction_delete(store.table, key), current, caller, writer_only),
-        *(transaction_delete(store.table, primary_key(c)) for c in copies(entity, current)),
+        *(
+            transaction_delete(store.table, primary_key(c, entity.table))
+            for c in copies(entity, current)
+        ),
     ]
     await _commit(store, entity, arguments, actions, caller, "removed")
-    items.clear(item_key(key))
+    items.forget(key)
     return True
 
 

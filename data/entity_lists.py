@@ -36,17 +36,25 @@ class Narrowed:
     # A copied list's set filters: the values each keeps (absent: all).
     sets: Mapping[str, frozenset[Any]] = field(default_factory=dict)
 
-    def filter(self, entity: Entity) -> Filter | None:
-        """The FilterExpression of `only`; the entity's parent item passes it too."""
+    def filter(self, entity: Entity, *, own_only: bool = False) -> Filter | None:
+        """The FilterExpression of `only`, which the entity's parent item passes too; with
+        `own_only` (other entities' items may lie in the range), of the entity's own items
+        only, by their discriminator."""
+        told = entity.discriminator
+        kind = ({":type": told.value or entity.label}, {"#type": told.attribute})
         if not self.only:
-            return None
+            return Filter("#type = :type", *kind) if own_only else None
         names = {f"#f{n}": name for n, name in enumerate(self.only)}
         values = {f":f{n}": str(value) for n, value in enumerate(self.only.values())}
         kept = " AND ".join(f"#f{n} = :f{n}" for n in range(len(self.only)))
+        if own_only:
+            return Filter(
+                f"({kept}) AND #type = :type", {**values, **kind[0]}, {**names, **kind[1]}
+            )
         return Filter(
             f"({kept}) OR #type <> :type",
-            {**values, ":type": entity.label},
-            {**names, "#type": "type"},
+            {**values, **kind[0]},
+            {**names, **kind[1]},
             passes_parent=True,
         )
 
@@ -204,7 +212,7 @@ def list_read(
         args,
         forward=forward,
         record=RecordOf(entity),
-        filter=narrowing.filter(entity),
+        filter=narrowing.filter(entity, own_only=pattern.mixed),
         parent=head,
     )
 
@@ -308,6 +316,7 @@ def follower(entity: Entity, name: str, topic_for: Callable[[Item], str]) -> Fol
         RecordOf(entity),
         lambda item, _pk: topic_for(item),
         lambda item: topic(str(v) for v in values_of(entity, item, names).values()),
+        entity.table,
     )
 
 

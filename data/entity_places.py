@@ -32,7 +32,7 @@ from keys.map import precision_choices as precision_choices
 from model import Entity, Near
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
-from store.loaders import ItemLoader, item_key
+from store.loaders import ItemLoader
 from store.pagination import query_calls
 from store.requests import Item, counter_update, expecting, transaction_delete, transaction_put
 
@@ -92,7 +92,7 @@ async def create(store: Store, entity: Entity, item: Item, done: str) -> None:
     """Write the new entity's own item, its place and its counts at once."""
     _, _, geohash = entity.position
     actions = [
-        transaction_put(store.table, item, must_be_new=True),
+        transaction_put(store.table, item, new_on=store.layout.table),
         transaction_put(store.table, place_item(entity, item)),
         *count_updates(entity, store.table, item[geohash], +1),
     ]
@@ -150,7 +150,7 @@ async def delete(
             refusal = Conflict(f"{described(entity, arguments)} was changed meanwhile; try again")
         retry = f"the {entity.noun} could not be removed; try again"
         raise exc.explained({0: refusal}, retry) from exc
-    items.clear(item_key(key))
+    items.forget(key)
     return True
 
 
@@ -267,7 +267,7 @@ async def heatmap(store: Store, places: Places, viewport: Viewport, precision: i
         (geohash, int(item["count"]))
         for query, result in zip(queries, results, strict=True)
         for item in result.items
-        if item.get("count", 0) > 0 and query.wants(geohash := map_keys.cell_of(item))
+        if item.get("count", 0) > 0 and query.wants(geohash := map_keys.cell_of(places, item))
     ]
     return Cells(length, sorted(counts))
 

@@ -28,7 +28,7 @@ from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
 from model.attributes import Counter, Total
 from store.client import TRANSACT_CALLS, Store
 from store.errors import ConditionFailed, TransactionCanceled
-from store.loaders import ItemLoader, item_key
+from store.loaders import ItemLoader
 from store.requests import Item, expecting, transaction_delete, update_request
 
 # Timestamps have millisecond precision: the smallest step that still moves an item up.
@@ -126,7 +126,7 @@ def new_items(
     item = {
         **entity.item_keys(values),
         # An entity kept by place is listed from its place item, which carries the type.
-        **({} if entity.places is not None else {"type": entity.label}),
+        **({} if entity.places is not None else entity.kind),
         **stored(entity, values),
         **(caller.authored() if entity.author is not None else {}),
     }
@@ -338,5 +338,5 @@ async def delete(
             refusal = not_theirs(entity, arguments)
         retry = f"the {entity.noun} could not be removed; try again"
         raise exc.explained({0: refusal}, retry) from exc
-    items.clear(item_key(key))
+    items.forget(key)
     return True

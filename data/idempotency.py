@@ -19,7 +19,7 @@ from data.clock import new_token, now
 from keys import idempotency as keys
 from keys.codecs import format_timestamp
 from keys.errors import Unavailable
-from keys.table import TABLE
+from keys.table import CLASSIC, Layout
 from store.client import Store
 from store.errors import ConditionFailed
 from store.requests import WRITE_TOKEN, to_attributes, update_request
@@ -53,16 +53,18 @@ class Record:
 async def find_record(store: Store, caller: str, key: str) -> Record | None:
     """The record of `key` from `caller`, read consistently; one past its 24 hours (not
     yet deleted by the time to live) is none."""
-    item = await store.get(keys.record_key(caller, key), consistent=True)
+    item = await store.get(keys.record_key(store.layout.table, caller, key), consistent=True)
     if item is None or int(item[keys.EXPIRES]) <= time.time():
         return None
     return Record(item["fingerprint"], item.get("answer"), float(item["writtenAt"]))
 
 
-def new_intent(table: str, caller: str, key: str, fingerprint: str) -> Intent:
+def new_intent(
+    table: str, caller: str, key: str, fingerprint: str, layout: Layout = CLASSIC
+) -> Intent:
     """The record to write with the mutation's first write: only where none is kept, or
-    the one kept has expired."""
-    record_key = keys.record_key(caller, key)
+    the one kept has expired (on `table`, of `layout`)."""
+    record_key = keys.record_key(layout.table, caller, key)
     token = new_token()
     item = {
         **record_key,
@@ -77,7 +79,7 @@ def new_intent(table: str, caller: str, key: str, fingerprint: str) -> Intent:
         "TableName": table,
         "Item": to_attributes(item),
         "ConditionExpression": "attribute_not_exists(#pk) OR #expires <= :now",
-        "ExpressionAttributeNames": {"#pk": TABLE.partition_key, "#expires": keys.EXPIRES},
+        "ExpressionAttributeNames": {"#pk": layout.table.partition_key, "#expires": keys.EXPIRES},
         "ExpressionAttributeValues": to_attributes({":now": int(time.time())}),
     }
     return Intent({"Put": put}, Witness(record_key, token), refusal=BEING_ANSWERED)

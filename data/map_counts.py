@@ -21,7 +21,6 @@ from keys.conditions import KeyCondition
 from keys.errors import Conflict
 from keys.geohash import ALPHABET
 from keys.map import Places
-from keys.table import TABLE
 from store.client import Store
 from store.errors import TransactionCanceled
 from store.requests import condition_check, expecting, transaction_put
@@ -62,10 +61,10 @@ async def short_count_differences(store: Store, places: Places) -> list[str]:
 async def _counts(store: Store, places: Places, length: int, prefix: str = "") -> dict[str, int]:
     """The stored count of every cell of `length` (starting with `prefix`)."""
     partition = map_keys.cell_partition(places, "0" * length)
-    whole = KeyCondition(TABLE, partition)
-    condition = KeyCondition.prefix(TABLE, partition, prefix) if prefix else whole
+    whole = KeyCondition(places.table, partition)
+    condition = KeyCondition.prefix(places.table, partition, prefix) if prefix else whole
     found = await store.query(condition, forward=True)
-    return {map_keys.cell_of(item): int(item.get("count", 0)) for item in found.items}
+    return {map_keys.cell_of(places, item): int(item.get("count", 0)) for item in found.items}
 
 
 async def _rebuild(store: Store, places: Places, cell: str, children: dict[str, int]) -> None:

@@ -25,8 +25,6 @@ from data.copies_verify import Difference, diff, repair_one
 from data.entity_copies import VERSION, copies
 from data.migration_checkpoint import Checkpoint
 from data.migration_items import (
-    PK,
-    SK,
     Engine,
     ItemChange,
     Unmigrated,
@@ -35,13 +33,13 @@ from data.migration_items import (
 )
 from keys.conditions import KeyCondition
 from keys.migrations import DONE
-from keys.table import TABLE, Index
+from keys.table import Index
 from model import Entity, Model
 from model.entities import ENGINE_ATTRIBUTES
 from store import requests
 from store.client import Store
 from store.errors import ConditionFailed
-from store.requests import Item
+from store.requests import Item, primary_key
 
 # Items one page of a segment evaluates: a checkpoint is kept after each.
 PAGE_ITEMS = 100
@@ -213,13 +211,14 @@ class Pass:
     async def _copies(self, entity: Entity, primary: Item) -> None:
         """Compare the copies with those `primary` implies; repair them when applying."""
         assert entity.copies is not None
-        prefix = entity.copy_templates[SK].prefix()
+        pk, sk = entity.table.attributes
+        prefix = entity.copy_templates[sk].prefix()
         found = await self.store.query(
-            KeyCondition.prefix(TABLE, primary[PK], prefix), forward=True
+            KeyCondition.prefix(entity.table, primary[pk], prefix), forward=True
         )
         if VERSION not in primary:  # copies declared since the item was written
             expected = copies(entity, {**primary, VERSION: 1})
-            difference = Difference(primary[PK], None, missing=tuple(c[SK] for c in expected))
+            difference = Difference(primary[pk], None, missing=tuple(c[sk] for c in expected))
         else:
             difference = diff(entity, primary, found.items)
         if difference.clean:
@@ -239,7 +238,7 @@ class Pass:
     async def _versioned(self, primary: Item) -> Item | None:
         """The item given version 1, the first its copies are written at, unless it has
         one by now (this write's lost answer, or a client's); None: it is gone."""
-        key = {PK: primary[PK], SK: primary[SK]}
+        key = primary_key(primary, self.store.layout.table)
         request = requests.update_request(
             self.store.table, key, set_values={VERSION: 1}, absent=[VERSION]
         )
@@ -291,5 +290,5 @@ def index_attributes(model: Model, described: Iterable[dict[str, Any]]) -> froze
     names = {a for index in model.indexes for a in index.attributes}
     names |= {k["AttributeName"] for index in described for k in index["KeySchema"]}
     kept = {name for entity in model.entities for name in entity.attributes}
-    kept |= ENGINE_ATTRIBUTES | set(TABLE.attributes)
+    kept |= ENGINE_ATTRIBUTES | set(model.table_layout.table.attributes)
     return frozenset(names - kept)

@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from keys.migrations import CHECKPOINT, DONE, LABEL, segment_attribute
+from keys.migrations import DONE, LABEL, checkpoint_key, segment_attribute
 from store import requests
 from store.client import Store
 from store.errors import ConditionFailed, TransactionCanceled
@@ -45,7 +45,7 @@ class Checkpoint:
     async def resume(self) -> dict[int, Start]:
         """Each segment's start (DONE: over) as kept, when the checkpoint is this model's
         pass; a fresh checkpoint otherwise. `segments` becomes the kept one."""
-        kept = await self.store.get(dict(CHECKPOINT), consistent=True)
+        kept = await self.store.get(checkpoint_key(self.store.layout.table), consistent=True)
         if kept is not None:
             self._check_free(kept)
         if kept is not None and kept.get("fingerprint") == self.fingerprint:
@@ -57,7 +57,7 @@ class Checkpoint:
                 starts[segment] = value if value in (None, DONE) else json.loads(value)
             return starts
         item = {
-            **CHECKPOINT,
+            **checkpoint_key(self.store.layout.table),
             "type": LABEL,
             "fingerprint": self.fingerprint,
             "segments": self.segments,
@@ -74,7 +74,7 @@ class Checkpoint:
         value = DONE if start is None else json.dumps(start, sort_keys=True)
         request = requests.update_request(
             self.store.table,
-            dict(CHECKPOINT),
+            checkpoint_key(self.store.layout.table),
             set_values={segment_attribute(segment): value, "keptAt": time.time()},
             expect={"owner": self.owner},
         )
@@ -82,7 +82,9 @@ class Checkpoint:
 
     async def finish(self) -> None:
         """The migration is over: the next one scans from the start."""
-        delete = requests.transaction_delete(self.store.table, dict(CHECKPOINT))
+        delete = requests.transaction_delete(
+            self.store.table, checkpoint_key(self.store.layout.table)
+        )
         try:
             await self.store.transact([requests.expecting(delete, {"owner": self.owner})])
         except TransactionCanceled:
@@ -102,7 +104,7 @@ class Checkpoint:
     async def _take(self, kept: dict[str, Any]) -> None:
         request = requests.update_request(
             self.store.table,
-            dict(CHECKPOINT),
+            checkpoint_key(self.store.layout.table),
             set_values={"owner": self.owner, "keptAt": time.time()},
             expect={"owner": kept.get("owner")} if kept.get("owner") else None,
         )

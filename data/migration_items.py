@@ -27,11 +27,8 @@ from typing import Any
 
 from data.entities import record, stored
 from keys.errors import DynagateError
-from keys.table import TABLE
 from model import Choice, Entity, Model
 from store.requests import Item, Key
-
-PK, SK = TABLE.partition_key, TABLE.sort_key
 
 
 @dataclass(frozen=True)
@@ -80,19 +77,24 @@ Found = ItemChange | Unmigrated | Engine
 
 
 def entity_labels(model: Model) -> dict[str, Entity]:
-    """Each entity by its items' `type` (an entity kept by place is its places' kind)."""
-    return {entity.label: entity for entity in model.entities if entity.places is None}
+    """Each entity by its items' discriminator value (an entity kept by place is its
+    places' kind)."""
+    return {
+        entity.kind[entity.discriminator.attribute]: entity
+        for entity in model.entities
+        if entity.places is None
+    }
 
 
 def change_of(labels: Mapping[str, Entity], index_attributes: Iterable[str], item: Item) -> Found:
     """What the model asks of `item`; `index_attributes` are the key attributes of every
     index of the model and of the table (those an item may need to leave)."""
-    kind = str(item.get("type", ""))
-    entity = labels.get(kind)
-    key = {PK: str(item[PK]), SK: str(item[SK])}
+    entity = next((e for e in labels.values() if e.is_kind_of(item)), None)
     if entity is None:
-        return Engine(kind)
-    if not entity.owns(key[PK], key[SK]):
+        return Engine(str(item.get("type", "")))
+    pk, sk = entity.table.attributes
+    key = {pk: str(item[pk]), sk: str(item[sk])}
+    if not entity.owns(key[pk], key[sk]):
         return Unmigrated(entity, key, "its table key is not one the model renders")
     defaults = _defaults(entity, item)
     try:
@@ -110,11 +112,11 @@ def change_of(labels: Mapping[str, Entity], index_attributes: Iterable[str], ite
         expected = entity.item_keys(values)
     except (KeyError, TypeError, ValueError, DynagateError) as exc:
         return Unmigrated(entity, key, f"its values render no keys ({_said(exc)})")
-    if (expected[PK], expected[SK]) != (key[PK], key[SK]):
+    if (expected[pk], expected[sk]) != (key[pk], key[sk]):
         return Unmigrated(
-            entity, key, f"the model keys it as {expected[PK]} / {expected[SK]}: a new item"
+            entity, key, f"the model keys it as {expected[pk]} / {expected[sk]}: a new item"
         )
-    sets = {a: v for a, v in expected.items() if a not in (PK, SK) and item.get(a) != v}
+    sets = {a: v for a, v in expected.items() if a not in (pk, sk) and item.get(a) != v}
     sets.update(defaults)
     removes = tuple(sorted(a for a in set(index_attributes) if a in item and a not in expected))
     sources = _sources(entity, (*sets, *removes)) - set(defaults)

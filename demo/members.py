@@ -25,7 +25,7 @@ from keys.table import GSI3, TABLE
 from model import ListOf
 from store.client import Store
 from store.errors import TransactionCanceled
-from store.loaders import ItemLoader, item_key
+from store.loaders import ItemLoader
 from store.pagination import PageArgs
 from store.requests import Item, condition_check, expecting, transaction_update, update_request
 
@@ -105,7 +105,7 @@ async def member_as_set(
     stored = await store.get(key) or await store.get(key, consistent=True)
     if stored is None:
         raise not_a_member(organization, username)
-    items.clear(item_key(key))
+    items.forget(key)
     return {**record(MEMBER, stored), "role": role}
 
 

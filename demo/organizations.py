@@ -68,7 +68,7 @@ async def create_organization(store: Store, name: str, *, caller: Caller = OPEN)
     creator = _member(name, caller.username, display, Role.ADMIN, current)
     # A new organization has no members, so only its own item needs a condition.
     actions = [
-        transaction_put(store.table, item, must_be_new=True),
+        transaction_put(store.table, item, new_on=store.layout.table),
         transaction_put(store.table, creator),
     ]
     try:
@@ -109,7 +109,7 @@ async def add_member(
         raise await _self_added(store, organization, admin, conflict)
     actions = [
         condition_check(store.table, organization_key(organization), exists=True),
-        transaction_put(store.table, member, must_be_new=True),
+        transaction_put(store.table, member, new_on=store.layout.table),
     ]
     if admin is not None:
         actions.append(admin_check(store.table, organization, admin))
@@ -237,7 +237,7 @@ async def create_team(
     )
     actions = [
         transaction_update(counted),
-        transaction_put(store.table, team, must_be_new=True),
+        transaction_put(store.table, team, new_on=store.layout.table),
     ]
     admin = _restricted(caller)
     if admin is not None:

@@ -95,7 +95,7 @@ async def _open_issue(store: Store, caller: Caller, names: dict[str, Any], title
         )
         actions = [
             transaction_update(counter),
-            transaction_put(store.table, issue, must_be_new=True),
+            transaction_put(store.table, issue, new_on=store.layout.table),
         ]
         try:
             await store.transact(actions, resend_conflicts=False)
@@ -130,7 +130,10 @@ async def star_repo(
     current = now()
     _, star, _ = new_items(STAR, given, caller=OPEN, created=current, current=current)
     count = update_request(store.table, REPO.primary_key(names), add={"starCount": 1})
-    actions = [transaction_put(store.table, star, must_be_new=True), transaction_update(count)]
+    actions = [
+        transaction_put(store.table, star, new_on=store.layout.table),
+        transaction_update(count),
+    ]
     return await _change_stars(store, items, names, actions)
 
 

@@ -100,7 +100,12 @@ class Admission:
         """A fresh context for an operation of `caller`, whose rate bucket is `who`."""
         runtime = self.runtime
         context = Context.create(
-            runtime.require_client(), runtime.settings.table, runtime.cursors, caller, runtime.cache
+            runtime.require_client(),
+            runtime.settings.table,
+            runtime.cursors,
+            caller,
+            runtime.cache,
+            runtime.layout,
         )
         context.who = who
         context.store.tracing = runtime.tracing

@@ -10,8 +10,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gateway.settings import Settings
-from keys.table import Index
-from store.tables import NotReady, describe, missing_indexes, table_status
+from keys.table import Index, Layout
+from store.tables import (
+    NotReady,
+    describe,
+    layout_differences,
+    missing_indexes,
+    stream_problem,
+    table_status,
+)
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -54,14 +61,47 @@ def fix(problem: NotReady, settings: Settings) -> str:
     return "see /readyz until it answers 200"
 
 
+async def layout_refusal(settings: Settings, layout: Layout) -> str | None:
+    """Why the table must not be served with `layout`: its key schema or an index differs
+    (served, every read and write would fail or land apart from the other app's items).
+    None when it matches, or when the table cannot be read yet (then `/readyz` says so)."""
+    async with settings.open_client() as client:
+        try:
+            async with asyncio.timeout(READY_CHECK_SECONDS):
+                if await table_status(client, settings.table) is not None:
+                    return None
+                description = await describe(client, settings.table) or {}
+        except TimeoutError:  # unanswered now: serving decides later, by /readyz
+            return None
+    problems = [
+        p for p in layout_differences(description, layout) if "lacks the global index" not in p
+    ]
+    if not problems:
+        return None
+    return (
+        f"table {settings.table!r} is not the model's layout: {'; '.join(problems)}. Declare"
+        " the table as it is (docs/model.md, the table's layout), or serve another table"
+    )
+
+
 async def warn_unless_ready(
     client: DynamoDBClient, settings: Settings, indexes: Sequence[Index] = ()
-) -> None:
-    """One warning at start, naming the endpoint, the table and the fix; and one when the
-    table lacks `indexes` the model reads (its lists on them answer UNAVAILABLE)."""
+) -> str | None:
+    """One warning at start, naming the endpoint, the table and the fix; one when the
+    table lacks `indexes` the model reads (its lists on them answer UNAVAILABLE); and one
+    when it has no stream of new and old images, which is returned (what needs one is off)."""
     problem = await not_ready(client, settings.table)
     if problem is None:
         description = await describe(client, settings.table) or {}
+        stream = stream_problem(description)
+        if stream is not None:
+            logger.warning(
+                "table %r: %s; served without what needs one: subscriptions hear of no"
+                " change, the read cache answers nothing, persisted documents are read from"
+                " the table; `dynagate create-table --enable-stream` turns a missing one on",
+                settings.table,
+                stream,
+            )
         missing = [index.name for index in missing_indexes(description, indexes)]
         if missing:
             logger.warning(
@@ -71,7 +111,7 @@ async def warn_unless_ready(
                 missing,
                 settings.model,
             )
-        return
+        return stream
     where = settings.endpoint or f"AWS ({settings.region})"
     logger.warning(
         "%s (DynamoDB at %s, table %r): %s; serving anyway, /readyz answers 503 until the"
@@ -81,3 +121,4 @@ async def warn_unless_ready(
         settings.table,
         fix(problem, settings),
     )
+    return None

@@ -115,18 +115,23 @@ class Runtime:
     limiter: RateLimiter | None = field(init=False)
     _opened: AsyncExitStack = field(init=False, default_factory=AsyncExitStack)
 
+    # What the table's stream lacked at start (None: it serves subscriptions and the cache).
+    stream_missing: str | None = field(init=False, default=None)
     # The read cache (DYNAGATE_CACHE=on), and the task that keeps the stream followed for it.
     cache: CachedReads | None = field(init=False, default=None)
     _watching: asyncio.Task[None] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.feed = ChangeFeed(served(self.settings.model).followed)
+        self.layout = declared(self.settings.model).table_layout
         self.limiter = self._rate_limiter()
         if self.metrics is not None:
             self.feed.observers.append(self.metrics.event)
         if self.settings.cache:
             indexes = set(declared(self.settings.model).indexes)
-            self.cache = CachedReads(self.settings.cache_bytes, indexes, observer=self.metrics)
+            self.cache = CachedReads(
+                self.settings.cache_bytes, indexes, observer=self.metrics, table=self.layout.table
+            )
 
     async def __aenter__(self) -> Self:
         settings, metrics, opened = self.settings, self.metrics, self._opened
@@ -137,7 +142,9 @@ class Runtime:
         self.client = client
         opened.callback(setattr, self, "client", None)
         # Before the metrics watch the client: this call serves no request.
-        await warn_unless_ready(client, settings, declared(settings.model).indexes)
+        self.stream_missing = await warn_unless_ready(
+            client, settings, declared(settings.model).indexes
+        )
         if not await self.redis_answers():
             logger.warning(REDIS_DOWN + "; `dynagate check` tells more")
         if self.tracing is not None:
@@ -217,9 +224,17 @@ class Runtime:
         return True
 
     def degraded(self) -> list[str]:
-        """What the process is doing without while Redis is unreachable (`/readyz`)."""
+        """What the process is doing without (`/readyz`): the table's stream, or Redis."""
         found = []
-        if self.cache is not None and not self.cache.followed():
+        reading = self.reading is not None
+        if (reading and self.reader is not None and self.reader.streamless) or (
+            not reading and self.stream_missing is not None
+        ):
+            found.append(
+                "the table has no stream: subscriptions hear of no change and the read cache"
+                " answers nothing; `dynagate create-table --enable-stream` turns it on"
+            )
+        elif self.cache is not None and not self.cache.followed():
             found.append("the table's stream is not followed: the read cache answers nothing")
         if isinstance(self.limiter, SharedRateLimiter) and self.limiter.degraded:
             found.append("Redis is unreachable: rate limits are per process until it returns")
@@ -259,7 +274,13 @@ class Runtime:
         if self.redis is None:
             beat = None if cache is None else partial(cache.beat, "")
             return StreamReader(
-                client, streams, table, self._heard, observer=metrics, on_round=beat
+                client,
+                streams,
+                table,
+                self._heard,
+                observer=metrics,
+                on_round=beat,
+                keys=self.layout.table,
             )
         counted = None if metrics is None else metrics.redis_failures.labels("changes").inc
         owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -275,7 +296,7 @@ class Runtime:
         if cache is not None:
             cache.publish = fanout.tell  # other replicas hear of this one's writes
             cache.sync = fanout.caught_up  # and this one of theirs, before it answers
-        leases = ShardLeases(Store(client, table), owner)
+        leases = ShardLeases(Store(client, table, layout=self.layout), owner)
         return StreamReader(
             client,
             streams,
@@ -284,6 +305,7 @@ class Runtime:
             leases=leases,
             observer=metrics,
             on_round=None if cache is None else fanout.beat,
+            keys=self.layout.table,
         )
 
     def require_client(self) -> DynamoDBClient:

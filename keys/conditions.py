@@ -52,7 +52,10 @@ def within(
     """The keys of `template` with the `leading` segments, whose next segment `name` is from
     `start` to `end` (both inclusive; None leaves that end open)."""
     whole = KeyCondition.prefix(index, partition, template.prefix(**leading))
-    low = whole.low if start is None else template.prefix(**leading, **{name: start})
+    # On the last segment the key itself is the least with that value (its prefix would
+    # add a delimiter after it); before it, the prefix is.
+    bounded = template.render if name == template.segments[-1].name else template.prefix
+    low = whole.low if start is None else bounded(**leading, **{name: start})
     # Keys at the end's value extend its prefix, so the prefix plus KEY_MAX bounds them.
     high = whole.high if end is None else template.prefix(**leading, **{name: end}) + KEY_MAX
     return KeyCondition(index, partition, low, high)

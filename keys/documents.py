@@ -13,7 +13,7 @@ import re
 
 from keys.conditions import KeyCondition
 from keys.errors import BadUserInput
-from keys.table import TABLE
+from keys.table import Index
 
 DOCUMENTS = "DOCUMENTS"
 LABEL = "DOCUMENT#"
@@ -34,10 +34,11 @@ def checked_hash(value: object, field: str) -> str:
     return value.lower()
 
 
-def document_key(sha256: str) -> dict[str, str]:
-    return {TABLE.partition_key: DOCUMENTS, TABLE.sort_key: LABEL + sha256}
+def document_key(table: Index, sha256: str) -> dict[str, str]:
+    """The document's key on `table` (the layout's)."""
+    return {table.partition_key: DOCUMENTS, table.sort_key: LABEL + sha256}
 
 
-def all_documents() -> KeyCondition:
+def all_documents(table: Index) -> KeyCondition:
     """Every document, in hash order."""
-    return KeyCondition.prefix(TABLE, DOCUMENTS, LABEL)
+    return KeyCondition.prefix(table, DOCUMENTS, LABEL)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from keys.errors import BadUserInput
-from keys.table import TABLE
+from keys.table import Index
 
 HEADER = "Idempotency-Key"
 LABEL = "IDEMPOTENCY"
@@ -35,9 +35,10 @@ def checked_key(value: str) -> str:
     return value
 
 
-def record_key(caller: str, key: str) -> dict[str, str]:
+def record_key(table: Index, caller: str, key: str) -> dict[str, str]:
+    """The record's key on `table` (the layout's)."""
     digest = hashlib.sha256(f"{caller}\0{key}".encode()).hexdigest()
-    return {TABLE.partition_key: f"{LABEL}#{digest}", TABLE.sort_key: LABEL}
+    return {table.partition_key: f"{LABEL}#{digest}", table.sort_key: LABEL}
 
 
 def fingerprint(

@@ -9,12 +9,13 @@ and on again is a new one, with leases of its own.
 
 from __future__ import annotations
 
-from keys.table import TABLE
+from keys.table import Index
 
 LABEL = "STREAMLEASE#"
 SHARD = "SHARD#"
 
 
-def lease_key(stream_arn: str, shard_id: str) -> dict[str, str]:
+def lease_key(table: Index, stream_arn: str, shard_id: str) -> dict[str, str]:
+    """The lease's key on `table` (the layout's)."""
     label = stream_arn.rsplit("/", 1)[-1]
-    return {TABLE.partition_key: LABEL + label, TABLE.sort_key: SHARD + shard_id}
+    return {table.partition_key: LABEL + label, table.sort_key: SHARD + shard_id}

@@ -14,8 +14,10 @@ viewport of at most 0.5 degrees meets at most 4 of them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 from keys.codecs import KEY_MAX
 from keys.conditions import KeyCondition
@@ -31,7 +33,7 @@ from keys.geohash import (
     grid_span,
     ordinal,
 )
-from keys.table import TABLE
+from keys.table import TABLE, Index
 
 PLACE_PARTITION_LENGTH = 3
 PLACE_GEOHASH_LENGTH = 12
@@ -54,6 +56,8 @@ class Places:
 
     places: str
     cells: str
+    # The table the place and cell items are keyed on: the entity's (set when declared).
+    table: Index = TABLE
 
 
 @dataclass(frozen=True)
@@ -110,9 +114,10 @@ def place_geohash(lat: float, lon: float) -> str:
 
 def place_key(places: Places, geohash: str, entity_id: str) -> dict[str, str]:
     """Where an entity's data lives: its 3-character cell, sorted by the rest of its hash."""
+    table, rest = places.table, geohash[PLACE_PARTITION_LENGTH:PLACE_GEOHASH_LENGTH]
     return {
-        TABLE.partition_key: _partition(places.places, geohash[:PLACE_PARTITION_LENGTH]),
-        TABLE.sort_key: f"{geohash[PLACE_PARTITION_LENGTH:PLACE_GEOHASH_LENGTH]}#{entity_id}",
+        table.partition_key: _partition(places.places, geohash[:PLACE_PARTITION_LENGTH]),
+        table.sort_key: f"{rest}#{entity_id}",
     }
 
 
@@ -123,7 +128,8 @@ def cell_keys(places: Places, geohash: str) -> list[dict[str, str]]:
 
 def cell_key(places: Places, cell: str) -> dict[str, str]:
     split = max(0, len(cell) - SORT_KEY_LENGTH)
-    return {TABLE.partition_key: cell_partition(places, cell), TABLE.sort_key: cell[split:]}
+    table = places.table
+    return {table.partition_key: cell_partition(places, cell), table.sort_key: cell[split:]}
 
 
 def cell_partition(places: Places, cell: str) -> str:
@@ -134,9 +140,10 @@ def cell_partition(places: Places, cell: str) -> str:
     return _partition(places.cells, cell[: len(cell) - SORT_KEY_LENGTH])
 
 
-def cell_of(key: dict[str, str]) -> str:
+def cell_of(places: Places, key: Mapping[str, Any]) -> str:
     """The geohash a cell item counts, from its key."""
-    return key[TABLE.partition_key].split("#", 1)[1] + key[TABLE.sort_key]
+    table = places.table
+    return str(key[table.partition_key]).split("#", 1)[1] + str(key[table.sort_key])
 
 
 def _partition(label: str, prefix: str) -> str:
@@ -238,8 +245,9 @@ def heatmap_queries(places: Places, viewport: Viewport, precision: int) -> list[
         first = min(c[0] for c in corners)
         last = max(c[1] for c in corners)
         low, high = cell_key(places, first), cell_key(places, last)
+        table = places.table
         condition = KeyCondition(
-            TABLE, low[TABLE.partition_key], low[TABLE.sort_key], high[TABLE.sort_key]
+            table, low[table.partition_key], low[table.sort_key], high[table.sort_key]
         )
         queries.append(CellQuery(condition, tuple(boxes), precision))
     return queries
@@ -347,7 +355,7 @@ class PlaceRange:
         digits = depth - PLACE_PARTITION_LENGTH
         low, high = _suffix(self.low, digits), _suffix(self.high, digits)
         partition = _partition(places.places, self.partition)
-        return KeyCondition(TABLE, partition, low, high + KEY_MAX)
+        return KeyCondition(places.table, partition, low, high + KEY_MAX)
 
 
 def cover_depth(viewport: Viewport, fraction: int = COVER_FRACTION) -> int:

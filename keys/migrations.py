@@ -8,10 +8,16 @@ One per table: a model whose derivations differ from the checkpoint's starts afr
 
 from __future__ import annotations
 
-from keys.table import TABLE
+from keys.table import Index
 
 LABEL = "MIGRATION"
-CHECKPOINT = {TABLE.partition_key: LABEL, TABLE.sort_key: LABEL}
+
+
+def checkpoint_key(table: Index) -> dict[str, str]:
+    """The checkpoint's key on `table` (the layout's)."""
+    return {table.partition_key: LABEL, table.sort_key: LABEL}
+
+
 # A segment whose Scan is over.
 DONE = "done"
 

@@ -2,7 +2,7 @@
 item shapes, writes, bounds, cursors, GraphQL fields and subscriptions (docs/model.md)."""
 
 from keys.map import Places
-from keys.table import GSI1, GSI2, GSI3, TABLE, Index
+from keys.table import CLASSIC, GSI1, GSI2, GSI3, TABLE, Index, Layout, local_index
 from model.attributes import (
     Attribute,
     Author,
@@ -21,7 +21,19 @@ from model.attributes import (
     Timestamp,
     Total,
 )
-from model.entities import Entity, Key, Keys, Only, Owner, Parent, key, only, same
+from model.entities import (
+    Discriminator,
+    Entity,
+    Key,
+    Keys,
+    Only,
+    Owner,
+    Parent,
+    key,
+    only,
+    same,
+    template,
+)
 from model.errors import ModelError
 from model.kinds import Copies
 from model.model import Model
@@ -41,6 +53,7 @@ from model.patterns import (
 )
 
 __all__ = [
+    "CLASSIC",
     "GSI1",
     "GSI2",
     "GSI3",
@@ -55,6 +68,7 @@ __all__ = [
     "Counter",
     "Create",
     "Delete",
+    "Discriminator",
     "Email",
     "Entity",
     "GeneratedId",
@@ -65,6 +79,7 @@ __all__ = [
     "Index",
     "Key",
     "Keys",
+    "Layout",
     "Lines",
     "ListOf",
     "Lookup",
@@ -84,7 +99,9 @@ __all__ = [
     "Total",
     "Update",
     "key",
+    "local_index",
     "moves",
     "only",
     "same",
+    "template",
 ]

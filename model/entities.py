@@ -16,14 +16,14 @@ and an update knows which of them a change of an attribute re-renders.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 from keys.codecs import ANY, DELIMITERS, Codec, OrAnyCodec, SetCodec
 from keys.map import Places
-from keys.table import SECONDARY_INDEXES, TABLE, Index
-from keys.template import KeyTemplate, Segment
+from keys.table import TABLE, Index
+from keys.template import Casing, KeyTemplate, Segment, TemplateError, Written, parse_template
 from model.attributes import (
     Attribute,
     Author,
@@ -44,14 +44,60 @@ from model.kinds import Copies, check_copies, check_places, domain
 
 @dataclass(frozen=True)
 class Key:
-    """A key template over attributes: the `label`, then each attribute's segment."""
+    """A key template over attributes: the `label`, then each attribute's segment (the
+    classic form), or a written template's literal texts around them."""
 
     label: str
     attributes: tuple[str, ...] = ()
+    written: Written | None = None
+
+    @property
+    def head(self) -> tuple[str, bool]:
+        """The literal text every key of it starts with, and whether that is the whole key
+        (no attribute in it)."""
+        if self.written is None:
+            return (f"{self.label}#" if self.attributes else self.label, not self.attributes)
+        head = self.written.texts[0] if self.attributes else self.written.label
+        if self.written.casing == "lower":
+            head = head.lower()
+        elif self.written.casing == "upper":
+            head = head.upper()
+        return head, not self.attributes
+
+    def may_meet(self, other: Key) -> bool:
+        """Whether a key of this template could equal a key of `other`, judged by their
+        literal heads alone."""
+        (mine, whole), (theirs, whole_too) = self.head, other.head
+        if whole and whole_too:
+            return mine == theirs
+        if whole:
+            return mine.startswith(theirs)
+        if whole_too:
+            return theirs.startswith(mine)
+        return mine.startswith(theirs) or theirs.startswith(mine)
+
+    @property
+    def shape(self) -> str:
+        """What tells its keys from another template's: the label, or the written text."""
+        if self.written is None:
+            return self.label
+        return repr((self.written.texts, self.written.casing))
 
 
 def key(label: str, *attributes: str) -> Key:
+    """`key("EVENT", "day", "id")`: `EVENT#<day>#<id>`."""
     return Key(label, attributes)
+
+
+def template(text: str, *, casing: Casing = "none") -> Key:
+    """A key written as the table holds it: literal text and `${attribute}`s in any order
+    (`"ORG#${orgId}"`, `"$shop#order_${id}"`, `"${status}#${placedAt}"`), stored as given,
+    in upper or in lower case."""
+    try:
+        written = parse_template(text, casing)
+    except TemplateError as exc:
+        raise ModelError(str(exc)) from None
+    return Key(written.label, written.names, written)
 
 
 @dataclass(frozen=True)
@@ -92,6 +138,18 @@ class Owner:
 
 
 @dataclass(frozen=True)
+class Discriminator:
+    """How an item says which entity it is: `attribute` holds `value` (the entity's name in
+    upper case, unless given), with the constants `more` written beside it, as the tool
+    that writes the table writes them (ElectroDB's `__edb_e__` and `__edb_v__`,
+    OneTable's `_type`)."""
+
+    attribute: str = "type"
+    value: str | None = None
+    more: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Only:
     """A sparse index: an item is in it only while `attribute` holds one of `values`."""
 
@@ -123,6 +181,10 @@ class Entity:
     owner: Owner | None = None
     # How messages and rules name it, when not its name in lower case ("repository").
     called: str | None = None
+    # The table its primary key is on: the model's layout's (`keys/table.py`).
+    table: Index = TABLE
+    # The attribute (and constants) that tell its items from other entities'.
+    discriminator: Discriminator = field(default_factory=Discriminator)
 
     def __post_init__(self) -> None:
         for name, declared in self.attributes.items():
@@ -142,6 +204,8 @@ class Entity:
         if self.copies is not None:
             check_copies(self, self.copies)
         if self.places is not None:
+            # Its place and cell items are keyed on the entity's table.
+            object.__setattr__(self, "places", replace(self.places, table=self.table))
             check_places(self, self.places)
         elif any(isinstance(a, Geohash) for a in self.attributes.values()):
             raise ModelError(f"{self.name}: a Geohash is made for an entity with places only")
@@ -167,7 +231,7 @@ class Entity:
                     ):
                         raise ModelError(f"{where}: a value of {name!r} holds a key delimiter")
                 bare = one.label.lstrip("#")
-                if not (bare.isascii() and bare.isalnum()):
+                if one.written is None and not (bare.isascii() and bare.isalnum()):
                     raise ModelError(
                         f"{self.name}'s key label {one.label!r}: letters and digits, after"
                         " leading '#'s if any (they sort a collection's items before others)"
@@ -202,8 +266,8 @@ class Entity:
         filters = tuple(Segment(name, self.filter_codec(name)) for name in copies.filters)
         place = self._template(copies.partition)
         return {
-            TABLE.partition_key: self.templates[TABLE.partition_key],
-            TABLE.sort_key: KeyTemplate(copies.label, filters),
+            self.table.partition_key: self.templates[self.table.partition_key],
+            self.table.sort_key: KeyTemplate(copies.label, filters),
             copies.index.partition_key: KeyTemplate(place.label, (*place.segments, *filters)),
             copies.index.sort_key: self._template(copies.sort),
         }
@@ -219,8 +283,20 @@ class Entity:
 
     @property
     def label(self) -> str:
-        """The item's `type` attribute."""
+        """Its name in upper case: the value of `type` on its items, unless declared."""
         return self.name.upper()
+
+    @property
+    def kind(self) -> dict[str, str]:
+        """What each of its items holds to say it is one: the discriminator's attribute and
+        value, and the constants written beside them."""
+        told = self.discriminator
+        return {told.attribute: told.value or self.label, **told.more}
+
+    def is_kind_of(self, item: Mapping[str, Any]) -> bool:
+        """Whether `item` says it is one of this entity's (by its discriminator)."""
+        told = self.discriminator
+        return item.get(told.attribute) == (told.value or self.label)
 
     @property
     def noun(self) -> str:
@@ -234,7 +310,7 @@ class Entity:
 
     @property
     def all_keys(self) -> dict[Index, Keys]:
-        return {TABLE: self.key, **self.indexes}
+        return {self.table: self.key, **self.indexes}
 
     @cached_property
     def templates(self) -> dict[str, KeyTemplate]:
@@ -267,7 +343,7 @@ class Entity:
     def primary_key(self, values: Mapping[str, Any]) -> dict[str, str]:
         """`PK` and `SK` of the item with these attribute values (raises ValueError or
         BadUserInput for a value its codec refuses)."""
-        return self._render((TABLE.partition_key, TABLE.sort_key), values)
+        return self._render(self.table.attributes, values)
 
     def key_values(
         self, values: Mapping[str, Any], only: Iterable[str] | None = None
@@ -297,8 +373,9 @@ class Entity:
 
     def owns(self, partition: str, sort: str) -> bool:
         """Whether a table key is one of this entity's items."""
-        return self.templates[TABLE.partition_key].matches(partition) and self.templates[
-            TABLE.sort_key
+        templates = self.templates
+        return templates[self.table.partition_key].matches(partition) and templates[
+            self.table.sort_key
         ].matches(sort)
 
     def _render(self, attributes: Iterable[str], values: Mapping[str, Any]) -> dict[str, str]:
@@ -316,7 +393,9 @@ class Entity:
             codec = self.attributes[name].codec
             assert codec is not None  # checked when declared
             segments.append(Segment(name, codec))
-        return KeyTemplate(one.label, tuple(segments))
+        if one.written is None:
+            return KeyTemplate(one.label, tuple(segments))
+        return KeyTemplate(one.label, tuple(segments), one.written.texts, one.written.casing)
 
 
 def _on(index: Index) -> str:
@@ -327,9 +406,6 @@ def _on(index: Index) -> str:
 ENGINE_ATTRIBUTES = frozenset(
     {"type", "author", "authorKey", "writeToken", "expiresAt", "record", "prefetched", "version"}
 )
-RESERVED = ENGINE_ATTRIBUTES | {
-    a for index in (TABLE, *SECONDARY_INDEXES) for a in index.attributes
-}
 # GraphQL's Int: 32 bits, signed.
 INT_MAX = 2**31 - 1
 MOST_LINES = 100
@@ -339,8 +415,13 @@ ITEM_ROOM = 400 * 1024 - 4 * 1024
 
 def _check_attribute(entity: Entity, name: str, attribute: Attribute) -> None:
     where = f"{entity.name}'s attribute {name!r}"
-    if name in RESERVED and not (name == "author" and isinstance(attribute, Author)):
-        raise ModelError(f"{where}: the name is the engine's own ({sorted(RESERVED)})")
+    if name in ENGINE_ATTRIBUTES and not (name == "author" and isinstance(attribute, Author)):
+        raise ModelError(f"{where}: the name is the engine's own ({sorted(ENGINE_ATTRIBUTES)})")
+    if name in entity.kind:
+        raise ModelError(f"{where}: the name is its discriminator's ({sorted(entity.kind)})")
+    keys = {a for index in entity.declared_keys for a in index.attributes}
+    if name in keys:
+        raise ModelError(f"{where}: the name is a key attribute of its table or an index")
     if (
         isinstance(attribute, Number)
         and not -INT_MAX - 1 <= attribute.low <= attribute.high <= INT_MAX

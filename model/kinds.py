@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from keys.codecs import ANY, DELIMITERS
 from keys.map import Places
-from keys.table import TABLE, Index
+from keys.table import Index
 from model.attributes import Attribute, Choice, Coordinate, Geohash, Number
 from model.errors import ModelError
 
@@ -96,12 +96,14 @@ def check_places(entity: Entity, places: Places) -> None:
 
 def check_copies(entity: Entity, copies: Copies) -> None:
     where = f"{entity.name}'s copies on {_on(copies.index)}"
-    if copies.index in entity.all_keys or copies.index == TABLE:
+    if copies.index in entity.all_keys or copies.index.is_table:
         raise ModelError(f"{where}: the index holds the copies only, not {entity.name}'s item")
     if entity.key.partition != entity.key.sort:
         raise ModelError(f"{where}: copies live in the item's own partition (PK = SK)")
     if entity.sparse:
         raise ModelError(f"{where}: an entity with copies has no sparse index")
+    if any(k.written is not None for k in (entity.key.partition, copies.partition, copies.sort)):
+        raise ModelError(f"{where}: copies are keyed in the classic form, key(label, ...)")
     if not copies.label.isalnum():
         raise ModelError(f"{where}: the label {copies.label!r} is letters and digits")
     for name in copies.filters:

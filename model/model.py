@@ -3,12 +3,13 @@ the engine derives from it cannot fail at run time for want of a declaration."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-from keys.table import TABLE, Index
+from keys.table import TABLE, Index, Layout, LayoutError
 from model.attributes import Choice
 from model.entities import Entity
 from model.errors import ModelError
@@ -22,6 +23,9 @@ P = TypeVar("P", Lookup, ListOf, Create, Update, Delete, Near, Heatmap)
 class Model:
     entities: tuple[Entity, ...]
     patterns: tuple[Pattern, ...]
+    # The table's layout (`keys/table.py`): declared for a table that exists already, else
+    # the classic one dynagate makes, with the indexes the entities use.
+    layout: Layout | None = None
 
     def __post_init__(self) -> None:
         names = Counter(entity.name for entity in self.entities)
@@ -49,15 +53,32 @@ class Model:
         _check_whole_lists(self)
         _check_names(self)
         _check_indexes(self)
+        for pattern in self.of_kind(ListOf):
+            # Found once, where the model knows every entity: the list's pages then keep
+            # only its entity's items, by their discriminator.
+            object.__setattr__(pattern, "mixed", _mixed(self, pattern))
 
     @property
     def indexes(self) -> tuple[Index, ...]:
-        """The secondary indexes its entities and their copies use, by name: those the
-        table needs."""
+        """The secondary indexes the table needs: the layout's, else those its entities and
+        their copies use, by name."""
+        if self.layout is not None:
+            return self.layout.indexes
         used = {
-            index for entity in self.entities for index in entity.declared_keys if index != TABLE
+            index
+            for entity in self.entities
+            for index in entity.declared_keys
+            if not index.is_table
         }
         return tuple(sorted(used, key=lambda index: index.name or ""))
+
+    @property
+    def table_layout(self) -> Layout:
+        """The table's layout: the declared one, else the classic table with the indexes
+        the entities use."""
+        if self.layout is not None:
+            return self.layout
+        return Layout(TABLE, self.indexes)
 
     def entity(self, name: str) -> Entity:
         for entity in self.entities:
@@ -255,9 +276,9 @@ def _check_collisions(entities: tuple[Entity, ...]) -> None:
     """Two entities whose keys on one index share both labels could render the same key."""
     seen: dict[tuple[Index, str, str], str] = {}
     for entity in entities:
-        declared = [(i, k.partition.label, k.sort.label) for i, k in entity.declared_keys.items()]
+        declared = [(i, k.partition.shape, k.sort.shape) for i, k in entity.declared_keys.items()]
         if entity.copies is not None:  # the copies' place in the entity's own partition
-            declared.append((TABLE, entity.key.partition.label, entity.copies.label))
+            declared.append((entity.table, entity.key.partition.label, entity.copies.label))
         for labels in declared:
             index, partition, sort = labels
             other = seen.setdefault(labels, entity.name)
@@ -276,16 +297,32 @@ ENGINE_LABELS = frozenset({"DOCUMENTS", "DOCUMENT", "IDEMPOTENCY", "STREAMLEASE"
 def _check_indexes(model: Model) -> None:
     """One index per name, its key attributes no entity's attribute; no key labelled as
     the engine's own items are."""
-    named: dict[str | None, Index] = {TABLE.name: TABLE}
-    for index in model.indexes:
-        other = named.setdefault(index.name, index)
-        if other != index:
-            raise ModelError(
-                f"two indexes named {index.name!r}: {other.attributes} and {index.attributes}"
-            )
-    keys = {a for index in (TABLE, *model.indexes) for a in index.attributes}
-    if len(keys) != 2 * (1 + len(model.indexes)):
-        raise ModelError("two indexes share a key attribute: each needs its own two")
+    if model.layout is None:
+        named: dict[str | None, Index] = {TABLE.name: TABLE}
+        for index in model.indexes:
+            other = named.setdefault(index.name, index)
+            if other != index:
+                raise ModelError(
+                    f"two indexes named {index.name!r}: {other.attributes} and {index.attributes}"
+                )
+        shared = {a for index in (TABLE, *model.indexes) for a in index.attributes}
+        if len(shared) != 2 * (1 + len(model.indexes)):
+            raise ModelError("two indexes share a key attribute: each needs its own two")
+    try:
+        layout = model.table_layout
+    except LayoutError as exc:
+        raise ModelError(f"the layout: {exc}") from None
+    used = {index for entity in model.entities for index in entity.declared_keys}
+    for index in sorted(used - set(layout.all), key=lambda index: index.name or ""):
+        raise ModelError(
+            f"{on(index)} ({', '.join(index.attributes)}) is used by an entity but is not"
+            " the layout's: declare it in Model(layout=...) as the table has it"
+        )
+    for pattern in model.of_kind(ListOf):
+        _check_projection(layout, pattern, pattern.index)
+        if pattern.unnarrowed is not None:
+            _check_projection(layout, pattern, pattern.unnarrowed)
+    keys = layout.key_attributes
     for entity in model.entities:
         if entity.label in ENGINE_LABELS:
             raise ModelError(
@@ -297,7 +334,7 @@ def _check_indexes(model: Model) -> None:
             raise ModelError(f"{entity.name}'s attributes {clash} are index keys")
         for keys_of in entity.declared_keys.values():
             for label in (keys_of.partition.label, keys_of.sort.label):
-                if label.lstrip("#") in ENGINE_LABELS:
+                if re.split("[#/~]", label.lstrip("#"))[0] in ENGINE_LABELS:
                     raise ModelError(
                         f"{entity.name}'s key label {label!r} is the engine's own"
                         f" ({sorted(ENGINE_LABELS)})"
@@ -348,3 +385,36 @@ def _check_names(model: Model) -> None:
 
 def _capital(name: str) -> str:
     return name[0].upper() + name[1:]
+
+
+def _check_projection(layout: Layout, pattern: ListOf, index: Index) -> None:
+    """A list reads its items' attributes from the index: it must project them all."""
+    if index.projection == "ALL":
+        return
+    projected = layout.key_attributes | set(index.included)
+    lacking = sorted({*pattern.entity.attributes, "type"} - projected)
+    if lacking:
+        raise ModelError(
+            f"{pattern.entity.name} list {pattern.field!r} reads {on(index)}, which projects"
+            f" {index.projection} without {lacking}: project them (INCLUDE or ALL), or list"
+            " on another index"
+        )
+
+
+def _mixed(model: Model, pattern: ListOf) -> bool:
+    """Whether another entity's keys on the list's index could fall in its key range: the
+    partition and the sort key both could meet (an entity's parent, read with its
+    children, is let through by its own filter)."""
+    entity = pattern.entity
+    indexes = [pattern.index, *([] if pattern.unnarrowed is None else [pattern.unnarrowed])]
+    for index in indexes:
+        mine = entity.keys_on(index)
+        if mine is None:
+            continue
+        for other in model.entities:
+            theirs = other.keys_on(index)
+            if other is entity or theirs is None:
+                continue
+            if mine.partition.may_meet(theirs.partition) and mine.sort.may_meet(theirs.sort):
+                return True
+    return False

@@ -82,6 +82,9 @@ class ListOf:
     # A plain list of every item instead of a connection, in key order: at most this many,
     # which the writes keep (an organization's at most 100 teams), read in one Query.
     whole: int | None = None
+    # Whether another entity's items may lie in its key range, so that its pages keep only
+    # the entity's own by their discriminator: found by the model, not declared.
+    mixed: bool = dataclasses.field(default=False, compare=False)
 
     @property
     def narrowing(self) -> tuple[str, ...]:

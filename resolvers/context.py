@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from data.callers import OPEN, Caller
 from data.feed import ChangeFeed
 from data.idempotency import MalformedKey
+from model import CLASSIC, Layout
 from store.cached_reads import CachedReads
 from store.client import Store
 from store.cost import Cost
@@ -80,7 +81,7 @@ class Context:
         answers its events on its own), sharing the connection's caller and feed."""
         store = self.store
         fresh = Context.create(
-            store.client, store.table, self.pages.cursors, self.caller, store.cache
+            store.client, store.table, self.pages.cursors, self.caller, store.cache, store.layout
         )
         fresh.store.tracing = store.tracing
         fresh.changes, fresh.subscription_buffer = self.changes, self.subscription_buffer
@@ -96,10 +97,11 @@ class Context:
         cursors: CursorCodec,
         caller: Caller = OPEN,
         cache: CachedReads | None = None,
+        layout: Layout = CLASSIC,
     ) -> Context:
         """A fresh context: its own cost report and loader cache, a shared client and
-        read cache."""
-        store = Store(client, table, cache=cache)
+        read cache, on the table of `layout` (the served model's)."""
+        store = Store(client, table, cache=cache, layout=layout)
         return cls(
             store=store, items=ItemLoader(store), pages=Paginator(store, cursors), caller=caller
         )

@@ -213,4 +213,6 @@ def _listed(pattern: ListOf) -> str:
 def filtering(pattern: ListOf) -> Callable[[Mapping[str, Any]], bool]:
     """Whether a page's arguments apply the list's FilterExpression (its bound then is the
     filter's budget)."""
-    return lambda args: any(args.get(name) is not None for name in pattern.filtered)
+    return lambda args: (
+        pattern.mixed or any(args.get(name) is not None for name in pattern.filtered)
+    )

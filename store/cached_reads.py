@@ -72,6 +72,8 @@ class CachedReads:
     # Whether what the other replicas told before now is applied here (None: no replicas).
     sync: Callable[[], Awaitable[bool]] | None = None
     clock: Callable[[], float] = time.monotonic
+    # The table's key attributes (the served model's layout).
+    table: Index = TABLE
     cache: ReadCache = field(init=False)
     # By shard: the last time (this process's clock) it was known read to its end; and the
     # shards each reader last named readable, with when it said so.
@@ -156,7 +158,7 @@ class CachedReads:
         self._invalidate(touched)
         now = self.clock()
         for image in images:
-            key = (str(image.get(TABLE.partition_key)), str(image.get(TABLE.sort_key)))
+            key = (str(image.get(self.table.partition_key)), str(image.get(self.table.sort_key)))
             self._own[key] = (dict(image), now)
         if len(self._own) > _OWN_MOST:  # records lost or late: theirs drop again, safely
             self._own = {k: v for k, v in self._own.items() if now - v[1] <= 60}
@@ -176,13 +178,16 @@ class CachedReads:
             if record.new is None and record.event != "REMOVE":
                 self._go_blind()  # a change whose new partitions cannot be known
                 return
-            key = (str(record.keys.get(TABLE.partition_key)), str(record.keys.get(TABLE.sort_key)))
+            key = (
+                str(record.keys.get(self.table.partition_key)),
+                str(record.keys.get(self.table.sort_key)),
+            )
             own = self._own.get(key)
             if own is not None and own[0] == record.new:
                 del self._own[key]  # this process's own write, applied when it was made
                 continue
-            touched |= read_dependencies.of_record(record.old, record.new, self.indexes)
-            touched |= read_dependencies.of_image(record.keys, ())
+            touched |= read_dependencies.of_record(record.old, record.new, self.table, self.indexes)
+            touched |= read_dependencies.of_image(record.keys, self.table, ())
         self._invalidate(touched)
 
     def beat(self, owner: str, held: Iterable[str], readable: Iterable[str], span: float) -> None:
@@ -253,8 +258,8 @@ def item_cache_key(key: Mapping[str, str]) -> str:
     return "item" + orjson.dumps(key, option=orjson.OPT_SORT_KEYS).decode()
 
 
-def item_dependency(key: Mapping[str, str]) -> Dependency:
-    return read_dependencies.item(key[TABLE.partition_key], key[TABLE.sort_key])
+def item_dependency(key: Mapping[str, Any], table: Index) -> Dependency:
+    return read_dependencies.item(str(key[table.partition_key]), str(key[table.sort_key]))
 
 
 def query_cache_key(request: Mapping[str, Any]) -> str:
@@ -300,8 +305,9 @@ def _item_units(typed: Mapping[str, Any] | None) -> float:
 class BatchTickets:
     """The tickets of one BatchGetItem call's keys: each key found or absent is kept."""
 
-    def __init__(self, cache: CachedReads | None) -> None:
+    def __init__(self, cache: CachedReads | None, table: Index) -> None:
         self.cache = cache
+        self.table = table
         self.open: dict[str, tuple[Ticket, Dependency]] = {}
         self.consistent = False
 
@@ -317,11 +323,8 @@ class BatchTickets:
 
     def found(self, typed: Sequence[Mapping[str, Any]], items: Sequence[Mapping[str, Any]]) -> None:
         for raw, item in zip(typed, items, strict=True):
-            key = {
-                TABLE.partition_key: str(item[TABLE.partition_key]),
-                TABLE.sort_key: str(item[TABLE.sort_key]),
-            }
-            self._keep(item_cache_key(key), raw, item_dependency(key))
+            key = {a: str(item[a]) for a in self.table.attributes}
+            self._keep(item_cache_key(key), raw, item_dependency(key, self.table))
 
     def begin(self, asked: Sequence[Mapping[str, Any]]) -> bool:
         """Before the call: a ticket per key asked (typed, as in the request). Whether one
@@ -335,7 +338,7 @@ class BatchTickets:
             if ticket is None:
                 return False
             key = {name: str(value) for name, value in from_attributes(typed).items()}
-            self.open[item_cache_key(key)] = (ticket, item_dependency(key))
+            self.open[item_cache_key(key)] = (ticket, item_dependency(key, self.table))
         self.consistent = cache.settling(dependency for _, dependency in self.open.values())
         return self.consistent
 

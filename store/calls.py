@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from keys.errors import Unavailable
+from keys.table import CLASSIC, Layout
 from store.cached_reads import CachedReads
 from store.cost import Cost, Operation
 from store.errors import UNREACHABLE, BoundExceeded, mapped
@@ -47,6 +48,8 @@ class Calls:
     depended: set[Dependency] | None = None
     # Tracing, when it is on (`OTEL_*` settings, docs/tracing.md): a span per call.
     tracing: Tracing | None = None
+    # The table's layout (the served model's): its key attributes and indexes.
+    layout: Layout = CLASSIC
 
     async def reading_cache(self) -> CachedReads | None:
         """The cache this request's reads may use, if any."""

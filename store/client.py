@@ -16,7 +16,7 @@ from typing import Any
 
 from keys.conditions import KeyCondition
 from keys.errors import Unavailable
-from keys.table import TABLE
+from keys.table import Index
 from store import read_dependencies
 from store.cached_reads import (
     BatchTickets,
@@ -73,7 +73,12 @@ class Store(Writes):
     def sibling(self, cost: Cost | None = None) -> Store:
         """A store of the same table and cache: with `cost`, counting in it."""
         return Store(
-            self.client, self.table, cost=cost or Cost(), cache=self.cache, tracing=self.tracing
+            self.client,
+            self.table,
+            cost=cost or Cost(),
+            cache=self.cache,
+            tracing=self.tracing,
+            layout=self.layout,
         )
 
     async def query(
@@ -133,7 +138,7 @@ class Store(Writes):
             start_key = None if raw_last is None else _key(raw_last)
             if limit is not None and len(items) > limit:
                 del items[limit:]
-                start_key = page_key(items[-1], condition.index)
+                start_key = page_key(items[-1], self.layout.page_key_attributes(condition.index))
             if start_key is None or (limit is not None and len(items) >= limit):
                 return QueryResult(items, start_key)
 
@@ -149,7 +154,9 @@ class Store(Writes):
         if kept is not None:
             self.cost.cached(read_units(kept))
             if self.depended is not None:
-                self.depended |= _query_depends(condition, kept, filtered=filtered)
+                self.depended |= _query_depends(
+                    condition, kept, self.layout.table, filtered=filtered
+                )
             return kept, False
         cache.note(condition.index)
         ticket = cache.begin()
@@ -160,7 +167,7 @@ class Store(Writes):
         try:
             sent = {**request, "ConsistentRead": True} if consistent else request
             response = await self._call("read", self.client.query, sent)
-            depends = _query_depends(condition, response, filtered=filtered)
+            depends = _query_depends(condition, response, self.layout.table, filtered=filtered)
             if self.depended is not None:
                 self.depended |= depends
             if ticket is not None:
@@ -178,7 +185,7 @@ class Store(Writes):
         found: list[Item] = []
         wanted = list(keys)
         if self.depended is not None:
-            self.depended.update(item_dependency(key) for key in keys)
+            self.depended.update(item_dependency(key, self.layout.table) for key in keys)
         if cache is not None:
             wanted, found = self._kept_items(cache, keys)
         if not wanted:
@@ -208,7 +215,7 @@ class Store(Writes):
 
     async def _batch_get(self, request: dict[str, Any]) -> list[Item]:
         items: list[Item] = []
-        tickets = BatchTickets(await self.reading_cache())
+        tickets = BatchTickets(await self.reading_cache(), self.layout.table)
         if tickets.begin(request["RequestItems"][self.table]["Keys"]):
             # Moments after a change of one of them, read consistently: kept for good.
             wanted = {**request["RequestItems"][self.table], "ConsistentRead": True}
@@ -238,13 +245,13 @@ class Store(Writes):
         cache = None if consistent else await self.reading_cache()
         cache_key = item_cache_key(key)
         if self.depended is not None:
-            self.depended.add(item_dependency(key))
+            self.depended.add(item_dependency(key, self.layout.table))
         if cache is not None and (kept := cache.lookup(cache_key)) is not None:
             typed, units = kept
             self.cost.cached(units)
             return None if typed is None else from_attributes(typed)
         ticket = None if cache is None else cache.begin()
-        depends = [item_dependency(key)]
+        depends = [item_dependency(key, self.layout.table)]
         # Moments after a change of the item, read consistently: kept for good.
         settling = cache is not None and cache.settling(depends)
         request = get_request(self.table, key, consistent=consistent or settling)
@@ -271,11 +278,11 @@ class Store(Writes):
 
 
 def _query_depends(
-    condition: KeyCondition, answer: Mapping[str, Any], *, filtered: bool
+    condition: KeyCondition, answer: Mapping[str, Any], table: Index, *, filtered: bool
 ) -> set[Dependency]:
     """What a Query's answer (DynamoDB's typed one) depends on."""
-    keys = [from_attributes({k: i[k] for k in TABLE.attributes}) for i in answer.get("Items", [])]
-    return read_dependencies.of_query(condition, keys, filtered=filtered)
+    keys = [from_attributes({k: i[k] for k in table.attributes}) for i in answer.get("Items", [])]
+    return read_dependencies.of_query(condition, keys, table, filtered=filtered)
 
 
 def _refill_limit(remaining: int, matched: int, scanned: int, last_read: int) -> int:

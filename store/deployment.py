@@ -8,11 +8,10 @@ turn off: point-in-time recovery and deletion protection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Literal
 
 from keys.idempotency import EXPIRES
-from keys.table import Index
+from keys.table import Layout
 from store.tables import STREAM, create_table_request
 
 Format = Literal["cloudformation", "terraform"]
@@ -46,10 +45,10 @@ Purpose = Literal["serve", "migrate"]
 PURPOSES: tuple[Purpose, ...] = ("serve", "migrate")
 
 
-def table_template(table: str, form: Format, indexes: Sequence[Index]) -> dict[str, Any]:
-    """The table `table` with `indexes` (the model's) as a CloudFormation template or a
+def table_template(table: str, form: Format, layout: Layout) -> dict[str, Any]:
+    """The table `table` of `layout` (the model's) as a CloudFormation template or a
     Terraform JSON configuration."""
-    request = create_table_request(table, indexes)
+    request = create_table_request(table, layout)
     if form == "cloudformation":
         return _cloudformation(request)
     return _terraform(request)
@@ -97,9 +96,17 @@ def _terraform(request: dict[str, Any]) -> dict[str, Any]:
                 "name": index["IndexName"],
                 "hash_key": index["KeySchema"][0]["AttributeName"],
                 "range_key": index["KeySchema"][1]["AttributeName"],
-                "projection_type": index["Projection"]["ProjectionType"],
+                **_terraform_projection(index["Projection"]),
             }
             for index in request.get("GlobalSecondaryIndexes", [])
+        ],
+        "local_secondary_index": [
+            {
+                "name": index["IndexName"],
+                "range_key": index["KeySchema"][1]["AttributeName"],
+                **_terraform_projection(index["Projection"]),
+            }
+            for index in request.get("LocalSecondaryIndexes", [])
         ],
         "stream_enabled": True,
         "stream_view_type": STREAM["StreamViewType"],
@@ -109,6 +116,13 @@ def _terraform(request: dict[str, Any]) -> dict[str, Any]:
         "lifecycle": {"prevent_destroy": True},
     }
     return {"resource": {"aws_dynamodb_table": {"dynagate": table}}}
+
+
+def _terraform_projection(projection: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = {"projection_type": projection["ProjectionType"]}
+    if "NonKeyAttributes" in projection:
+        found["non_key_attributes"] = projection["NonKeyAttributes"]
+    return found
 
 
 def iam_policy(

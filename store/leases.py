@@ -21,7 +21,6 @@ from typing import Any, Literal
 
 from keys.idempotency import EXPIRES
 from keys.leases import lease_key
-from keys.table import TABLE
 from store.client import Store
 from store.errors import ConditionFailed
 from store.requests import to_attributes
@@ -73,13 +72,14 @@ class ShardLeases:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
+        self.table = store.layout.table
         self.owner = owner
         self.seconds = seconds
         self.clock = clock
 
     async def look(self, stream: str, shard: str) -> Seen | None:
         """The lease as it is now (a consistent read); None when nobody took it yet."""
-        item = await self.store.get(lease_key(stream, shard), consistent=True)
+        item = await self.store.get(lease_key(self.table, stream, shard), consistent=True)
         if item is None:
             return None
         return Seen(item.get("owner"), int(item.get("counter", 0)))
@@ -173,7 +173,7 @@ class ShardLeases:
         names: dict[str, str] | None = None,
     ) -> dict[str, Any]:
         used = {
-            "#pk": TABLE.partition_key,
+            "#pk": self.table.partition_key,
             "#owner": "owner",
             "#counter": "counter",
             "#expires": EXPIRES,
@@ -189,7 +189,7 @@ class ShardLeases:
         }
         return {
             "TableName": self.store.table,
-            "Key": to_attributes(lease_key(stream, shard)),
+            "Key": to_attributes(lease_key(self.table, stream, shard)),
             "UpdateExpression": update,
             "ConditionExpression": condition,
             "ExpressionAttributeNames": {k: v for k, v in used.items() if _uses(text, k)},

@@ -6,19 +6,15 @@ keys; the rest go out together as BatchGetItem calls of at most 100 keys.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aiodataloader import DataLoader
 
-from keys.table import TABLE
 from store.client import Store
 from store.requests import Item, Key
 
-ItemKey = tuple[str, str]
-
-
-def item_key(key: Key) -> ItemKey:
-    return (key[TABLE.partition_key], key[TABLE.sort_key])
+ItemKey = tuple[Any, Any]
 
 
 class ItemLoader(DataLoader[ItemKey, Item | None]):
@@ -27,18 +23,31 @@ class ItemLoader(DataLoader[ItemKey, Item | None]):
     def __init__(self, store: Store) -> None:
         super().__init__()
         self.store = store
+        self.table = store.layout.table
+
+    def item_key(self, key: Mapping[str, Any]) -> ItemKey:
+        """The loader's key of a primary key (or of an item: its table key)."""
+        return (key[self.table.partition_key], key[self.table.sort_key])
 
     async def load_item(self, key: Key) -> Item | None:
-        item: Item | None = await self.load(item_key(key))
+        item: Item | None = await self.load(self.item_key(key))
         return item
 
     def refresh(self, key: Key, item: Item) -> None:
         """Replace what this request has cached for `key` after writing it."""
-        self.clear(item_key(key)).prime(item_key(key), item)
+        self.clear(self.item_key(key)).prime(self.item_key(key), item)
+
+    def forget(self, key: Key) -> None:
+        """Drop what this request has cached for `key` (it changed)."""
+        self.clear(self.item_key(key))
+
+    def remember(self, item: Item) -> None:
+        """Cache `item`, read by other means, for this request's lookups."""
+        self.prime(self.item_key(item), item)
 
     async def batch_load_fn(self, keys: Sequence[ItemKey]) -> list[Item | None]:
         # One BatchGetItem per 100 keys, same partition or not: it reads exactly the keys,
         # where a Query spanning two keys of one partition would read all between them.
-        wanted = [{TABLE.partition_key: p, TABLE.sort_key: s} for p, s in keys]
-        found = {item_key(item): item for item in await self.store.get_many(wanted)}
+        wanted = [{self.table.partition_key: p, self.table.sort_key: s} for p, s in keys]
+        found = {self.item_key(item): item for item in await self.store.get_many(wanted)}
         return [found.get(k) for k in keys]

@@ -15,7 +15,6 @@ from typing import Any, Generic, TypeVar
 
 from keys.conditions import KeyCondition
 from keys.errors import BadCursor, BadUserInput
-from keys.table import page_key_attributes
 from store.client import QueryResult, Store
 from store.cursors import Binding, CursorCodec
 from store.requests import Filter, Item, Key, page_key
@@ -196,7 +195,7 @@ class Paginator:
         parent: str | None,
     ) -> Page[Item]:
         index = condition.index
-        attributes = page_key_attributes(index)
+        attributes = self.store.layout.page_key_attributes(index)
         start = None
         if args.cursor is not None:
             values = self.cursors.decode(binding, args.cursor)
@@ -222,9 +221,7 @@ class Paginator:
             resume = self.cursors.encode(binding, [read.last_key[a] for a in attributes])
         if args.backward:
             items.reverse()
-        edges = [
-            Edge(self.cursors.encode(binding, list(page_key(i, index).values())), i) for i in items
-        ]
+        edges = [Edge(self.cursors.encode(binding, [i[a] for a in attributes]), i) for i in items]
         # Anything on the other side of the page, the cursor's own item included: read
         # backwards from the page's first item, or over the whole range if the page is empty
         # (then everything in it lies behind the cursor).
@@ -234,7 +231,7 @@ class Paginator:
             else self._exists(
                 condition,
                 not reading_forward,
-                page_key(result[0], index) if result else None,
+                page_key(result[0], attributes) if result else None,
                 filter,
             )
         )

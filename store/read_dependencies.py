@@ -24,7 +24,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from keys.conditions import KeyCondition
-from keys.table import TABLE, Index
+from keys.table import Index
 from store.read_cache import Dependency
 from store.requests import from_attributes
 
@@ -48,11 +48,13 @@ def filtered_index(index: Index) -> Dependency:
 
 
 def of_query(
-    condition: KeyCondition, items: Iterable[Mapping[str, Any]], *, filtered: bool
+    condition: KeyCondition, items: Iterable[Mapping[str, Any]], table: Index, *, filtered: bool
 ) -> set[Dependency]:
+    """What a Query's answer depends on: its partition, and each item it holds (their keys
+    on `table`, the layout's)."""
     index = condition.index
     found = {partition(index, condition.partition)}
-    found |= {item(str(i[TABLE.partition_key]), str(i[TABLE.sort_key])) for i in items}
+    found |= {item(str(i[table.partition_key]), str(i[table.sort_key])) for i in items}
     if index.name is not None:
         found.add(whole_index(index))
         if filtered:
@@ -60,13 +62,13 @@ def of_query(
     return found
 
 
-def of_image(image: Mapping[str, Any], indexes: Iterable[Index]) -> set[Dependency]:
+def of_image(image: Mapping[str, Any], table: Index, indexes: Iterable[Index]) -> set[Dependency]:
     """The item an image is of, and the partitions it is in: the table's, and each index's
     whose keys it holds (an item without them is not in that sparse index)."""
     found: set[Dependency] = set()
-    if TABLE.partition_key in image and TABLE.sort_key in image:
-        pk, sk = str(image[TABLE.partition_key]), str(image[TABLE.sort_key])
-        found |= {partition(TABLE, pk), item(pk, sk)}
+    if table.partition_key in image and table.sort_key in image:
+        pk, sk = str(image[table.partition_key]), str(image[table.sort_key])
+        found |= {partition(table, pk), item(pk, sk)}
     for index in indexes:
         value = image.get(index.partition_key)
         if index.name is not None and value is not None and index.sort_key in image:
@@ -75,19 +77,23 @@ def of_image(image: Mapping[str, Any], indexes: Iterable[Index]) -> set[Dependen
 
 
 def of_record(
-    old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, indexes: Collection[Index]
+    old: Mapping[str, Any] | None,
+    new: Mapping[str, Any] | None,
+    table: Index,
+    indexes: Collection[Index],
 ) -> set[Dependency]:
     """What a change read from the stream touched: both its images."""
     found: set[Dependency] = set()
     for image in (old, new):
         if image is not None:
-            found |= of_image(image, indexes)
+            found |= of_image(image, table, indexes)
     return found
 
 
 def of_write(
     action: str,
     request: Mapping[str, Any],
+    table: Index,
     indexes: Collection[Index],
     new_image: Mapping[str, Any] | None = None,
 ) -> set[Dependency]:
@@ -95,16 +101,16 @@ def of_write(
     "DeleteItem") or a transaction's action ("Put", "Update", "Delete", "ConditionCheck");
     `new_image` an update's answer (ReturnValues ALL_NEW), None when it has none."""
     if action in ("PutItem", "Put"):
-        return of_image(from_attributes(request["Item"]), indexes)
+        return of_image(from_attributes(request["Item"]), table, indexes)
     if action == "ConditionCheck":
         return set()
     key = from_attributes(request["Key"])
-    pk, sk = str(key[TABLE.partition_key]), str(key[TABLE.sort_key])
-    found = {item(pk, sk), partition(TABLE, pk)}
+    pk, sk = str(key[table.partition_key]), str(key[table.sort_key])
+    found = {item(pk, sk), partition(table, pk)}
     if action in ("DeleteItem", "Delete"):
         return found
     if new_image is not None:
-        return found | of_image(new_image, indexes)
+        return found | of_image(new_image, table, indexes)
     touched = updated_attributes(request)
     for index in indexes:
         if index.name is None:
@@ -117,12 +123,12 @@ def of_write(
 
 
 def of_transaction(
-    actions: Iterable[Mapping[str, Any]], indexes: Collection[Index]
+    actions: Iterable[Mapping[str, Any]], table: Index, indexes: Collection[Index]
 ) -> set[Dependency]:
     found: set[Dependency] = set()
     for action in actions:
         for kind, request in action.items():
-            found |= of_write(kind, request, indexes)
+            found |= of_write(kind, request, table, indexes)
     return found
 
 

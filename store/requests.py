@@ -14,7 +14,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from keys.conditions import KeyCondition
-from keys.table import TABLE, Index, page_key_attributes
+from keys.table import Index
 
 Item = dict[str, Any]
 Key = dict[str, str]
@@ -82,9 +82,10 @@ def _from_wire(value: Any) -> Any:
     return value
 
 
-def page_key(item: Item, index: Index) -> Key:
-    """The key of `item` as a LastEvaluatedKey / ExclusiveStartKey on `index`."""
-    return {a: str(item[a]) for a in page_key_attributes(index)}
+def page_key(item: Item, attributes: Iterable[str]) -> Key:
+    """The key of `item` as a LastEvaluatedKey / ExclusiveStartKey: its `attributes` (the
+    layout's `page_key_attributes` of the index read)."""
+    return {a: item[a] for a in attributes}
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def query_request(
 
 def batch_get_requests(table: str, keys: Sequence[Key]) -> list[dict[str, Any]]:
     """One BatchGetItem request per 100 distinct keys."""
-    distinct = list({(k[TABLE.partition_key], k[TABLE.sort_key]): k for k in keys}.values())
+    distinct = list({tuple(sorted(k.items())): k for k in keys}.values())
     return [
         {
             "RequestItems": {
@@ -173,24 +174,25 @@ def get_request(table: str, key: Key, *, consistent: bool = False) -> dict[str, 
 
 
 def put_request(
-    table: str, item: Mapping[str, Any], *, must_be_new: bool = False, token: str | None = None
+    table: str, item: Mapping[str, Any], *, new_on: Index | None = None, token: str | None = None
 ) -> dict[str, Any]:
-    """A PutItem; with a `token`, the item carries it (`WRITE_TOKEN`) and a failed condition
+    """A PutItem; `new_on` (the table's layout) makes it refuse to replace an item of the
+    same key; with a `token`, the item carries it (`WRITE_TOKEN`) and a failed condition
     brings the stored item back."""
     stored = item if token is None else {**item, WRITE_TOKEN: token}
     request: dict[str, Any] = {"TableName": table, "Item": to_attributes(stored)}
-    if must_be_new:
-        request.update(_existence(exists=False))
+    if new_on is not None:
+        request.update(_existence(primary_key(item, new_on), exists=False))
     if token is not None:
         request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return request
 
 
 def transaction_put(
-    table: str, item: Mapping[str, Any], *, must_be_new: bool = False
+    table: str, item: Mapping[str, Any], *, new_on: Index | None = None
 ) -> dict[str, Any]:
     """A `put_request` as a TransactWriteItems action."""
-    return {"Put": put_request(table, item, must_be_new=must_be_new)}
+    return {"Put": put_request(table, item, new_on=new_on)}
 
 
 def scan_request(
@@ -198,14 +200,15 @@ def scan_request(
     segment: int,
     segments: int,
     *,
-    partition_prefix: str | None = None,
+    partition_prefix: tuple[str, str] | None = None,
     start: Mapping[str, Any] | None = None,
     limit: int | None = None,
 ) -> dict[str, Any]:
     """One page of one segment of a parallel, consistent Scan, keeping the partitions that
-    start with `partition_prefix` if given (admin tools only: a Scan is never on the
-    request path). `start` is the previous page's LastEvaluatedKey as DynamoDB returned
-    it; `limit` the most items the page evaluates."""
+    start with `partition_prefix` (the partition key's name, and the prefix) if given
+    (admin tools only: a Scan is never on the request path). `start` is the previous
+    page's LastEvaluatedKey as DynamoDB returned it; `limit` the most items the page
+    evaluates."""
     request: dict[str, Any] = {
         "TableName": table,
         "Segment": segment,
@@ -213,9 +216,10 @@ def scan_request(
         "ConsistentRead": True,
     }
     if partition_prefix is not None:
+        partition_key, prefix = partition_prefix
         request["FilterExpression"] = "begins_with(#pk, :prefix)"
-        request["ExpressionAttributeNames"] = {"#pk": TABLE.partition_key}
-        request["ExpressionAttributeValues"] = to_attributes({":prefix": partition_prefix})
+        request["ExpressionAttributeNames"] = {"#pk": partition_key}
+        request["ExpressionAttributeValues"] = to_attributes({":prefix": prefix})
     if limit is not None:
         request["Limit"] = limit
     if start is not None:
@@ -247,7 +251,7 @@ def update_request(
     `condition` may use `#<name>` for any name in `set_values`, `add` or `remove`, and `#pk`.
     The item must exist: an update never creates one.
     """
-    names = {"#pk": TABLE.partition_key}
+    names = {"#pk": _present(key)}
     values: dict[str, Any] = dict(condition_values or {})
     sets = {**(set_values or {}), **({} if token is None else {WRITE_TOKEN: token})}
     clauses = []
@@ -303,7 +307,7 @@ def transaction_update(request: Mapping[str, Any]) -> dict[str, Any]:
 def transaction_delete(table: str, key: Key, *, must_exist: bool = False) -> dict[str, Any]:
     delete: dict[str, Any] = {"TableName": table, "Key": to_attributes(key)}
     if must_exist:
-        delete.update(_existence(exists=True))
+        delete.update(_existence(key, exists=True))
     return {"Delete": delete}
 
 
@@ -374,21 +378,29 @@ def counter_update(table: str, key: Key, attribute: str, delta: int) -> dict[str
     }
 
 
-def primary_key(item: Mapping[str, Any]) -> Key:
-    """The table key of a stored item."""
-    return {TABLE.partition_key: item[TABLE.partition_key], TABLE.sort_key: item[TABLE.sort_key]}
+def primary_key(item: Mapping[str, Any], table: Index) -> Key:
+    """The key on `table` of a stored item."""
+    return {a: item[a] for a in table.attributes}
 
 
 def condition_check(table: str, key: Key, *, exists: bool) -> dict[str, Any]:
     """A TransactWriteItems ConditionCheck that `key` exists (or does not); `expecting`
     adds what the item must hold."""
-    return {"ConditionCheck": {"TableName": table, "Key": to_attributes(key), **_existence(exists)}}
+    return {
+        "ConditionCheck": {"TableName": table, "Key": to_attributes(key), **_existence(key, exists)}
+    }
 
 
-def _existence(exists: bool) -> dict[str, Any]:
-    """The condition that the item is there (or not): its partition key exists."""
+def _existence(key: Key, exists: bool) -> dict[str, Any]:
+    """The condition that the item of `key` is there (or not)."""
     function = "attribute_exists" if exists else "attribute_not_exists"
     return {
         "ConditionExpression": f"{function}(#pk)",
-        "ExpressionAttributeNames": {"#pk": TABLE.partition_key},
+        "ExpressionAttributeNames": {"#pk": _present(key)},
     }
+
+
+def _present(key: Key) -> str:
+    """An attribute every item of `key` holds: its partition key, as a key names it first
+    (any of a key's attributes exists exactly when the item does)."""
+    return next(iter(key))

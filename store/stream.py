@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from botocore.exceptions import BotoCoreError, ClientError
 
 from keys.leases import LABEL as LEASES
-from keys.table import TABLE
+from keys.table import TABLE, Index
 from store.errors import UNREACHABLE, error_code
 from store.leased_shards import Hold, LeasedShards
 from store.leases import ShardLeases
@@ -114,8 +114,12 @@ class StreamReader:
         backoff: tuple[float, float] = (0.5, 10.0),
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        keys: Index = TABLE,
     ) -> None:
+        """`keys`: the table's key attributes (the layout's), which tell the engine's
+        lease items from the rest."""
         self._client = client
+        self._keys = keys
         self._streams = streams
         self._table = table
         self._deliver = deliver
@@ -138,6 +142,8 @@ class StreamReader:
         self._stream: str | None = None
         self._next_look = 0.0
         self._warned = False
+        # Whether the table had no stream at the last look (what needs it is off).
+        self.streamless = False
         # Set once reading starts where the reader started: at the latest record of every
         # shard open then, or nowhere when the table had no stream.
         self.ready = asyncio.Event()
@@ -222,11 +228,13 @@ class StreamReader:
         enabled = (table.get("StreamSpecification") or {}).get("StreamEnabled", False)
         arn = table.get("LatestStreamArn") if enabled else None
         at_start = not self.ready.is_set()
+        self.streamless = arn is None
         if arn is None:
             if not self._warned:
                 logger.warning(
-                    "the table has no stream: run `dynagate create-table`; subscriptions"
-                    " hear of no change until then"
+                    "the table has no stream: subscriptions hear of no change, the read cache"
+                    " answers nothing and persisted documents are read from the table until"
+                    " `dynagate create-table --enable-stream` turns it on"
                 )
                 self._warned = True
         else:
@@ -296,7 +304,11 @@ class StreamReader:
             skip = None if self.leased is None else self.leased.skip_before(shard)
             # The leases' own changes are the readers' bookkeeping, not the data's: handed
             # over and checkpointed, each renewal would make a change to read, forever.
-            fresh = [r for r in records if not _is_lease(r) and (skip is None or r.created >= skip)]
+            fresh = [
+                r
+                for r in records
+                if not _is_lease(r, self._keys) and (skip is None or r.created >= skip)
+            ]
             if fresh:
                 await self._hand_over(fresh)  # a failure keeps the place: read again
             shard.last = records[-1].sequence
@@ -386,5 +398,5 @@ class StreamReader:
             raise _Failed(type(exc).__name__, str(exc)) from exc
 
 
-def _is_lease(record: StreamRecord) -> bool:
-    return str(record.keys.get(TABLE.partition_key, "")).startswith(LEASES)
+def _is_lease(record: StreamRecord, keys: Index) -> bool:
+    return str(record.keys.get(keys.partition_key, "")).startswith(LEASES)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from botocore.exceptions import BotoCoreError, ClientError
 
 from keys.idempotency import EXPIRES
-from keys.table import SECONDARY_INDEXES, TABLE, Index
+from keys.table import CLASSIC, Index, Layout
 from store.errors import NO_CREDENTIALS, DynamoDBFailure, error_code
 
 if TYPE_CHECKING:
@@ -31,74 +31,178 @@ async def create_table(
     client: DynamoDBClient,
     table: str,
     *,
-    indexes: Sequence[Index] = SECONDARY_INDEXES,
+    layout: Layout = CLASSIC,
     wait_seconds: float = 300.0,
     stream: bool = True,
+    enable_stream: bool = False,
+    add_indexes: bool = False,
 ) -> str:
-    """Create the table with `indexes` (the model's) and its stream; add the indexes and
-    turn on the stream a table lacks. Idempotent. `stream=False` (tests of everything but
-    subscriptions) leaves the stream out: DynamoDB Local writes each change twice with one.
+    """Create the table of `layout` (the model's) with its stream and time to live.
+    `stream=False` (tests of everything but subscriptions) leaves the stream out: DynamoDB
+    Local writes each change twice with one.
 
+    A table that exists is compared with the layout and changed only as asked: a key
+    schema or an index that differs, or an index it lacks, is `LayoutMismatch` naming both
+    sides; `add_indexes` adds the global indexes it lacks (DynamoDB fills them from the
+    items), `enable_stream` turns its stream on (new and old images) where it is off.
     Returns what was done, for the CLI to print. A stream of another view type is
-    `DynamoDBFailure` (`enable_stream`).
+    `DynamoDBFailure`.
     """
     description = await describe(client, table)
     if description is None:
-        request: dict[str, Any] = create_table_request(table, indexes)
+        request: dict[str, Any] = create_table_request(table, layout)
         if not stream:
             del request["StreamSpecification"]
         await client.create_table(**request)
         await wait_until_active(client, table, wait_seconds)
         await enable_expiry(client, table)
+        indexes = len(layout.indexes)
         if not stream:
-            return f"created table {table!r} with {len(indexes)} indexes"
-        return (
-            f"created table {table!r} with {len(indexes)} indexes and its stream"
-            " (new and old images)"
-        )
-    differing = differing_indexes(description, indexes)
-    if differing:
-        raise DynamoDBFailure(
-            f"table {table!r}: {'; '.join(differing)}. DynamoDB changes no index's keys in"
-            " place: declare a new index, `dynagate migrate apply`, then drop the old one"
-        )
-    missing = missing_indexes(description, indexes)
-    for index in missing:
-        await add_index(client, table, index, wait_seconds)
-    await wait_until_active(client, table, wait_seconds)
-    await enable_expiry(client, table)
-    streamed = stream and await enable_stream(client, table, wait_seconds=wait_seconds)
-    turned_on = "; turned its stream on (new and old images)" if streamed else ""
-    if missing:
-        return f"table {table!r} existed; added indexes {[i.name for i in missing]}{turned_on}"
+            return f"created table {table!r} with {indexes} indexes"
+        return f"created table {table!r} with {indexes} indexes and its stream (new and old images)"
+    missing = [i for i in missing_indexes(description, layout.indexes) if not i.local]
+    problems = layout_differences(description, layout, addable=add_indexes)
+    if problems:
+        raise LayoutMismatch(table, problems)
+    if add_indexes and missing:
+        for index in missing:
+            await add_index(client, table, index, wait_seconds)
+        await wait_until_active(client, table, wait_seconds)
+    streamed = enable_stream and await turn_stream_on(client, table, wait_seconds=wait_seconds)
+    added = f"; added indexes {[i.name for i in missing]}" if add_indexes and missing else ""
     if streamed:
-        return f"table {table!r} already exists with every index{turned_on}"
-    return f"table {table!r} already exists with every index and its stream"
+        return f"table {table!r} existed{added}; turned its stream on"
+    if added:
+        return f"table {table!r} existed{added}"
+    if stream_problem(description) is not None:
+        return (
+            f"table {table!r} already exists as the model declares it; changed nothing. Its"
+            " stream is off or keeps other images: subscriptions, the read cache and the news"
+            " of persisted documents are off until `dynagate create-table --enable-stream`"
+        )
+    return f"table {table!r} already exists as the model declares it, with its stream"
+
+
+class LayoutMismatch(DynamoDBFailure):
+    """The live table is not laid out as the model declares: each problem names both."""
+
+    def __init__(self, table: str, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        super().__init__(
+            f"table {table!r} is not the model's layout: {'; '.join(problems)}. Nothing was"
+            " changed: declare the table as it is (docs/model.md, the table's layout)"
+        )
+
+
+def layout_differences(
+    description: Mapping[str, Any], layout: Layout, *, addable: bool = False
+) -> list[str]:
+    """How the described table differs from `layout`: its key schema and types, each
+    index's keys, types and projection, and the indexes it lacks (a local one cannot be
+    added after the table is made; a global one can, and is no difference if `addable`)."""
+    found = []
+    table_keys = _described_keys(description.get("KeySchema", []), _types(description))
+    wanted = _declared_keys(layout.table)
+    if table_keys != wanted:
+        found.append(f"the table is keyed {_said(table_keys)}, the model declares {_said(wanted)}")
+    for index in missing_indexes(description, layout.indexes):
+        if index.local:
+            found.append(
+                f"it lacks the local index {index.name} (a local index is made with the table only)"
+            )
+        elif not addable:
+            found.append(
+                f"it lacks the global index {index.name} (`dynagate create-table"
+                " --add-indexes` adds it, or `dynagate migrate apply`, which also gives the"
+                " items their keys there)"
+            )
+    return found + differing_indexes(description, layout.indexes)
 
 
 def missing_indexes(description: Mapping[str, Any], indexes: Sequence[Index]) -> list[Index]:
     """Those of `indexes` the described table lacks."""
-    existing = {i["IndexName"] for i in description.get("GlobalSecondaryIndexes", [])}
+    existing = _described_indexes(description)
     return [index for index in indexes if index.name not in existing]
 
 
 def differing_indexes(description: Mapping[str, Any], indexes: Sequence[Index]) -> list[str]:
-    """Each of `indexes` the table has under its name with other keys, said in a line:
-    DynamoDB changes no index's keys in place."""
-    found = {i["IndexName"]: i for i in description.get("GlobalSecondaryIndexes", [])}
+    """Each of `indexes` the table has under its name otherwise (global or local, keys,
+    their types, projection), said in a line naming both: DynamoDB changes no index's
+    keys in place."""
+    described = _described_indexes(description)
+    types = _types(description)
     differing = []
     for index in indexes:
-        existing = found.get(index.name or "")
+        existing = described.get(index.name or "")
         if existing is None:
             continue
-        keys = tuple(k["AttributeName"] for k in existing["KeySchema"])
-        projection = existing.get("Projection", {}).get("ProjectionType")
-        if keys != index.attributes or projection != index.projection:
+        their_kind, their = existing
+        projection = their.get("Projection", {})
+        theirs = (
+            their_kind,
+            _described_keys(their["KeySchema"], types),
+            projection.get("ProjectionType"),
+            tuple(sorted(projection.get("NonKeyAttributes", []))),
+        )
+        mine = (
+            "local" if index.local else "global",
+            _declared_keys(index),
+            index.projection,
+            tuple(sorted(index.included)),
+        )
+        if theirs != mine:
             differing.append(
-                f"index {index.name} has keys {keys} and projection {projection}; the model"
-                f" needs {index.attributes} and {index.projection}"
+                f"index {index.name} is {_index_said(*theirs)}, the model declares"
+                f" {_index_said(*mine)}"
             )
     return differing
+
+
+def stream_problem(description: Mapping[str, Any]) -> str | None:
+    """What keeps the described table's stream from serving subscriptions and the read
+    cache, or None."""
+    stream = description.get("StreamSpecification") or {}
+    if not stream.get("StreamEnabled"):
+        return "it has no stream"
+    if stream.get("StreamViewType") != STREAM["StreamViewType"]:
+        return f"its stream keeps {stream.get('StreamViewType')}, not new and old images"
+    return None
+
+
+def _described_keys(
+    schema: Sequence[Mapping[str, Any]], types: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    ordered = sorted(schema, key=lambda k: k["KeyType"] != "HASH")
+    return tuple((k["AttributeName"], types.get(k["AttributeName"], "?")) for k in ordered)
+
+
+def _declared_keys(index: Index) -> tuple[tuple[str, str], ...]:
+    return tuple(zip(index.attributes, index.types, strict=True))
+
+
+def _described_indexes(description: Mapping[str, Any]) -> dict[str, tuple[str, Any]]:
+    """The table's indexes by name: whether global or local, and their description."""
+    return {
+        **{i["IndexName"]: ("global", i) for i in description.get("GlobalSecondaryIndexes", [])},
+        **{i["IndexName"]: ("local", i) for i in description.get("LocalSecondaryIndexes", [])},
+    }
+
+
+def _types(description: Mapping[str, Any]) -> dict[str, str]:
+    return {
+        a["AttributeName"]: a["AttributeType"] for a in description.get("AttributeDefinitions", [])
+    }
+
+
+def _said(keys: tuple[tuple[str, str], ...]) -> str:
+    return " + ".join(f"{name} ({kind})" for name, kind in keys) or "nothing"
+
+
+def _index_said(
+    kind: str, keys: tuple[tuple[str, str], ...], projection: str | None, included: tuple[str, ...]
+) -> str:
+    shown = projection if not included else f"{projection} {list(included)}"
+    return f"{kind} on {_said(keys)}, projecting {shown}"
 
 
 async def add_index(client: DynamoDBClient, table: str, index: Index, wait_seconds: float) -> None:
@@ -125,7 +229,9 @@ async def enable_expiry(client: DynamoDBClient, table: str) -> None:
     )
 
 
-async def enable_stream(client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0) -> bool:
+async def turn_stream_on(
+    client: DynamoDBClient, table: str, *, wait_seconds: float = 300.0
+) -> bool:
     """Turn the table's stream on with new and old images; False when it already was.
 
     DynamoDB cannot change the view type of a stream in place, and turning it off and on
@@ -201,33 +307,35 @@ async def wait_until_active(client: DynamoDBClient, table: str, wait_seconds: fl
         await asyncio.sleep(0.5)
 
 
-def create_table_request(
-    table_name: str, indexes: Sequence[Index] = SECONDARY_INDEXES
-) -> dict[str, Any]:
-    """The CreateTable parameters of a table with `indexes` (on-demand capacity)."""
+def create_table_request(table_name: str, layout: Layout = CLASSIC) -> dict[str, Any]:
+    """The CreateTable parameters of a table of `layout` (on-demand capacity)."""
     request: dict[str, Any] = {
         "TableName": table_name,
         "BillingMode": "PAY_PER_REQUEST",
-        "AttributeDefinitions": _attribute_definitions((TABLE, *indexes)),
-        "KeySchema": _key_schema(TABLE),
+        "AttributeDefinitions": _attribute_definitions(layout.all),
+        "KeySchema": _key_schema(layout.table),
         "StreamSpecification": STREAM,
     }
-    if indexes:  # DynamoDB refuses an empty list
-        request["GlobalSecondaryIndexes"] = [global_index_request(i) for i in indexes]
+    global_indexes = [global_index_request(i) for i in layout.indexes if not i.local]
+    local_indexes = [global_index_request(i) for i in layout.indexes if i.local]
+    if global_indexes:  # DynamoDB refuses an empty list
+        request["GlobalSecondaryIndexes"] = global_indexes
+    if local_indexes:
+        request["LocalSecondaryIndexes"] = local_indexes
     return request
 
 
 def _attribute_definitions(indexes: Sequence[Index]) -> list[dict[str, str]]:
-    attributes = sorted({a for i in indexes for a in i.attributes})
-    return [{"AttributeName": a, "AttributeType": "S"} for a in attributes]
+    types = {a: t for i in indexes for a, t in zip(i.attributes, i.types, strict=True)}
+    return [{"AttributeName": a, "AttributeType": types[a]} for a in sorted(types)]
 
 
 def global_index_request(index: Index) -> dict[str, Any]:
-    return {
-        "IndexName": index.name,
-        "KeySchema": _key_schema(index),
-        "Projection": {"ProjectionType": index.projection},
-    }
+    """An index as CreateTable and UpdateTable declare it (a local one the same way)."""
+    projection: dict[str, Any] = {"ProjectionType": index.projection}
+    if index.included:
+        projection["NonKeyAttributes"] = list(index.included)
+    return {"IndexName": index.name, "KeySchema": _key_schema(index), "Projection": projection}
 
 
 def _key_schema(index: Index) -> list[dict[str, str]]:

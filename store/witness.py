@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from keys.table import Index
 from store.requests import WRITE_TOKEN, Key, from_attributes, primary_key
 
 # The most reads a write of a mutation makes to learn what it did: its witness, after every
@@ -52,11 +53,12 @@ class Intent:
     landed: bool = False
 
 
-def of_put(request: Mapping[str, Any]) -> Witness | None:
-    """The witness of a PutItem (or a transaction's Put) whose item carries a token."""
+def of_put(request: Mapping[str, Any], table: Index) -> Witness | None:
+    """The witness of a PutItem (or a transaction's Put) whose item carries a token; its
+    key on `table` (the layout's)."""
     item = from_attributes(request["Item"])
     token = item.get(WRITE_TOKEN)
-    return None if token is None else Witness(primary_key(item), str(token))
+    return None if token is None else Witness(primary_key(item, table), str(token))
 
 
 def of_update(request: Mapping[str, Any]) -> Witness | None:
@@ -71,7 +73,7 @@ def of_update(request: Mapping[str, Any]) -> Witness | None:
     return Witness(key, str(token))
 
 
-def stamp(actions: list[dict[str, Any]], token: str) -> Witness | None:
+def stamp(actions: list[dict[str, Any]], token: str, table: Index) -> Witness | None:
     """A transaction's witness: its first conditional Put, made to carry `token` (in
     place), else its first conditional Delete; None when it has neither. Conditional only:
     the unconditional Puts of a comment's copies (`dynagate verify` repairs them so) must
@@ -82,7 +84,7 @@ def stamp(actions: list[dict[str, Any]], token: str) -> Witness | None:
             continue
         stamped = {**put, "Item": {**put["Item"], WRITE_TOKEN: {"S": token}}}
         actions[position] = {**action, "Put": stamped}
-        return of_put(stamped)
+        return of_put(stamped, table)
     for action in actions:
         delete = action.get("Delete")
         if delete is not None and "ConditionExpression" in delete:

@@ -39,7 +39,7 @@ class Writes(Calls):
             return
         # Not in `put_request`: the same Put goes into transactions, which refuse it.
         sent = {**request, "ReturnConsumedCapacity": "TOTAL"}
-        seen = witness.of_put(request)
+        seen = witness.of_put(request, self.layout.table)
         await self._changing(
             lambda _: self._touched("PutItem", request),
             self._unless_landed(seen, self.client.put_item, sent),
@@ -82,7 +82,7 @@ class Writes(Calls):
         if self.tracing is not None:
             items = marked_actions(items, self.tracing.cause())
         if intent is None:
-            seen = witness.stamp(items, uuid.uuid4().hex)
+            seen = witness.stamp(items, uuid.uuid4().hex, self.layout.table)
         else:
             items.append(intent.action)
             seen = intent.witness
@@ -139,11 +139,11 @@ class Writes(Calls):
         self, operation: str, request: Mapping[str, Any], image: Item | None = None
     ) -> set[Dependency]:
         indexes = set() if self.cache is None else self.cache.indexes
-        return read_dependencies.of_write(operation, request, indexes, image)
+        return read_dependencies.of_write(operation, request, self.layout.table, indexes, image)
 
     def _touched_by_transaction(self, actions: Sequence[Mapping[str, Any]]) -> set[Dependency]:
         indexes = set() if self.cache is None else self.cache.indexes
-        return read_dependencies.of_transaction(actions, indexes)
+        return read_dependencies.of_transaction(actions, self.layout.table, indexes)
 
     def _intent(self) -> Intent | None:
         """The record this request's first write carries, until one has landed."""

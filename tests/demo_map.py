@@ -16,7 +16,7 @@ from demo.model import MODEL
 from demo.model.markers import MARKER, MARKER_PLACES
 from keys import map as map_keys
 from keys.conditions import KeyCondition
-from keys.map import CELL_LENGTHS, Viewport, cell_of, place_geohash
+from keys.map import CELL_LENGTHS, Viewport, place_geohash
 from store.client import Store
 from store.cost import worst_case
 from store.loaders import ItemLoader
@@ -151,6 +151,10 @@ def place_key(geohash: str, marker_id: str) -> dict[str, str]:
 
 def cell_keys(geohash: str) -> list[dict[str, str]]:
     return map_keys.cell_keys(MARKER_PLACES, geohash)
+
+
+def cell_of(key: Mapping[str, Any]) -> str:
+    return map_keys.cell_of(MARKER_PLACES, key)
 
 
 def cell_key(cell: str) -> dict[str, str]:

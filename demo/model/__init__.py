@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from demo import organization_fields, repo_fields
 from demo.model import comments, markers, orders, organizations, repos, tickets
-from model import Model
+from model import GSI1, GSI2, GSI3, TABLE, Layout, Model
 from resolvers.derived_roots import Roots
 
 if TYPE_CHECKING:
@@ -19,9 +19,12 @@ if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
 AREAS = (orders, comments, repos, organizations, tickets, markers)
+# The table as dynagate makes it: `PK`/`SK`, and three overloaded global indexes.
+LAYOUT = Layout(TABLE, (GSI1, GSI2, GSI3))
 MODEL = Model(
     tuple(entity for area in AREAS for entity in area.ENTITIES),
     tuple(pattern for area in AREAS for pattern in area.PATTERNS),
+    LAYOUT,
 )
 _COMMENTS_QUERY = ("product", "comment")
 _COMMENTS_MUTATION = ("createProduct", "postComment", "editComment", "deleteComment")

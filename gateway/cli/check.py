@@ -22,7 +22,7 @@ from gateway.served_model import declared, served
 from gateway.setting_table import SETTINGS
 from gateway.setting_values import traces_exporter
 from gateway.settings import Settings
-from store.tables import STREAM, describe, differing_indexes, missing_indexes
+from store.tables import describe, layout_differences, stream_problem
 
 _FIX_COLLECTOR = "check OTEL_EXPORTER_OTLP_ENDPOINT (OTLP over HTTP, port 4318) and its headers"
 # The most each check may take: a wrong address must not hang the command.
@@ -55,7 +55,7 @@ async def problems(settings: Settings) -> list[str]:
     found: list[str] = []
     # The model first, as `serve` loads it: one that cannot be served is main's exit 2.
     served(settings.model)
-    indexes = declared(settings.model).indexes
+    layout = declared(settings.model).table_layout
     async with settings.open_client() as client:
         problem = await not_ready(client, settings.table)
         if problem is not None:
@@ -66,23 +66,14 @@ async def problems(settings: Settings) -> list[str]:
             ]
         async with asyncio.timeout(CHECK_SECONDS):
             description: dict[str, Any] = await describe(client, settings.table) or {}
-    for index in missing_indexes(description, indexes):
+    for difference in layout_differences(description, layout):
+        found.append(f"table {settings.table!r}: {difference} (docs/model.md)")
+    stream = stream_problem(description)
+    if stream is not None:
         found.append(
-            f"table {settings.table!r} lacks the index {index.name} that the model reads:"
-            " run `dynagate migrate apply`"
-        )
-    for name in differing_indexes(description, indexes):
-        found.append(f"the index {name} has other keys than the model's: see docs/model.md")
-    stream = description.get("StreamSpecification") or {}
-    if not stream.get("StreamEnabled"):
-        found.append(
-            f"table {settings.table!r} has no stream: subscriptions hear of nothing and the"
-            " read cache answers nothing; `dynagate create-table` turns it on"
-        )
-    elif stream.get("StreamViewType") != STREAM["StreamViewType"]:
-        found.append(
-            f"the table's stream keeps {stream.get('StreamViewType')}, not new and old"
-            " images: subscriptions and the read cache need both"
+            f"table {settings.table!r}: {stream}, so subscriptions, the read cache and the"
+            " news of persisted documents are off; `dynagate create-table --enable-stream`"
+            " turns a missing stream on"
         )
     found += await _redis_problems(settings)
     if settings.traces == "otlp":

@@ -18,6 +18,7 @@ from gateway.settings import Settings
 from resolvers.strawberry_internals import core_schema
 
 if TYPE_CHECKING:
+    from keys.table import Layout
     from store.client import DynamoDBClient
 
 
@@ -54,14 +55,27 @@ def make_table(args: argparse.Namespace) -> int:
     from store.tables import create_table
 
     settings = Settings.from_env(serving=False)
-    indexes = declared(settings.model).indexes
+    layout = declared(settings.model).table_layout
 
     async def run() -> str:
         async with settings.open_client() as client:
-            return await create_table(client, settings.table, indexes=indexes)
+            return await create_table(
+                client,
+                settings.table,
+                layout=layout,
+                enable_stream=args.enable_stream,
+                add_indexes=args.add_indexes,
+            )
 
     print(asyncio.run(run()))
     return 0
+
+
+def _layout(settings: Settings) -> Layout:
+    """The table's layout, as the served model declares it."""
+    from gateway.served_model import declared
+
+    return declared(settings.model).table_layout
 
 
 async def _reach(client: DynamoDBClient, table: str) -> None:
@@ -132,7 +146,7 @@ def documents_add(args: argparse.Namespace) -> int:
     async def run() -> int:
         async with settings.open_client() as client:
             await _reach(client, settings.table)
-            store = Store(client, settings.table)
+            store = Store(client, settings.table, layout=_layout(settings))
             return await documents.add(store, checked, partial(print, flush=True))
 
     return asyncio.run(run())
@@ -152,7 +166,7 @@ def documents_list(args: argparse.Namespace) -> int:
     async def run() -> int:
         async with settings.open_client() as client:
             await _reach(client, settings.table)
-            store = Store(client, settings.table)
+            store = Store(client, settings.table, layout=_layout(settings))
             return await documents.show(store, schema, print, settings.limits)
 
     return asyncio.run(run())
@@ -209,8 +223,8 @@ def table_template(args: argparse.Namespace) -> int:
     from store.deployment import table_template as template
 
     settings = Settings.from_env(serving=False)
-    indexes = declared(settings.model).indexes
-    print(json.dumps(template(settings.table, args.format, indexes), indent=2))
+    layout = declared(settings.model).table_layout
+    print(json.dumps(template(settings.table, args.format, layout), indent=2))
     return 0
 
 
@@ -223,6 +237,43 @@ def iam_policy(args: argparse.Namespace) -> int:
     declared(settings.model)  # the policy of a model that loads: a broken one is exit 2
     print(json.dumps(policy(settings.table, settings.region, args.account, args.purpose), indent=2))
     return 0
+
+
+# `model inspect` reads this many items by default, and never more than the most.
+INSPECT_SAMPLE = 200
+INSPECT_MOST = 10_000
+
+
+def model_inspect(args: argparse.Namespace) -> int:
+    """`dynagate model inspect`: the model held against a live table and a sample of it."""
+    from data.inspection import sample
+    from gateway.served_model import declared, served
+    from store.client import Store
+    from store.tables import describe, layout_differences, stream_problem
+
+    if not 1 <= args.sample <= INSPECT_MOST:
+        raise CommandFailed(f"--sample {args.sample}: read 1 to {INSPECT_MOST:,} items")
+    settings = Settings.from_env(serving=False)
+    table = args.table or settings.table
+    served(settings.model)
+    model = declared(settings.model)
+
+    async def run() -> tuple[list[str], bool]:
+        async with settings.open_client() as client:
+            await _reach(client, table)
+            description = await describe(client, table) or {}
+            lines = [f"table {table!r} against the model {settings.model!r}:"]
+            differences = layout_differences(description, model.table_layout)
+            lines += [f"  layout: {d}" for d in differences] or ["  layout: as declared"]
+            stream = stream_problem(description)
+            lines.append(f"  stream: {stream}" if stream else "  stream: new and old images")
+            store = Store(client, table, layout=model.table_layout)
+            findings = await sample(store, model, args.sample)
+            return [*lines, *findings.lines()], findings.clean and not differences
+
+    lines, clean = asyncio.run(run())
+    print("\n".join([*lines, "ok: the table is the model's" if clean else "differs"]))
+    return 0 if clean else 1
 
 
 def model_check(args: argparse.Namespace) -> int:

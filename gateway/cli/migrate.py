@@ -107,7 +107,8 @@ def plan(args: argparse.Namespace) -> int:
             attributes = index_attributes(
                 model, state.description.get("GlobalSecondaryIndexes", [])
             )
-            check = Pass(Store(client, settings.table), model, attributes, apply=False)
+            store = Store(client, settings.table, layout=model.table_layout)
+            check = Pass(store, model, attributes, apply=False)
             with _bar(state, "reading items") as bar:
                 tally = await run(check, args.segments, bar.update)
             return state, tally
@@ -144,7 +145,7 @@ def apply(args: argparse.Namespace) -> int:
                 say(f"index {index.name} is active")
             described = (await describe(client, settings.table)) or state.description
             attributes = index_attributes(model, described.get("GlobalSecondaryIndexes", []))
-            store = Store(client, settings.table)
+            store = Store(client, settings.table, layout=model.table_layout)
             budget = WriteBudget(args.max_wcu)
             migration = Pass(store, model, attributes, apply=True, budget=budget)
             checkpoint = Checkpoint(store, fingerprint(model.entities, attributes), args.segments)
@@ -179,7 +180,7 @@ async def verify_items(
     copies), repaired with `repair`."""
     state = await table_state(client, table, model)
     attributes = index_attributes(model, state.description.get("GlobalSecondaryIndexes", []))
-    check = Pass(Store(client, table), model, attributes, apply=repair)
+    check = Pass(Store(client, table, layout=model.table_layout), model, attributes, apply=repair)
     with _bar(state, "verifying items") as bar:
         tally = await run(check, segments, bar.update)
     lines = ["the items the model derives:", *index_lines(state), *item_lines(tally, done=repair)]

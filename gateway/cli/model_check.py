@@ -9,7 +9,7 @@ from typing import Any
 
 from data import entity_places, entity_writes
 from data.entities import most_bytes
-from keys.table import TABLE, Index
+from keys.table import Index
 from keys.template import KeyTemplate
 from model import Create, Delete, Entity, Heatmap, ListOf, Lookup, Model, Near, Pattern, Update
 from store.pagination import query_calls
@@ -35,7 +35,7 @@ def _field(model: Model, pattern: Pattern) -> str:
 def _requests(model: Model, pattern: Pattern) -> str:
     entity = pattern.entity
     if isinstance(pattern, Lookup):
-        return f"GetItem {_key(entity, TABLE)} (batched per request); worst 1 call, 1 item"
+        return f"GetItem {_key(entity, entity.table)} (batched per request); worst 1 call, 1 item"
     if isinstance(pattern, ListOf):
         return _list(pattern)
     if isinstance(pattern, Create):
@@ -43,7 +43,8 @@ def _requests(model: Model, pattern: Pattern) -> str:
         return f"PutItem or TransactWriteItems; worst {_n(calls, 'call')}"
     if isinstance(pattern, Update):
         calls, items = entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets))
-        return f"UpdateItem of {_key(entity, TABLE)}; worst {_n(calls, 'call')}, {items} read"
+        key = _key(entity, entity.table)
+        return f"UpdateItem of {key}; worst {_n(calls, 'call')}, {items} read"
     if isinstance(pattern, Delete):
         calls, items = entity_writes.delete_calls(entity)
         return f"TransactWriteItems; worst {_n(calls, 'call')}, {items} read"
@@ -66,7 +67,8 @@ def _list(pattern: ListOf) -> str:
         reads.append(
             f"without {', '.join(pattern.equal)}: {_on(entity, pattern.unnarrowed, pattern)}"
         )
-    filtered = f"; FilterExpression on {', '.join(pattern.filtered)}" if pattern.filtered else ""
+    filters = [*pattern.filtered, *([entity.discriminator.attribute] if pattern.mixed else [])]
+    filtered = f"; FilterExpression on {', '.join(filters)}" if filters else ""
     page = f"every item, at most {size}" if pattern.whole else f"a page of {size} by default"
     return (
         f"{'; '.join(reads)}{filtered}; {page}: worst {_n(calls, 'call')}, {size + 2} items"
@@ -83,7 +85,7 @@ def _on(entity: Entity, index: Index, pattern: ListOf) -> str:
     else:
         partition, sort = entity.templates[index.partition_key], entity.templates[index.sort_key]
     narrowed = [s.name for s in sort.segments if s.name in pattern.narrowing]
-    condition = f"begins_with {sort.label}#" if not narrowed else f"on {', '.join(narrowed)}"
+    condition = f"begins_with {sort.prefix()}" if not narrowed else f"on {', '.join(narrowed)}"
     shape = _shape(partition, pattern.at)
     return f"Query {where} {index.partition_key}={shape}, {index.sort_key} {condition}"
 
@@ -95,9 +97,7 @@ def _key(entity: Entity, index: Index) -> str:
 
 def _shape(template: KeyTemplate, fixed: Mapping[str, Any] | None = None) -> str:
     """The key with each segment named (`CUSTOMER#<id>`), or its value where fixed."""
-    given = fixed or {}
-    named = (str(given[s.name]) if s.name in given else f"<{s.name}>" for s in template.segments)
-    return "#".join([template.label, *named])
+    return template.described(fixed)
 
 
 def _n(count: int, noun: str) -> str:

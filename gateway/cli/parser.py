@@ -129,12 +129,22 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         " exit 1 on any problem",
         options=on_model,
     )
-    _command(
+    create = _command(
         subcommands,
         "create-table",
         commands.make_table,
-        "create the table and its indexes",
+        "create the table of the model's layout; an existing one is compared, not changed",
         options=on_model,
+    )
+    create.add_argument(
+        "--enable-stream",
+        action="store_true",
+        help="turn an existing table's stream on (new and old images), if it is off",
+    )
+    create.add_argument(
+        "--add-indexes",
+        action="store_true",
+        help="add the global indexes the model declares and an existing table lacks",
     )
     seed = _command(
         subcommands,
@@ -272,7 +282,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     model_actions = _actions(
         subcommands,
         "model",
-        "check the model: its declarations, and each access pattern's requests",
+        "check the model: its declarations, each access pattern's requests, a live table",
     )
     _command(
         model_actions,
@@ -284,6 +294,26 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "twice, …): exit 2. Otherwise prints each access pattern with the DynamoDB requests it "
         "leads to and its worst case: exit 0.",
         options=on_model,
+    )
+    inspect = _command(
+        model_actions,
+        "inspect",
+        commands.model_inspect,
+        "compare the model with a live table: its layout, and a sample of its items",
+        description="Reads the table's description and a sample of its items (a Scan of at "
+        "most --sample items: an admin's command) and says, per entity, how many items it "
+        "claims, how many read as the model's, whose keys render back, and the attributes "
+        "they hold that it does not declare; then the items no entity claims. Exit status: 0 "
+        "when the table is the model's, 1 otherwise.",
+        options=on_model,
+    )
+    inspect.add_argument("--table", default=None, help="the table (default: DYNAGATE_TABLE)")
+    inspect.add_argument(
+        "--sample",
+        type=int,
+        default=commands.INSPECT_SAMPLE,
+        help=f"the most items read (default {commands.INSPECT_SAMPLE},"
+        f" at most {commands.INSPECT_MOST:,})",
     )
 
     migrate_actions = _actions(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from data.callers import Caller
 from gateway.cli.errors import CommandFailed
 from gateway.schema.build import build_schema
-from gateway.served_model import served
+from gateway.served_model import declared, served
 from gateway.settings import DEFAULT_MODEL
 from keys.errors import Code
 from resolvers.context import Context
@@ -57,7 +57,11 @@ class Seeding:
         CONFLICT (the item is there already: seeding twice adds nothing); any other error
         is `SeedFailed` with the API's messages."""
         context = Context.create(
-            self.client, self.table, self._cursors, Caller(as_user, admin=True)
+            self.client,
+            self.table,
+            self._cursors,
+            Caller(as_user, admin=True),
+            layout=declared(self.model).table_layout,
         )
         result = await self._schema.execute(query, variable_values=variables, context_value=context)
         if result.errors:

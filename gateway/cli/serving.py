@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 from collections.abc import Iterator
@@ -11,9 +12,12 @@ from typing import Any
 
 import uvicorn
 
+from gateway.cli.errors import CommandFailed
 from gateway.http.app import create_app
 from gateway.logs import logging_config
 from gateway.metrics import MULTIPROCESS_DIR
+from gateway.readiness import layout_refusal
+from gateway.served_model import declared
 from gateway.settings import Settings, SettingsError
 
 # Without Redis each worker reads the table's stream, which DynamoDB allows two readers of.
@@ -24,8 +28,12 @@ SHUTDOWN_SECONDS = 10
 
 
 def serve(host: str, port: int, workers: int) -> int:
-    """`dynagate serve`: the app under uvicorn, in `workers` processes on one port."""
+    """`dynagate serve`: the app under uvicorn, in `workers` processes on one port; never
+    on a table laid out otherwise than the model declares."""
     settings = Settings.from_env()
+    refused = asyncio.run(layout_refusal(settings, declared(settings.model).table_layout))
+    if refused is not None:
+        raise CommandFailed(refused)
     if not 1 <= workers <= MAX_WORKERS:
         raise SettingsError(f"--workers {workers}: use 1 to {MAX_WORKERS}")
     if workers > STREAM_READERS and settings.redis_url is None:

@@ -83,7 +83,9 @@ class Idempotency(SchemaExtension):
             yield
             return
         if record is None:
-            context.store.intent = new_intent(context.store.table, who, key, asked)
+            context.store.intent = new_intent(
+                context.store.table, who, key, asked, context.store.layout
+            )
         elif record.fingerprint != asked:
             message = "this Idempotency-Key was sent with another request; use a new key"
             execution.result = ExecutionResult(data=None, errors=[_error(message)])

@@ -18,6 +18,7 @@ from data.copies_verify import (
     scan_partitions,
 )
 from demo.model.comments import COMMENT
+from keys.table import TABLE
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import Item, from_attributes, to_attributes
@@ -96,7 +97,7 @@ def test_a_comment_item_that_implies_no_copies_is_invalid(change: Item) -> None:
     result = diff(COMMENT, {**primary, **change}, copies)
     assert result.invalid is not None
     assert not result.clean and result.puts == ()
-    assert repair_transactions("t", result) == []
+    assert repair_transactions("t", TABLE, result) == []
 
 
 def test_a_comment_item_without_a_version_is_invalid() -> None:
@@ -137,7 +138,7 @@ def test_grouping_keeps_comment_partitions_only() -> None:
 def test_repairs_are_guarded_by_the_scanned_version() -> None:
     primary, *copies = comment()
     result = diff(COMMENT, {**primary, "version": 7}, [{**c, "version": 7} for c in copies[2:]])
-    (transaction,) = repair_transactions("t", result)
+    (transaction,) = repair_transactions("t", TABLE, result)
     guard = transaction[0]["ConditionCheck"]
     assert guard["Key"] == to_attributes({"PK": primary["PK"], "SK": primary["PK"]})
     assert guard["ConditionExpression"] == "(attribute_exists(#pk)) AND #version = :expect_version"
@@ -147,7 +148,7 @@ def test_repairs_are_guarded_by_the_scanned_version() -> None:
 
 def test_orphans_are_deleted_only_while_the_comment_does_not_exist() -> None:
     _, *copies = comment()
-    (transaction,) = repair_transactions("t", diff(COMMENT, None, copies))
+    (transaction,) = repair_transactions("t", TABLE, diff(COMMENT, None, copies))
     assert transaction[0]["ConditionCheck"]["ConditionExpression"] == "attribute_not_exists(#pk)"
     assert len(transaction) == 33
     assert {from_attributes(a["Delete"]["Key"])["SK"] for a in transaction[1:]} == set(
@@ -157,7 +158,7 @@ def test_orphans_are_deleted_only_while_the_comment_does_not_exist() -> None:
 
 def test_a_large_repair_is_split_into_transactions_of_100_actions() -> None:
     difference = Difference("COMMENT#x", 3, extra=tuple(f"COPY#x{n}" for n in range(150)))
-    transactions = repair_transactions("t", difference)
+    transactions = repair_transactions("t", TABLE, difference)
     assert [len(t) for t in transactions] == [100, 52]
     assert all("ConditionCheck" in t[0] for t in transactions)
 

@@ -18,6 +18,7 @@ from data.copies_verify import diff, group
 from demo.model.comments import COMMENT
 from keys.codecs import format_timestamp
 from keys.errors import Conflict, Unavailable
+from keys.table import TABLE
 from store.client import Store
 from store.connection import LOCAL_CREDENTIALS
 from store.loaders import ItemLoader
@@ -63,7 +64,7 @@ async def of_type(direct: Store, kind: str) -> list[Item]:
 
 
 def test_a_token_rides_on_the_item_and_asks_for_the_stored_one_on_refusal() -> None:
-    put = put_request("t", {"PK": "a", "SK": "a"}, must_be_new=True, token="k1")
+    put = put_request("t", {"PK": "a", "SK": "a"}, new_on=TABLE, token="k1")
     assert put["Item"][WRITE_TOKEN] == {"S": "k1"}
     assert put["ReturnValuesOnConditionCheckFailure"] == "ALL_OLD"
     update = update_request("t", {"PK": "a", "SK": "a"}, set_values={"n": 1}, token="k2")

@@ -10,6 +10,7 @@ import pytest
 
 from data.idempotency import find_record, new_intent
 from keys.errors import Code, Conflict
+from keys.table import TABLE
 from store.client import Store
 from store.requests import put_request
 from tests.table import scan_all
@@ -19,11 +20,11 @@ async def test_a_repeat_racing_the_first_request_hears_it_is_being_answered(
     client: Any, table: str
 ) -> None:
     first = Store(client, table, intent=new_intent(table, "ada", "k", "fingerprint"))
-    await first.put(put_request(table, {"PK": "A#1", "SK": "A#1"}, must_be_new=True))
+    await first.put(put_request(table, {"PK": "A#1", "SK": "A#1"}, new_on=TABLE))
     assert first.intent is not None and first.intent.landed
     repeat = Store(client, table, intent=new_intent(table, "ada", "k", "fingerprint"))
     with pytest.raises(Conflict) as refused:
-        await repeat.put(put_request(table, {"PK": "A#2", "SK": "A#2"}, must_be_new=True))
+        await repeat.put(put_request(table, {"PK": "A#2", "SK": "A#2"}, new_on=TABLE))
     assert refused.value.extensions == {"code": Code.CONFLICT}
     assert str(refused.value) == (
         "a request with this Idempotency-Key is being answered; retry shortly"

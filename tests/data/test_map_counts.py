@@ -12,6 +12,7 @@ import pytest
 from data.map_counts import rebuild_short_counts
 from demo.model.markers import MARKER_PLACES
 from demo.seed import Seeder
+from keys.table import TABLE
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import primary_key, to_attributes
@@ -40,7 +41,9 @@ async def written_before(store: Store, client: Any) -> list[str]:
     added = [await data.add_marker(store, lat, lon, "old") for lat, lon in PLACES]
     for item in await scan_all(client, store.table):
         if item["PK"] in ("DgCe1#", "DgCe2#"):
-            await client.delete_item(TableName=store.table, Key=to_attributes(primary_key(item)))
+            await client.delete_item(
+                TableName=store.table, Key=to_attributes(primary_key(item, TABLE))
+            )
     return [m.geohash for m in added]
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from data.migration import Pass, index_attributes, run
 from data.migration_items import ItemChange, change_of, entity_labels
-from keys.migrations import CHECKPOINT
+from keys.migrations import checkpoint_key
+from keys.table import TABLE
 from store.client import Store
 from store.connection import open_client
 from tests.client import Api, settings_for
@@ -58,7 +59,7 @@ async def test_killed_at_random_points_it_resumes_and_loses_and_duplicates_nothi
             await process.wait()
             kept = await client.get_item(
                 TableName=old_table,
-                Key={k: {"S": v} for k, v in CHECKPOINT.items()},
+                Key={k: {"S": v} for k, v in checkpoint_key(TABLE).items()},
                 ConsistentRead=True,
             )
             killed_midway += "Item" in kept
@@ -169,7 +170,7 @@ async def test_one_run_at_a_time_and_a_killed_one_is_taken_over_at_once(
     slow = await asyncio.create_subprocess_exec(
         *apply, "--max-wcu", "10", env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    key = {k: {"S": v} for k, v in CHECKPOINT.items()}
+    key = {k: {"S": v} for k, v in checkpoint_key(TABLE).items()}
     for _ in range(200):  # until it holds the checkpoint
         if "Item" in await client.get_item(TableName=table, Key=key, ConsistentRead=True):
             break

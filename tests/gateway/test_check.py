@@ -51,7 +51,7 @@ async def test_each_problem_is_one_line_with_its_fix(
     assert checked.returncode == 1
     found = [line for line in checked.stdout.splitlines() if line.startswith("problem: ")]
     assert len(found) == 2, checked.stdout
-    assert "has no stream" in found[0] and "`dynagate create-table`" in found[0]
+    assert "has no stream" in found[0] and "`dynagate create-table --enable-stream`" in found[0]
     assert "Redis at DYNAGATE_REDIS_URL does not answer" in found[1]
     missing = run("check", env={**env, "DYNAGATE_TABLE": "no-such-table"})
     assert missing.returncode == 1

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from keys.documents import document_key
+from keys.table import TABLE
 from store.requests import to_attributes
 from tests.client import Api, settings_for
 from tests.gateway.test_cli import run
@@ -40,7 +41,9 @@ def sized(size: int, filler: str = "a") -> str:
 
 
 async def stored(client: Any, table: str, text: str) -> bool:
-    found = await client.get_item(TableName=table, Key=to_attributes(document_key(sha(text))))
+    found = await client.get_item(
+        TableName=table, Key=to_attributes(document_key(TABLE, sha(text)))
+    )
     return "Item" in found
 
 

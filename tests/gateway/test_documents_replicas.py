@@ -19,6 +19,7 @@ from data.documents import register_document
 from gateway.documents.persisted import RECHECK_SECONDS, PersistedDocuments
 from keys.documents import document_key
 from keys.errors import UnknownDocument
+from keys.table import TABLE
 from store.client import Store
 from store.stream_records import StreamRecord
 from tests.client import settings_for
@@ -167,8 +168,10 @@ async def test_a_registration_heard_while_reading_is_not_taken_for_a_miss(
     """The table is read before the registration lands, its record heard before the read
     answers: the document is kept, not remembered as missing for RECHECK_SECONDS."""
     documents = PersistedDocuments()
-    item = {**document_key(SHA), "sha256": SHA, "document": QUERY, "trusted": False}
-    record = StreamRecord("INSERT", document_key(SHA), None, item, "1", "shard-1", time.time())
+    item = {**document_key(TABLE, SHA), "sha256": SHA, "document": QUERY, "trusted": False}
+    record = StreamRecord(
+        "INSERT", document_key(TABLE, SHA), None, item, "1", "shard-1", time.time()
+    )
 
     async def follow() -> None:  # the record comes in while the table is read
         asyncio.get_running_loop().call_soon(documents.heard, record)

@@ -12,6 +12,7 @@ import pytest
 
 from keys.errors import BadUserInput
 from keys.idempotency import checked_key, fingerprint, record_key
+from keys.table import TABLE
 from store.requests import from_attributes, to_attributes
 from tests.client import Api, settings_for
 from tests.documents import CREATE_CUSTOMER, PLACE_ORDER, SET_ORDER_STATUS
@@ -59,7 +60,7 @@ def test_the_fingerprint_is_the_request_whatever_the_order_of_variables() -> Non
     assert one != fingerprint("mutation { a }", None, {"x": 2, "y": [1, 2]})
     assert one != fingerprint("mutation { a }", "A", {"x": 1, "y": [1, 2]})
     assert one != fingerprint("mutation { b }", None, {"x": 1, "y": [1, 2]})
-    assert record_key("user:ada", "k") != record_key("user:grace", "k")
+    assert record_key(TABLE, "user:ada", "k") != record_key(TABLE, "user:grace", "k")
 
 
 async def test_a_malformed_key_is_400_and_nothing_runs(api: Api, client: Any, table: str) -> None:

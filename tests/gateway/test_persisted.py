@@ -12,6 +12,7 @@ import pytest
 from gateway.documents.persisted import requested_hash
 from keys.documents import document_key
 from keys.errors import BadUserInput
+from keys.table import TABLE
 from store.requests import to_attributes
 from tests.client import Api
 
@@ -45,7 +46,7 @@ async def test_apollos_flow_registers_then_runs_by_hash(api: Api, client: Any, t
     assert "data" not in unknown or unknown["data"] is None
     sent = (await api.http.post("/graphql", json={"query": QUERY, "extensions": apq()})).json()
     assert sent["data"] == {"product": None}
-    stored = await client.get_item(TableName=table, Key=to_attributes(document_key(SHA)))
+    stored = await client.get_item(TableName=table, Key=to_attributes(document_key(TABLE, SHA)))
     assert stored["Item"]["document"] == {"S": QUERY}
     # With the bound it was computed to have when it first ran.
     assert stored["Item"]["bound"]["M"]["requests"] == {"N": "1"}
@@ -85,7 +86,7 @@ async def test_a_wrong_hash_or_a_bad_document_is_never_registered(
         await api.http.post("/graphql", json={"query": broken, "extensions": apq(sha)})
     ).json()
     assert code(refused) == "BAD_USER_INPUT"
-    for key in (document_key("0" * 64), document_key(sha)):
+    for key in (document_key(TABLE, "0" * 64), document_key(TABLE, sha)):
         stored = await client.get_item(TableName=table, Key=to_attributes(key))
         assert "Item" not in stored
     unknown = (await api.http.post("/graphql", json={"documentId": f"sha256:{sha}"})).json()

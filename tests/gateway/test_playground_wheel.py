@@ -7,6 +7,7 @@ download of about 5 MB into `${XDG_CACHE_HOME:-~/.cache}/dynagate/graphiql` when
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shutil
@@ -103,19 +104,51 @@ def test_a_wheel_built_from_a_clean_clone_serves_the_whole_playground(
 
 
 def image_build_context(into: Path) -> Path:
-    """What the Dockerfile's build stage copies before it builds the wheel, and no more."""
+    """What the Dockerfile's build stage copies before it builds the wheel, and no more:
+    each COPY's sources, less what `.dockerignore` keeps out of the context."""
     dockerfile = (ROOT / "Dockerfile").read_text()
     build_stage = dockerfile.split(" AS build", 1)[1].split("\nFROM ", 1)[0]
+    ignored = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     for line in re.findall(r"^COPY (?!--from)(.+)$", build_stage, re.MULTILINE):
         *sources, target = line.split()
         for name in sources:
-            destination = into / (target if target not in ("./", ".") else name)
-            if (ROOT / name).is_dir():
-                shutil.copytree(ROOT / name, destination, ignore=shutil.ignore_patterns("graphiql"))
+            source = ROOT / name
+            # `COPY . .` and `COPY x ./` keep the names; `COPY a b` renames.
+            destination = into / (name if target in ("./", ".") else target)
+            if source.is_dir():
+                _copy_context(source, destination, ignored)
             else:
                 destination.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(ROOT / name, destination)
+                shutil.copy2(source, destination)
     return into
+
+
+def _copy_context(source: Path, destination: Path, ignored: list[str]) -> None:
+    """`source` into `destination`, without what Docker's ignore patterns name (relative to
+    the project; `**/` at any depth)."""
+
+    def left_out(path: Path) -> bool:
+        relative = path.relative_to(ROOT)
+        for pattern in ignored:
+            if pattern.startswith("**/"):
+                if relative.match(pattern.removeprefix("**/")):
+                    return True
+            elif fnmatch.fnmatchcase(str(relative), pattern):
+                return True
+        return False
+
+    for folder, folders, files in os.walk(source):
+        here = Path(folder)
+        folders[:] = [f for f in folders if not left_out(here / f)]
+        for file in files:
+            if not left_out(here / file):
+                target = destination / (here / file).relative_to(source)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(here / file, target)
 
 
 def test_the_image_build_stage_puts_the_playground_in_its_wheel(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from data.documents import load_document, register_document
 from gateway.documents import persisted
 from gateway.settings import Settings, SettingsError
 from keys.documents import document_key
+from keys.table import TABLE
 from store.client import Store
 from store.requests import to_attributes
 from tests.client import Api, settings_for
@@ -55,7 +56,9 @@ async def trusted(endpoint: str, table: str) -> AsyncIterator[Api]:
 
 
 async def stored(client: Any, table: str, text: str) -> dict[str, Any] | None:
-    found = await client.get_item(TableName=table, Key=to_attributes(document_key(sha(text))))
+    found = await client.get_item(
+        TableName=table, Key=to_attributes(document_key(TABLE, sha(text)))
+    )
     item: dict[str, Any] | None = found.get("Item")
     return item
 

@@ -25,7 +25,6 @@ from keys.errors import BadUserInput
 from keys.geohash import Box, cell_box, encode
 from keys.map import (
     Viewport,
-    cell_of,
     checked_precision,
     default_precision,
     partitions_needed,
@@ -34,6 +33,7 @@ from keys.map import (
 from tests.demo_map import (
     cell_key,
     cell_keys,
+    cell_of,
     marker_key,
     place_key,
 )

@@ -233,7 +233,14 @@ def _child(label: str = "#BOOK", **more: Any) -> Entity:
     ("declare", "refusal"),
     [
         (lambda: item(type=Text()), "'type': the name is the engine's own"),
-        (lambda: item(GSI1PK=Text()), "'GSI1PK': the name is the engine's own"),
+        (
+            lambda: replace(
+                item(),
+                attributes={**item().attributes, "GSI1PK": Text()},
+                indexes={GSI1: same(key("ITEM", "id"))},
+            ),
+            "'GSI1PK': the name is a key attribute of its table or an index",
+        ),
         (lambda: item(count=Number(high=2**31)), "within GraphQL's 32-bit Int"),
         (lambda: item(count=Number(low=5, high=1)), "low to high must be in order"),
         (lambda: item(hue=Choice(values=Size, initial="L")), "initial value is not one of"),  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from keys.errors import Conflict
+from keys.table import TABLE
 from store.client import Store
 from store.requests import (
     WRITE_TOKEN,
@@ -28,11 +29,11 @@ Write = Callable[[Store, str], Awaitable[Any]]
 
 def intent(table: str, token: str) -> Intent:
     item = {**RECORD, WRITE_TOKEN: token}
-    return Intent(transaction_put(table, item, must_be_new=True), Witness(RECORD, token), REFUSAL)
+    return Intent(transaction_put(table, item, new_on=TABLE), Witness(RECORD, token), REFUSAL)
 
 
 async def put(store: Store, table: str) -> None:
-    await store.put(put_request(table, {"PK": "A#1", "SK": "A#1"}, must_be_new=True))
+    await store.put(put_request(table, {"PK": "A#1", "SK": "A#1"}, new_on=TABLE))
 
 
 async def update(store: Store, table: str) -> None:
@@ -40,7 +41,7 @@ async def update(store: Store, table: str) -> None:
 
 
 async def transact(store: Store, table: str) -> None:
-    await store.transact([transaction_put(table, {"PK": "A#1", "SK": "A#1"}, must_be_new=True)])
+    await store.transact([transaction_put(table, {"PK": "A#1", "SK": "A#1"}, new_on=TABLE)])
 
 
 @pytest.mark.parametrize("write", [put, update, transact])

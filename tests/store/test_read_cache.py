@@ -9,7 +9,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from keys.table import GSI1, GSI2
+from keys.table import GSI1, GSI2, TABLE
 from store.read_cache import ReadCache
 from store.read_dependencies import item as item_dependency
 from store.read_dependencies import of_image as partitions_of
@@ -83,13 +83,13 @@ def test_a_suspended_cache_answers_nothing_and_stores_no_read_begun_before() -> 
 
 def test_an_item_is_in_the_partitions_of_the_indexes_whose_keys_it_holds() -> None:
     item = {"PK": "ORDER#1", "SK": "ORDER#1", "GSI1PK": "CUSTOMER#c1", "GSI1SK": "x"}
-    assert partitions_of(item, [GSI1, GSI2]) == {
+    assert partitions_of(item, TABLE, [GSI1, GSI2]) == {
         ("", "ORDER#1"),
         item_dependency("ORDER#1", "ORDER#1"),
         ("GSI1", "CUSTOMER#c1"),
     }
     # A sparse index's partition key without its sort key: not in the index.
-    assert ("GSI2", "P") not in partitions_of({**item, "GSI2PK": "P"}, [GSI2])
+    assert ("GSI2", "P") not in partitions_of({**item, "GSI2PK": "P"}, TABLE, [GSI2])
 
 
 @given(st.integers(min_value=0, max_value=2**32))

@@ -189,7 +189,7 @@ def test_update_without_condition_or_removals_only_requires_existence() -> None:
 
 def test_put_must_be_new_is_conditional_on_the_partition_key() -> None:
     item = {"PK": "C#a", "SK": "C#a", "name": "Alice", "n": 2}
-    assert put_request(T, item, must_be_new=True) == {
+    assert put_request(T, item, new_on=TABLE) == {
         "TableName": T,
         "Item": {"PK": {"S": "C#a"}, "SK": {"S": "C#a"}, "name": {"S": "Alice"}, "n": {"N": "2"}},
         "ConditionExpression": "attribute_not_exists(#pk)",

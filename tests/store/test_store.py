@@ -198,9 +198,9 @@ async def test_a_conditional_put_on_an_existing_item_is_condition_failed(
 ) -> None:
     store = Store(client, table)
     item = {"PK": "C#a", "SK": "C#a", "name": "first"}
-    await store.put(put_request(table, item, must_be_new=True))
+    await store.put(put_request(table, item, new_on=TABLE))
     with pytest.raises(ConditionFailed):
-        await store.put(put_request(table, {**item, "name": "second"}, must_be_new=True))
+        await store.put(put_request(table, {**item, "name": "second"}, new_on=TABLE))
     assert [i["name"] for i in await scan_all(client, table)] == ["first"]
     assert store.cost.requests == 2
     assert store.cost.write_capacity_units >= 1.0
@@ -214,7 +214,7 @@ async def test_a_cancelled_transaction_has_one_reason_per_action(
     actions = [
         condition_check(table, {"PK": "C#exists", "SK": "C#exists"}, exists=True),
         condition_check(table, {"PK": "C#missing", "SK": "C#missing"}, exists=True),
-        {"Put": put_request(table, {"PK": "O#1", "SK": "O#1"}, must_be_new=True)},
+        {"Put": put_request(table, {"PK": "O#1", "SK": "O#1"}, new_on=TABLE)},
     ]
     with pytest.raises(TransactionCanceled) as raised:
         await store.transact(actions)
@@ -230,8 +230,8 @@ async def test_a_transaction_that_goes_through_reports_write_capacity(
     store = Store(client, table)
     await store.transact(
         [
-            {"Put": put_request(table, {"PK": "A", "SK": "A"}, must_be_new=True)},
-            {"Put": put_request(table, {"PK": "B", "SK": "B"}, must_be_new=True)},
+            {"Put": put_request(table, {"PK": "A", "SK": "A"}, new_on=TABLE)},
+            {"Put": put_request(table, {"PK": "B", "SK": "B"}, new_on=TABLE)},
         ]
     )
     assert store.cost.requests == 1

@@ -16,7 +16,7 @@ from store.connection import open_streams_client
 from store.errors import DynamoDBFailure
 from store.requests import to_attributes
 from store.stream import StreamReader, StreamRecord
-from store.tables import create_table, create_table_request, enable_stream
+from store.tables import create_table, create_table_request, turn_stream_on
 from tests.faults import FaultProxy, Mode, without_backoff
 
 if TYPE_CHECKING:
@@ -146,21 +146,29 @@ async def test_a_transaction_is_delivered_action_by_action(
     }
 
 
-async def test_a_table_without_a_stream_gets_one(client: DynamoDBClient, streams: Any) -> None:
+async def test_a_table_without_a_stream_gets_one_only_when_asked(
+    client: DynamoDBClient, streams: Any
+) -> None:
     name = f"test-{uuid.uuid4().hex[:12]}"
     request = create_table_request(name)
     del request["StreamSpecification"]
     await client.create_table(**request)
     try:
-        assert await enable_stream(client, name) is True
+        said = await create_table(client, name)
+        assert "changed nothing" in said and "--enable-stream" in said
+        described = (await client.describe_table(TableName=name))["Table"]
+        assert not described.get("StreamSpecification", {}).get("StreamEnabled")
+        assert await create_table(client, name, enable_stream=True) == (
+            f"table {name!r} existed; turned its stream on"
+        )
         described = (await client.describe_table(TableName=name))["Table"]
         assert described.get("StreamSpecification") == {
             "StreamEnabled": True,
             "StreamViewType": "NEW_AND_OLD_IMAGES",
         }
-        assert await enable_stream(client, name) is False
+        assert await turn_stream_on(client, name) is False
         assert await create_table(client, name) == (
-            f"table {name!r} already exists with every index and its stream"
+            f"table {name!r} already exists as the model declares it, with its stream"
         )
         async with reading(client, streams, name) as delivered:
             await put(client, name, key(4))
@@ -180,7 +188,7 @@ async def test_create_table_turns_the_stream_on_once(client: DynamoDBClient) -> 
         await client.delete_table(TableName=name)
     assert first.startswith(f"created table {name!r} with ")
     assert first.endswith("indexes and its stream (new and old images)")
-    assert second == f"table {name!r} already exists with every index and its stream"
+    assert second == f"table {name!r} already exists as the model declares it, with its stream"
     assert again == arn
 
 
@@ -193,7 +201,7 @@ async def test_a_stream_of_another_view_type_is_refused_with_the_fix(
     await client.create_table(**request)
     try:
         with pytest.raises(DynamoDBFailure, match=r"holds KEYS_ONLY.*StreamEnabled=false"):
-            await create_table(client, name)
+            await create_table(client, name, enable_stream=True)
     finally:
         await client.delete_table(TableName=name)
 
@@ -206,7 +214,7 @@ async def test_a_stream_turned_off_and_on_is_followed(
         await until(lambda: len(delivered) == 1)
         await client.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
         await put(client, table, key(6))  # no stream: never delivered
-        assert await enable_stream(client, table) is True
+        assert await turn_stream_on(client, table) is True
         await put(client, table, key(7))
         await until(lambda: len(delivered) == 2)
         await asyncio.sleep(0.3)

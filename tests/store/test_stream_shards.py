@@ -25,6 +25,7 @@ class Run:
     batches: list[list[StreamRecord]]
     failures: list[str]
     reads: list[tuple[int, float | None]]
+    reader: StreamReader | None = None
 
     def deliver(self, records: Sequence[StreamRecord]) -> None:
         self.batches.append(list(records))
@@ -78,6 +79,7 @@ async def running(
         clock=clock,
         sleep=clock.sleep,
     )
+    run.reader = reader
     task = asyncio.create_task(reader.run())
     try:
         await run.until(reader.ready.is_set)
@@ -233,14 +235,17 @@ async def test_a_table_without_a_stream_is_told_once_and_looked_at_again(
         assert set(run.clock.sleeps) == {3.0}
         warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
         assert warnings == [
-            "the table has no stream: run `dynagate create-table`; subscriptions hear of no"
-            " change until then"
+            "the table has no stream: subscriptions hear of no change, the read cache answers"
+            " nothing and persisted documents are read from the table until `dynagate"
+            " create-table --enable-stream` turns it on"
         ]
+        assert run.reader is not None and run.reader.streamless  # `/readyz` names it
         # Turned on: the new stream is read from its oldest record.
         run.streams.shard("A")
         run.streams.write("A", 7)
         run.table.stream = ARN
         await run.delivers([7])
+        assert not run.reader.streamless
     assert run.streams.called("GetShardIterator")[0]["ShardIteratorType"] == "TRIM_HORIZON"
 
 

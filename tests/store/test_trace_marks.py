@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from keys.table import TABLE
 from store.requests import put_request, transaction_put, update_request
 from store.trace_marks import (
     TRACE_ATTRIBUTE,
@@ -23,7 +24,7 @@ def update(**given: Any) -> dict[str, Any]:
 
 
 def test_a_conditional_put_carries_the_cause_and_an_untraced_one_none() -> None:
-    put = put_request("t", {**KEY, "name": "Ada"}, must_be_new=True)
+    put = put_request("t", {**KEY, "name": "Ada"}, new_on=TABLE)
     assert marked_put(put, CAUSE)["Item"][TRACE_ATTRIBUTE] == {"S": CAUSE}
     carried = marked_put(put, CAUSE)
     assert TRACE_ATTRIBUTE not in marked_put(carried, None)["Item"]
@@ -82,7 +83,7 @@ def test_placeholders_and_lower_case_keywords_are_told_apart() -> None:
 
 def test_a_transaction_marks_its_conditional_puts_and_updates_only() -> None:
     actions = [
-        transaction_put("t", {**KEY, "name": "Ada"}, must_be_new=True),
+        transaction_put("t", {**KEY, "name": "Ada"}, new_on=TABLE),
         transaction_put("t", {"PK": "C#ada", "SK": "COPY#1"}),
         {"Update": update(set_values={"status": "SHIPPED"})},
         {"Delete": {"TableName": "t", "Key": KEY}},

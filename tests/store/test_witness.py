@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from keys.table import TABLE
 from store.requests import (
     WRITE_TOKEN,
     put_request,
@@ -18,8 +19,8 @@ KEY = {"PK": "A", "SK": "B"}
 
 
 def test_a_put_or_an_update_with_a_token_has_a_witness() -> None:
-    assert of_put(put_request(T, {**KEY, "x": 1})) is None
-    assert of_put(put_request(T, {**KEY, "x": 1}, token="tok")) == Witness(KEY, "tok")
+    assert of_put(put_request(T, {**KEY, "x": 1}), TABLE) is None
+    assert of_put(put_request(T, {**KEY, "x": 1}, token="tok"), TABLE) == Witness(KEY, "tok")
     plain = update_request(T, KEY, set_values={"status": "SHIPPED"})
     assert of_update(plain) is None
     # The token sits among other values, however many come before it.
@@ -31,22 +32,22 @@ def test_a_put_or_an_update_with_a_token_has_a_witness() -> None:
 
 def test_a_transaction_stamps_its_first_conditional_put_only() -> None:
     copy = transaction_put(T, {"PK": "C", "SK": "copy"})
-    new = transaction_put(T, {"PK": "C", "SK": "new"}, must_be_new=True)
+    new = transaction_put(T, {"PK": "C", "SK": "new"}, new_on=TABLE)
     update = transaction_update(update_request(T, KEY, add={"n": 1}))
-    actions = [update, copy, new, transaction_put(T, {"PK": "D", "SK": "d"}, must_be_new=True)]
+    actions = [update, copy, new, transaction_put(T, {"PK": "D", "SK": "d"}, new_on=TABLE)]
     before = [dict(a) for a in actions]
-    assert stamp(actions, "tok") == Witness({"PK": "C", "SK": "new"}, "tok")
+    assert stamp(actions, "tok", TABLE) == Witness({"PK": "C", "SK": "new"}, "tok")
     assert actions[2]["Put"]["Item"][WRITE_TOKEN] == {"S": "tok"}
     assert [a for i, a in enumerate(actions) if i != 2] == [
         b for i, b in enumerate(before) if i != 2
     ]
-    assert stamp([update, copy, transaction_delete(T, KEY)], "tok") is None
+    assert stamp([update, copy, transaction_delete(T, KEY)], "tok", TABLE) is None
     # One that only deletes: landed when what it deleted on a condition is gone.
     deletes = [
         transaction_delete(T, KEY),
         transaction_delete(T, {"PK": "E", "SK": "e"}, must_exist=True),
     ]
-    gone = stamp(deletes, "tok")
+    gone = stamp(deletes, "tok", TABLE)
     assert gone == Witness({"PK": "E", "SK": "e"}, None)
     assert gone.holds(None) and not gone.holds({"PK": "E", "SK": "e"})
 

@@ -1,0 +1,106 @@
+"""A table dynamodb-onetable writes, served beside it: OneTable itself (`tests/tools/`, run
+with Node) makes the table and writes accounts and their users in its own value templates,
+`_type` and timestamps; dynagate, given a model of that table
+(`tests/model/onetable_accounts.py`), answers as OneTable's own queries do over the same
+items, and what each side writes the other reads."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.client import Api
+
+TOOLS = Path(__file__).parents[1] / "tools"
+pytestmark = [
+    pytest.mark.overrides(model="tests.model.onetable_accounts"),
+    pytest.mark.skipif(
+        not (TOOLS / "node_modules").is_dir() or shutil.which("node") is None,
+        reason="`make tools` installs ElectroDB and dynamodb-onetable for Node",
+    ),
+]
+USERS = """query ($first: Int, $after: String) { account(id: "acme") { name
+  users(first: $first, after: $after) { edges { node { email name created updated } }
+  pageInfo { hasNextPage endCursor } } } }"""
+
+
+def onetable(endpoint: str, table: str, action: str, **given: Any) -> Any:
+    """OneTable's answer to `action` (`tests/tools/onetable.mjs`)."""
+    done = subprocess.run(
+        ["node", str(TOOLS / "onetable.mjs"), endpoint, table, action, json.dumps(given)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "NODE_NO_WARNINGS": "1"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+async def table(endpoint: str) -> AsyncIterator[str]:
+    """A table OneTable's users made, with OneTable's own items in it."""
+    name = f"onetable-{uuid.uuid4().hex[:12]}"
+    await asyncio.to_thread(onetable, endpoint, name, "create")
+    await asyncio.to_thread(onetable, endpoint, name, "seed")
+    yield name
+    await asyncio.to_thread(onetable, endpoint, name, "drop")
+
+
+def shown(user: dict[str, Any]) -> dict[str, Any]:
+    return {k: user[k] for k in ("email", "name", "created", "updated")}
+
+
+async def test_dynagate_answers_as_onetable_s_own_query(
+    api: Api, endpoint: str, table: str
+) -> None:
+    theirs = await asyncio.to_thread(onetable, endpoint, table, "users", accountId="acme")
+    first = (await api(USERS, first=2)).ok()["account"]
+    assert first["name"] == "Acme"
+    after = first["users"]["pageInfo"]["endCursor"]
+    rest = (await api(USERS, first=2, after=after)).ok()["account"]["users"]
+    ours = [edge["node"] for edge in (*first["users"]["edges"], *rest["edges"])]
+    assert ours == [shown(user) for user in theirs]
+    assert [user["email"] for user in ours] == ["ada@acme.io", "bob@acme.io", "cy@acme.io"]
+
+
+async def test_what_each_side_writes_the_other_reads(api: Api, endpoint: str, table: str) -> None:
+    added = await api(
+        """mutation { addUser(input: {accountId: "acme", email: "eve@acme.io", name: "Eve"})
+        { email name created } }"""
+    )
+    made = added.ok()["addUser"]
+    got = await asyncio.to_thread(
+        onetable, endpoint, table, "get", accountId="acme", email="eve@acme.io"
+    )
+    assert shown(got) == {**made, "updated": made["created"]}
+    renamed = await api(
+        """mutation { renameUser(input: {accountId: "acme", email: "ada@acme.io",
+        name: "Ada L."}) { name } }"""
+    )
+    assert renamed.ok()["renameUser"] == {"name": "Ada L."}
+    again = await asyncio.to_thread(
+        onetable, endpoint, table, "get", accountId="acme", email="ada@acme.io"
+    )
+    assert again["name"] == "Ada L."
+    await asyncio.to_thread(
+        onetable, endpoint, table, "add", accountId="acme", email="abe@acme.io", name="Abe"
+    )
+    ours = (await api(USERS, first=10)).ok()["account"]["users"]["edges"]
+    assert [edge["node"]["email"] for edge in ours] == [
+        "abe@acme.io",
+        "ada@acme.io",
+        "bob@acme.io",
+        "cy@acme.io",
+        "eve@acme.io",
+    ]

@@ -1,0 +1,116 @@
+"""Tables written by other tools, served beside them: ElectroDB itself (`tests/tools/`, run
+with Node as its users run it) makes the table and writes its items in its own formats;
+dynagate, given a model of that table (`tests/model/electrodb_ticketing.py`), answers as
+ElectroDB's own queries do over the same items, and what each side writes the other reads."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.client import Api
+
+TOOLS = Path(__file__).parents[1] / "tools"
+pytestmark = [
+    pytest.mark.overrides(model="tests.model.electrodb_ticketing"),
+    pytest.mark.skipif(
+        not (TOOLS / "node_modules").is_dir() or shutil.which("node") is None,
+        reason="`make tools` installs ElectroDB and dynamodb-onetable for Node",
+    ),
+]
+EVENTS = """query ($first: Int, $after: String) { venue(venueId: "V1") { name
+  events(first: $first, after: $after) { edges { node { eventId day title seats } }
+  pageInfo { hasNextPage endCursor } } } }"""
+
+
+def electrodb(endpoint: str, table: str, action: str, **given: Any) -> Any:
+    """ElectroDB's answer to `action` (`tests/tools/electrodb.mjs`)."""
+    done = subprocess.run(
+        ["node", str(TOOLS / "electrodb.mjs"), endpoint, table, action, json.dumps(given)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "NODE_NO_WARNINGS": "1"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+async def table(endpoint: str) -> AsyncIterator[str]:
+    """A table ElectroDB's users made, with ElectroDB's own items in it."""
+    name = f"electrodb-{uuid.uuid4().hex[:12]}"
+    await asyncio.to_thread(electrodb, endpoint, name, "create")
+    await asyncio.to_thread(electrodb, endpoint, name, "seed")
+    yield name
+    await asyncio.to_thread(electrodb, endpoint, name, "drop")
+
+
+def shown(event: dict[str, Any]) -> dict[str, Any]:
+    return {k: event[k] for k in ("eventId", "day", "title", "seats")}
+
+
+async def test_dynagate_answers_as_electrodb_s_own_query(
+    api: Api, endpoint: str, table: str
+) -> None:
+    theirs = await asyncio.to_thread(electrodb, endpoint, table, "events", venueId="V1")
+    first = await api(EVENTS, first=2)
+    venue = first.ok()["venue"]
+    assert venue["name"] == "Hall One"
+    page = venue["events"]
+    after = page["pageInfo"]["endCursor"]
+    rest = (await api(EVENTS, first=2, after=after)).ok()["venue"]["events"]
+    ours = [edge["node"] for edge in (*page["edges"], *rest["edges"])]
+    assert ours == [shown(event) for event in theirs]
+    assert [event["eventId"] for event in ours] == ["E1", "E2", "E3"]
+    # Each page one Query of the venue's partition on gsi1 (the venue itself by GetItem).
+    assert first.cost["itemsScanned"] <= 3 + 1, first.cost
+    one = await api('{ event(eventId: "E3") { eventId day title seats } }')
+    assert one.ok()["event"] == shown(theirs[2])
+
+
+async def test_what_each_side_writes_the_other_reads(api: Api, endpoint: str, table: str) -> None:
+    added = await api(
+        """mutation { addEvent(input: {eventId: "E9", venueId: "V1", day: "2025-03-02",
+        title: "Matinee", seats: 30}) { eventId } }"""
+    )
+    assert added.ok()["addEvent"] == {"eventId": "E9"}
+    read_back = await asyncio.to_thread(electrodb, endpoint, table, "get", eventId="E9")
+    assert shown(read_back) == {
+        "eventId": "E9",
+        "day": "2025-03-02",
+        "title": "Matinee",
+        "seats": 30,
+    }
+    listed = await asyncio.to_thread(electrodb, endpoint, table, "events", venueId="V1")
+    assert [event["eventId"] for event in listed] == ["E1", "E2", "E9", "E3"]
+    retitled = await api(
+        'mutation { retitleEvent(input: {eventId: "E1", title: "Grand launch"}) { title } }'
+    )
+    assert retitled.ok()["retitleEvent"] == {"title": "Grand launch"}
+    got = await asyncio.to_thread(electrodb, endpoint, table, "get", eventId="E1")
+    assert got["title"] == "Grand launch"
+    # ElectroDB's write is served at once.
+    await asyncio.to_thread(
+        electrodb,
+        endpoint,
+        table,
+        "add",
+        eventId="E10",
+        venueId="V1",
+        day="2025-03-01",
+        title="Early bird",
+        seats=5,
+    )
+    ours = (await api(EVENTS, first=10)).ok()["venue"]["events"]["edges"]
+    assert [edge["node"]["eventId"] for edge in ours] == ["E1", "E10", "E2", "E9", "E3"]
