@@ -318,6 +318,20 @@ def _check_indexes(model: Model) -> None:
             f"{on(index)} ({', '.join(index.attributes)}) is used by an entity but is not"
             " the layout's: declare it in Model(layout=...) as the table has it"
         )
+    if layout.table.types != ("S", "S"):
+        raise ModelError(
+            f"the table's keys are typed {' and '.join(layout.table.types)}: the engine keys"
+            " its own items (documents, Idempotency-Key records, stream leases) as strings"
+        )
+    for entity in model.entities:
+        for index in entity.declared_keys:
+            for attribute in index.attributes:
+                if index.type_of(attribute) != "S":
+                    raise ModelError(
+                        f"{entity.name}'s key on {on(index)}: {attribute!r} is typed"
+                        f" {index.type_of(attribute)}, and keys rendered from templates are"
+                        " strings (S)"
+                    )
     for pattern in model.of_kind(ListOf):
         _check_projection(layout, pattern, pattern.index)
         if pattern.unnarrowed is not None:

@@ -15,6 +15,7 @@ from model import ModelError
 
 PK_SK = m.Index(None, "pk", "sk")
 GSI = m.Index("gsi1", "gsi1pk", "gsi1sk")
+NUMBERED = m.Index(None, "pk", "sk", types=("S", "N"))
 SLIM = m.Index("gsi2", "gsi2pk", "gsi2sk", "INCLUDE", included=("title",))
 
 
@@ -54,6 +55,21 @@ def child(sort: str, index: m.Index = GSI) -> m.Entity:
         (lambda: thing(key=m.same(m.template("X#${id}${title}"))), "holds no delimiter"),
         (lambda: thing(key=m.same(m.template("MIGRATION#${id}"))), "the engine's own"),
         (lambda: thing(discriminator=m.Discriminator("title")), "its discriminator's"),
+        (
+            lambda: m.Model((thing(table=NUMBERED),), (), m.Layout(NUMBERED)),
+            "the table's keys are typed S and N",
+        ),
+        (
+            lambda: m.Model(
+                (
+                    thing(),
+                    child("PART#${id}", m.Index("gsi1", "gsi1pk", "gsi1sk", types=("S", "N"))),
+                ),
+                (),
+                m.Layout(PK_SK, (m.Index("gsi1", "gsi1pk", "gsi1sk", types=("S", "N")),)),
+            ),
+            "'gsi1sk' is typed N",
+        ),
     ],
 )
 def test_a_declaration_the_table_could_not_serve_is_refused(

@@ -7,54 +7,28 @@ items, and what each side writes the other reads."""
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import shutil
-import subprocess
-import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.client import Api
+from tests.other_tools import NEEDS_NODE, tool, tool_table
 
-TOOLS = Path(__file__).parents[1] / "tools"
-pytestmark = [
-    pytest.mark.overrides(model="tests.model.onetable_accounts"),
-    pytest.mark.skipif(
-        not (TOOLS / "node_modules").is_dir() or shutil.which("node") is None,
-        reason="`make tools` installs ElectroDB and dynamodb-onetable for Node",
-    ),
-]
+pytestmark = [pytest.mark.overrides(model="tests.model.onetable_accounts"), NEEDS_NODE]
 USERS = """query ($first: Int, $after: String) { account(id: "acme") { name
   users(first: $first, after: $after) { edges { node { email name created updated } }
   pageInfo { hasNextPage endCursor } } } }"""
 
 
 def onetable(endpoint: str, table: str, action: str, **given: Any) -> Any:
-    """OneTable's answer to `action` (`tests/tools/onetable.mjs`)."""
-    done = subprocess.run(
-        ["node", str(TOOLS / "onetable.mjs"), endpoint, table, action, json.dumps(given)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "NODE_NO_WARNINGS": "1"},
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return tool("onetable.mjs", endpoint, table, action, **given)
 
 
 @pytest.fixture
 async def table(endpoint: str) -> AsyncIterator[str]:
-    """A table OneTable's users made, with OneTable's own items in it."""
-    name = f"onetable-{uuid.uuid4().hex[:12]}"
-    await asyncio.to_thread(onetable, endpoint, name, "create")
-    await asyncio.to_thread(onetable, endpoint, name, "seed")
-    yield name
-    await asyncio.to_thread(onetable, endpoint, name, "drop")
+    async with tool_table("onetable.mjs", endpoint) as name:
+        yield name
 
 
 def shown(user: dict[str, Any]) -> dict[str, Any]:

@@ -6,54 +6,28 @@ ElectroDB's own queries do over the same items, and what each side writes the ot
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import shutil
-import subprocess
-import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.client import Api
+from tests.other_tools import NEEDS_NODE, tool, tool_table
 
-TOOLS = Path(__file__).parents[1] / "tools"
-pytestmark = [
-    pytest.mark.overrides(model="tests.model.electrodb_ticketing"),
-    pytest.mark.skipif(
-        not (TOOLS / "node_modules").is_dir() or shutil.which("node") is None,
-        reason="`make tools` installs ElectroDB and dynamodb-onetable for Node",
-    ),
-]
+pytestmark = [pytest.mark.overrides(model="tests.model.electrodb_ticketing"), NEEDS_NODE]
 EVENTS = """query ($first: Int, $after: String) { venue(venueId: "V1") { name
   events(first: $first, after: $after) { edges { node { eventId day title seats } }
   pageInfo { hasNextPage endCursor } } } }"""
 
 
 def electrodb(endpoint: str, table: str, action: str, **given: Any) -> Any:
-    """ElectroDB's answer to `action` (`tests/tools/electrodb.mjs`)."""
-    done = subprocess.run(
-        ["node", str(TOOLS / "electrodb.mjs"), endpoint, table, action, json.dumps(given)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "NODE_NO_WARNINGS": "1"},
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return tool("electrodb.mjs", endpoint, table, action, **given)
 
 
 @pytest.fixture
 async def table(endpoint: str) -> AsyncIterator[str]:
-    """A table ElectroDB's users made, with ElectroDB's own items in it."""
-    name = f"electrodb-{uuid.uuid4().hex[:12]}"
-    await asyncio.to_thread(electrodb, endpoint, name, "create")
-    await asyncio.to_thread(electrodb, endpoint, name, "seed")
-    yield name
-    await asyncio.to_thread(electrodb, endpoint, name, "drop")
+    async with tool_table("electrodb.mjs", endpoint) as name:
+        yield name
 
 
 def shown(event: dict[str, Any]) -> dict[str, Any]:
