@@ -36,6 +36,7 @@ async def create_table(
     stream: bool = True,
     enable_stream: bool = False,
     add_indexes: bool = False,
+    enable_ttl: bool = False,
 ) -> str:
     """Create the table of `layout` (the model's) with its stream and time to live.
     `stream=False` (tests of everything but subscriptions) leaves the stream out: DynamoDB
@@ -44,7 +45,8 @@ async def create_table(
     A table that exists is compared with the layout and changed only as asked: a key
     schema or an index that differs, or an index it lacks, is `LayoutMismatch` naming both
     sides; `add_indexes` adds the global indexes it lacks (DynamoDB fills them from the
-    items), `enable_stream` turns its stream on (new and old images) where it is off.
+    items), `enable_stream` turns its stream on (new and old images) where it is off,
+    `enable_ttl` its time to live on `expiresAt` where it has none.
     Returns what was done, for the CLI to print. A stream of another view type is
     `DynamoDBFailure`.
     """
@@ -69,7 +71,10 @@ async def create_table(
             await add_index(client, table, index, wait_seconds)
         await wait_until_active(client, table, wait_seconds)
     streamed = enable_stream and await turn_stream_on(client, table, wait_seconds=wait_seconds)
+    expiring = enable_ttl and await enable_expiry(client, table)
     added = f"; added indexes {[i.name for i in missing]}" if add_indexes and missing else ""
+    if expiring:
+        added += "; turned its time to live on (expiresAt)"
     if streamed:
         return f"table {table!r} existed{added}; turned its stream on"
     if added:
@@ -218,15 +223,17 @@ async def add_index(client: DynamoDBClient, table: str, index: Index, wait_secon
     await wait_until_active(client, table, wait_seconds)
 
 
-async def enable_expiry(client: DynamoDBClient, table: str) -> None:
+async def enable_expiry(client: DynamoDBClient, table: str) -> bool:
     """DynamoDB's time to live on `expiresAt` (seconds since the epoch): the records of
-    Idempotency-Keys are deleted a day after they are written, at no cost."""
+    Idempotency-Keys are deleted a day after they are written, at no cost. False when the
+    table has a time to live already (on whatever attribute: it is the table's)."""
     found = await client.describe_time_to_live(TableName=table)
     if found["TimeToLiveDescription"].get("TimeToLiveStatus") in ("ENABLED", "ENABLING"):
-        return
+        return False
     await client.update_time_to_live(
         TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": EXPIRES}
     )
+    return True
 
 
 async def turn_stream_on(

@@ -65,6 +65,7 @@ def make_table(args: argparse.Namespace) -> int:
                 layout=layout,
                 enable_stream=args.enable_stream,
                 add_indexes=args.add_indexes,
+                enable_ttl=args.enable_ttl,
             )
 
     print(asyncio.run(run()))

@@ -146,6 +146,11 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="add the global indexes the model declares and an existing table lacks",
     )
+    create.add_argument(
+        "--enable-ttl",
+        action="store_true",
+        help="turn an existing table's time to live on, on expiresAt, if it has none",
+    )
     seed = _command(
         subcommands,
         "seed",

@@ -203,6 +203,12 @@ def test_create_table_compares_the_table_and_changes_nothing(
     assert "turned its stream on" in capsys.readouterr().out
     described = app_client(endpoint).describe_table(TableName=table)["Table"]
     assert described["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+    expiry = app_client(endpoint).describe_time_to_live(TableName=table)
+    assert expiry["TimeToLiveDescription"]["TimeToLiveStatus"] == "DISABLED"
+    assert main(["create-table", "--model", ADOPTED, "--enable-ttl"]) == 0
+    assert "turned its time to live on (expiresAt)" in capsys.readouterr().out
+    expiry = app_client(endpoint).describe_time_to_live(TableName=table)
+    assert expiry["TimeToLiveDescription"]["AttributeName"] == "expiresAt"
 
 
 @pytest.mark.usefixtures("cli_env")
