@@ -54,12 +54,13 @@ def values_of(entity: Entity, item: Item, names: Iterable[str]) -> dict[str, Any
     values: dict[str, Any] = {}
     for name in names:
         attribute = entity.attributes[name]
+        held = attribute.stored or name
         if isinstance(attribute, Author):
             values[name] = author_of(item)
         elif attribute.optional:
-            values[name] = _loaded(attribute, item.get(name))
-        elif name in item:
-            values[name] = _loaded(attribute, item[name])
+            values[name] = _loaded(attribute, item.get(held))
+        elif held in item:
+            values[name] = _loaded(attribute, item[held])
         elif isinstance(attribute, Counter):  # nothing counted yet
             values[name] = 0
         elif isinstance(attribute, Choice) and attribute.initial is not None:
@@ -97,7 +98,7 @@ def most_bytes(entity: Entity) -> int:
 def stored(entity: Entity, values: Mapping[str, Any]) -> Item:
     """The item attributes that hold `values` (the authors' are the caller's to write)."""
     return {
-        name: _stored(entity.attributes[name], value)
+        entity.stored_name(name): _stored(entity.attributes[name], value)
         for name, value in values.items()
         if value is not None and not isinstance(entity.attributes[name], Author)
     }

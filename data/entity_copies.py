@@ -206,7 +206,7 @@ def check_moves(
         name = transition.attribute
         sources = [str(source) for source in transition.sources(values.get(name))]
         # A choice declared since the item was written is its initial value.
-        was = item.get(name, _initial(entity, name))
+        was = item.get(entity.stored_name(name), _initial(entity, name))
         if name in values and was not in sources:
             raise BadUserInput(
                 f"{described(entity, arguments)} cannot move from {was} to {values[name]}",

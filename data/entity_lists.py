@@ -44,7 +44,7 @@ class Narrowed:
         kind = ({":type": told.value or entity.label}, {"#type": told.attribute})
         if not self.only:
             return Filter("#type = :type", *kind) if own_only else None
-        names = {f"#f{n}": name for n, name in enumerate(self.only)}
+        names = {f"#f{n}": entity.stored_name(name) for n, name in enumerate(self.only)}
         values = {f":f{n}": str(value) for n, value in enumerate(self.only.values())}
         kept = " AND ".join(f"#f{n} = :f{n}" for n in range(len(self.only)))
         if own_only:

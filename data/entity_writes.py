@@ -51,6 +51,12 @@ def update_calls(entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
 
 
 def _sorting_stamp(entity: Entity) -> str | None:
+    """The item attribute of the time stamped on every write that a key sorts by, if any."""
+    name = _sorting_stamp_attribute(entity)
+    return None if name is None else entity.stored_name(name)
+
+
+def _sorting_stamp_attribute(entity: Entity) -> str | None:
     """The timestamp stamped on every write that a key sorts by (seed 001): an update then
     only moves it forward."""
     keyed = {s.name for template in entity.templates.values() for s in template.segments}
@@ -276,11 +282,12 @@ def _allowed(
             raise BadUserInput(f"no {entity.noun} moves to {values[name]}", field=name)
         names = [f":from{n}_{i}" for i in range(len(sources))]
         bound.update({alias: str(source) for alias, source in zip(names, sources, strict=True)})
-        term = f"#{name} IN ({', '.join(names)})"
+        held = entity.stored_name(name)
+        term = f"#{held} IN ({', '.join(names)})"
         attribute = entity.attributes[name]
         if isinstance(attribute, Choice) and attribute.initial in sources:
             # Declared since the item was written: absent, it is its initial value.
-            term = f"{term} OR attribute_not_exists(#{name})"
+            term = f"{term} OR attribute_not_exists(#{held})"
         terms.append(term)
     return terms, bound
 

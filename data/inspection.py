@@ -147,7 +147,7 @@ def _check(entity: Entity, item: Item, seen: EntityFindings, model: Model) -> No
     else:
         seen.rendered += 1
     known = {
-        *entity.attributes,
+        *map(entity.stored_name, entity.attributes),
         *entity.kind,
         *ENGINE_ATTRIBUTES,
         *model.table_layout.key_attributes,

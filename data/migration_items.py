@@ -132,7 +132,7 @@ def _defaults(entity: Entity, item: Item) -> dict[str, Any]:
         if isinstance(attribute, Choice)
         and attribute.initial is not None
         and not attribute.optional
-        and name not in item
+        and entity.stored_name(name) not in item
     }
     return stored(entity, lacking)
 
@@ -145,7 +145,7 @@ def _sources(entity: Entity, attributes: Iterable[str]) -> set[str]:
     for index, only in entity.sparse.items():
         if set(index.attributes) & set(attributes):
             names.add(only.attribute)
-    return names
+    return {entity.stored_name(name) for name in names}
 
 
 def _said(exc: Exception) -> str:

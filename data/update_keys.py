@@ -44,8 +44,16 @@ def held_reads(
     anew since), and the attributes it holds absent: a choice declared since the item was
     written reads as its initial value, and is held to be still absent."""
     kept = {name: value for name, value in record(entity, item).items() if name in reads}
-    held = stored(entity, {name: kept[name] for name in reads if name in item})
-    return kept, held, [name for name in sorted(reads) if name not in item]
+    held = stored(entity, {name: kept[name] for name in reads if entity.stored_name(name) in item})
+    return (
+        kept,
+        held,
+        [
+            entity.stored_name(name)
+            for name in sorted(reads)
+            if entity.stored_name(name) not in item
+        ],
+    )
 
 
 def index_changes(

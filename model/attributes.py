@@ -34,11 +34,14 @@ Stamp = Literal["create", "write"]
 @dataclass(frozen=True, kw_only=True)
 class Attribute:
     """One attribute. `shown`: a field of the entity's GraphQL type; `optional`: may be
-    left out (null); `description`: the field's, in the schema."""
+    left out (null); `description`: the field's, in the schema; `stored`: the name its
+    items hold it under, where the table's other app names it otherwise (ElectroDB's
+    `field`, DynamoDB Toolbox's `savedAs`)."""
 
     shown: bool = True
     optional: bool = False
     description: str | None = None
+    stored: str | None = None
     # Set by the engine, never by a client (a generated id, the author).
     set_by_engine: ClassVar[bool] = False
 

@@ -286,6 +286,10 @@ class Entity:
         """Its name in upper case: the value of `type` on its items, unless declared."""
         return self.name.upper()
 
+    def stored_name(self, name: str) -> str:
+        """The item attribute that holds the attribute `name`."""
+        return self.attributes[name].stored or name
+
     @property
     def kind(self) -> dict[str, str]:
         """What each of its items holds to say it is one: the discriminator's attribute and
@@ -413,12 +417,32 @@ MOST_LINES = 100
 ITEM_ROOM = 400 * 1024 - 4 * 1024
 
 
+def _check_stored(entity: Entity, name: str, attribute: Attribute, where: str) -> None:
+    """A name of its own in the item: no other attribute's, key's or the engine's, and
+    only where the engine reads and writes through it (not copies, places or an author)."""
+    stored = attribute.stored
+    others = {a.stored or n for n, a in entity.attributes.items() if n != name}
+    keys = {a for index in entity.declared_keys for a in index.attributes}
+    if not stored or not stored.isidentifier() or stored in others | keys | ENGINE_ATTRIBUTES:
+        raise ModelError(
+            f"{where}: stored as {stored!r}, which is no name of letters, digits and '_', or"
+            " a name another attribute, a key or the engine holds"
+        )
+    if entity.copies is not None or entity.places is not None or isinstance(attribute, Author):
+        raise ModelError(
+            f"{where}: stored under another name, which an entity with copies or places, and"
+            " an author, do not take"
+        )
+
+
 def _check_attribute(entity: Entity, name: str, attribute: Attribute) -> None:
     where = f"{entity.name}'s attribute {name!r}"
     if name in ENGINE_ATTRIBUTES and not (name == "author" and isinstance(attribute, Author)):
         raise ModelError(f"{where}: the name is the engine's own ({sorted(ENGINE_ATTRIBUTES)})")
-    if name in entity.kind:
+    if name in entity.kind or attribute.stored in entity.kind:
         raise ModelError(f"{where}: the name is its discriminator's ({sorted(entity.kind)})")
+    if attribute.stored is not None:
+        _check_stored(entity, name, attribute, where)
     keys = {a for index in entity.declared_keys for a in index.attributes}
     if name in keys:
         raise ModelError(f"{where}: the name is a key attribute of its table or an index")

@@ -1,6 +1,7 @@
 """A model of a table ElectroDB writes (`tests/tools/electrodb.mjs`): its `ticketing`
 service's venues and events, in ElectroDB's own key formats (lower case), identifiers
-(`__edb_e__`, `__edb_v__`) and layout (`pk`/`sk`, `gsi1`).
+(`__edb_e__`, `__edb_v__`), layout (`pk`/`sk`, `gsi1`) and field names (an event's
+`title` is stored as `eventTitle`).
     venue  pk = $ticketing#venueid_<venueId>   sk = $venue_1
     event  pk = $ticketing#eventid_<eventId>   sk = $event_1
            gsi1  $ticketing#venueid_<venueId> / $event_1#day_<day>#eventid_<eventId>
@@ -38,7 +39,7 @@ EVENT = m.Entity(
         "eventId": m.Identifier(),
         "venueId": m.Identifier(shown=False),
         "day": DAY,
-        "title": m.Text(max_length=120),
+        "title": m.Text(max_length=120, stored="eventTitle"),
         "seats": m.Number(low=0, high=100_000),
     },
     key=m.Keys(_electro("$ticketing#eventid_${eventId}"), _electro("$event_1")),

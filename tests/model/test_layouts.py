@@ -56,6 +56,33 @@ def child(sort: str, index: m.Index = GSI) -> m.Entity:
         (lambda: thing(key=m.same(m.template("MIGRATION#${id}"))), "the engine's own"),
         (lambda: thing(discriminator=m.Discriminator("title")), "its discriminator's"),
         (
+            lambda: m.Entity(
+                "Thing",
+                {"id": m.Identifier(), "title": m.Text(), "note": m.Text(stored="title")},
+                key=m.same(m.template("THING#${id}")),
+                table=PK_SK,
+            ),
+            "stored as 'title', which is no name",
+        ),
+        (
+            lambda: m.Entity(
+                "Thing",
+                {"id": m.Identifier(), "title": m.Text(stored="a-b")},
+                key=m.same(m.template("THING#${id}")),
+                table=PK_SK,
+            ),
+            "stored as 'a-b'",
+        ),
+        (
+            lambda: m.Entity(
+                "Thing",
+                {"id": m.Identifier(), "by": m.Author(verb="made", role="maker", stored="who")},
+                key=m.same(m.template("THING#${id}")),
+                table=PK_SK,
+            ),
+            "an author, do not take",
+        ),
+        (
             lambda: m.Model((thing(table=NUMBERED),), (), m.Layout(NUMBERED)),
             "the table's keys are typed S and N",
         ),

@@ -74,6 +74,11 @@ async def test_what_each_side_writes_the_other_reads(api: Api, endpoint: str, ta
     assert retitled.ok()["retitleEvent"] == {"title": "Grand launch"}
     got = await asyncio.to_thread(electrodb, endpoint, table, "get", eventId="E1")
     assert got["title"] == "Grand launch"
+    # Stored as ElectroDB stores it: under its field's name, never the attribute's.
+    stored = await asyncio.to_thread(electrodb, endpoint, table, "scan")
+    events = [item for item in stored if item["__edb_e__"] == {"S": "event"}]
+    assert all("eventTitle" in item and "title" not in item for item in events)
+    assert {"S": "Grand launch"} in [item["eventTitle"] for item in events]
     # ElectroDB's write is served at once.
     await asyncio.to_thread(
         electrodb,

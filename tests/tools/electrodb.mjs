@@ -42,7 +42,8 @@ const Event = new Entity(
       eventId: { type: "string", required: true },
       venueId: { type: "string", required: true },
       day: { type: "string", required: true },
-      title: { type: "string", required: true },
+      // Stored under another name than the attribute's: ElectroDB's `field`.
+      title: { type: "string", required: true, field: "eventTitle" },
       seats: { type: "number", required: true },
     },
     indexes: {
