@@ -1,20 +1,20 @@
 """Pure builders of DynamoDB request parameters (testable without a network).
 
 Items cross this boundary as plain Python values; `to_attributes` / `from_attributes`
-convert to and from DynamoDB's typed wire format.
+(`store/wire.py`) convert to and from DynamoDB's typed wire format.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
-
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from keys.conditions import KeyCondition
 from keys.table import Index
+from store.wire import _from_wire as _from_wire
+from store.wire import from_attributes as from_attributes
+from store.wire import to_attributes as to_attributes
 
 Item = dict[str, Any]
 Key = dict[str, str]
@@ -23,63 +23,6 @@ BATCH_GET_LIMIT = 100
 # whose answer was lost; when the first attempt was applied, the resend fails its condition,
 # and the token on the stored item that comes back with the refusal says it was this call.
 WRITE_TOKEN = "writeToken"
-
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
-
-
-def to_attributes(item: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: _serializer.serialize(_to_wire(value)) for name, value in item.items()}
-
-
-def from_attributes(attributes: Mapping[str, Any]) -> Item:
-    """Plain values of DynamoDB's typed attributes: a number is an int when whole, else
-    a float; sets and binaries are as boto3 reads them."""
-    return {name: _plain(value) for name, value in attributes.items()}
-
-
-def _plain(attribute: Mapping[str, Any]) -> Any:
-    # Every read decodes every attribute of every item: the common types here, directly
-    # (boto3's deserializer dispatches by name, then numbers go through Decimal).
-    for kind, raw in attribute.items():
-        if kind == "S":
-            return raw
-        if kind == "N":
-            return _number(raw)
-        if kind == "M":
-            return {name: _plain(value) for name, value in raw.items()}
-        if kind == "L":
-            return [_plain(value) for value in raw]
-        break
-    return _from_wire(_deserializer.deserialize(attribute))
-
-
-def _number(text: str) -> int | float:
-    try:
-        return int(text)
-    except ValueError:
-        value = Decimal(text)
-        return int(value) if value == value.to_integral_value() else float(value)
-
-
-def _to_wire(value: Any) -> Any:
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    if isinstance(value, list):
-        return [_to_wire(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _to_wire(v) for k, v in value.items()}
-    return value
-
-
-def _from_wire(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, list):
-        return [_from_wire(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _from_wire(v) for k, v in value.items()}
-    return value
 
 
 def page_key(item: Item, attributes: Iterable[str]) -> Key:

@@ -114,10 +114,8 @@ class StreamReader:
         backoff: tuple[float, float] = (0.5, 10.0),
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        keys: Index = TABLE,
+        keys: Index = TABLE,  # the layout's table: its partition key tells the leases apart
     ) -> None:
-        """`keys`: the table's key attributes (the layout's), which tell the engine's
-        lease items from the rest."""
         self._client = client
         self._keys = keys
         self._streams = streams

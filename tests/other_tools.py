@@ -37,6 +37,17 @@ def tool(script: str, endpoint: str, table: str, action: str, **given: Any) -> A
     return json.loads(done.stdout)
 
 
+def table_made_by(script: str) -> Any:
+    """The `table` fixture of a test module: a table the tool made and seeded."""
+
+    @pytest.fixture
+    async def table(endpoint: str) -> AsyncIterator[str]:
+        async with tool_table(script, endpoint) as name:
+            yield name
+
+    return table
+
+
 @asynccontextmanager
 async def tool_table(script: str, endpoint: str) -> AsyncIterator[str]:
     """A table the tool's users made and seeded, dropped afterwards."""

@@ -1,11 +1,15 @@
 """The machine's own programs the tests drive (a browser, a Redis server), found as `make`
-finds them."""
+finds them, and the gateway's own command in a process of its own."""
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
@@ -19,3 +23,17 @@ def installed(variable: str, candidates: Sequence[str], missing: str) -> str:
         if found is not None:
             return found
     pytest.fail(missing, pytrace=False)
+
+
+def serve_refused(settings: Mapping[str, str], cwd: Path | None = None) -> CompletedProcess[str]:
+    """`dynagate serve` in a process of its own with `settings` added to the environment,
+    for a start that must stop at once (a minute at most): how it ended and what it said."""
+    return subprocess.run(
+        [Path(sys.executable).parent / "dynagate", "serve", "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **settings},
+        cwd=cwd,
+        check=False,
+    )

@@ -5,9 +5,6 @@ exit 2 (never the engine's traceback)."""
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +12,7 @@ import pytest
 
 from gateway.cli.main import main
 from gateway.cli.parser import command_parser
+from tests.programs import serve_refused
 
 ROOT = Path(__file__).parents[2]
 # A positional argument a command needs, as a file that is there.
@@ -110,15 +108,7 @@ def test_a_model_that_fails_is_named_with_its_line(
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 def test_serve_stops_at_once_with_the_same_message(tmp_path: Path, failure: str) -> None:
     file = written(tmp_path, failure)
-    environment = {**os.environ, "DYNAGATE_MODEL": str(file)}
-    served = subprocess.run(
-        [Path(sys.executable).parent / "dynagate", "serve", "--port", "0"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=environment,
-        cwd=tmp_path,
-    )
+    served = serve_refused({"DYNAGATE_MODEL": str(file)}, cwd=tmp_path)
     assert served.returncode == 2
     assert_named(served.stderr, file, failure)
 

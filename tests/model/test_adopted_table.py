@@ -6,9 +6,6 @@ app reads back as its own, and compares the table with the model without changin
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,6 +16,7 @@ import pytest
 
 from gateway.cli.main import main
 from tests.client import Api
+from tests.programs import serve_refused
 
 ADOPTED = "tests.model.adopted"
 ROOT = Path(__file__).parents[2]
@@ -224,20 +222,14 @@ def test_check_names_what_differs_and_the_missing_stream(
 
 
 def test_serve_refuses_a_table_laid_out_otherwise(endpoint: str, table: str) -> None:
-    environment = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
-        "DYNAGATE_TABLE": table,
-        "DYNAGATE_ENV": "development",
-        "DYNAGATE_MODEL": "tests.model.library",
-    }
-    served = subprocess.run(
-        [Path(sys.executable).parent / "dynagate", "serve", "--port", "0"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=environment,
+    served = serve_refused(
+        {
+            "PYTHONPATH": str(ROOT),
+            "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
+            "DYNAGATE_TABLE": table,
+            "DYNAGATE_ENV": "development",
+            "DYNAGATE_MODEL": "tests.model.library",
+        }
     )
     assert served.returncode == 1, served.stderr
     assert "the table is keyed pk (S) + sk (S), the model declares PK (S) + SK (S)" in (

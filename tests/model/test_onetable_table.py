@@ -7,13 +7,13 @@ items, and what each side writes the other reads."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import pytest
 
 from tests.client import Api
-from tests.other_tools import NEEDS_NODE, tool, tool_table
+from tests.other_tools import NEEDS_NODE, table_made_by, tool
 
 pytestmark = [pytest.mark.overrides(model="tests.model.onetable_accounts"), NEEDS_NODE]
 USERS = """query ($first: Int, $after: String) { account(id: "acme") { name
@@ -21,14 +21,8 @@ USERS = """query ($first: Int, $after: String) { account(id: "acme") { name
   pageInfo { hasNextPage endCursor } } } }"""
 
 
-def onetable(endpoint: str, table: str, action: str, **given: Any) -> Any:
-    return tool("onetable.mjs", endpoint, table, action, **given)
-
-
-@pytest.fixture
-async def table(endpoint: str) -> AsyncIterator[str]:
-    async with tool_table("onetable.mjs", endpoint) as name:
-        yield name
+onetable = partial(tool, "onetable.mjs")
+table = table_made_by("onetable.mjs")
 
 
 def shown(user: dict[str, Any]) -> dict[str, Any]:

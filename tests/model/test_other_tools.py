@@ -6,13 +6,13 @@ ElectroDB's own queries do over the same items, and what each side writes the ot
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import pytest
 
 from tests.client import Api
-from tests.other_tools import NEEDS_NODE, tool, tool_table
+from tests.other_tools import NEEDS_NODE, table_made_by, tool
 
 pytestmark = [pytest.mark.overrides(model="tests.model.electrodb_ticketing"), NEEDS_NODE]
 EVENTS = """query ($first: Int, $after: String) { venue(venueId: "V1") { name
@@ -20,14 +20,8 @@ EVENTS = """query ($first: Int, $after: String) { venue(venueId: "V1") { name
   pageInfo { hasNextPage endCursor } } } }"""
 
 
-def electrodb(endpoint: str, table: str, action: str, **given: Any) -> Any:
-    return tool("electrodb.mjs", endpoint, table, action, **given)
-
-
-@pytest.fixture
-async def table(endpoint: str) -> AsyncIterator[str]:
-    async with tool_table("electrodb.mjs", endpoint) as name:
-        yield name
+electrodb = partial(tool, "electrodb.mjs")
+table = table_made_by("electrodb.mjs")
 
 
 def shown(event: dict[str, Any]) -> dict[str, Any]:

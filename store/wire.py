@@ -1,0 +1,69 @@
+"""DynamoDB's typed wire format and plain Python values, both ways: every item read or
+written crosses here (`store/requests.py` builds the requests around them)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+Item = dict[str, Any]
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+def to_attributes(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: _serializer.serialize(_to_wire(value)) for name, value in item.items()}
+
+
+def from_attributes(attributes: Mapping[str, Any]) -> Item:
+    """Plain values of DynamoDB's typed attributes: a number is an int when whole, else
+    a float; sets and binaries are as boto3 reads them."""
+    return {name: _plain(value) for name, value in attributes.items()}
+
+
+def _plain(attribute: Mapping[str, Any]) -> Any:
+    # Every read decodes every attribute of every item: the common types here, directly
+    # (boto3's deserializer dispatches by name, then numbers go through Decimal).
+    for kind, raw in attribute.items():
+        if kind == "S":
+            return raw
+        if kind == "N":
+            return _number(raw)
+        if kind == "M":
+            return {name: _plain(value) for name, value in raw.items()}
+        if kind == "L":
+            return [_plain(value) for value in raw]
+        break
+    return _from_wire(_deserializer.deserialize(attribute))
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        value = Decimal(text)
+        return int(value) if value == value.to_integral_value() else float(value)
+
+
+def _to_wire(value: Any) -> Any:
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, list):
+        return [_to_wire(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_wire(v) for k, v in value.items()}
+    return value
+
+
+def _from_wire(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list):
+        return [_from_wire(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _from_wire(v) for k, v in value.items()}
+    return value
