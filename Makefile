@@ -57,7 +57,7 @@ image:
 # `make image-check` (CI runs it after `make test`): builds the image from the Dockerfile
 # and runs it as a user does, against a DynamoDB Local of its own: create-table, seed,
 # check, serve answering a query, /healthz and its HEALTHCHECK, a model file mounted
-# (tests/image/check.py, docs/containers.md). As root, with podman, on a Debian base it
+# (tests/image/, docs/containers.md). As root, with podman, on a Debian base it
 # makes itself (debootstrap; cached under ~/.cache/dynagate/image-check), the registry's
 # python image being out of reach of a CI machine. runc besides crun: crun refuses hosts
 # whose cgroups are half v1, half v2.
@@ -76,7 +76,7 @@ image-tools:
 	fi
 
 image-check: dynamodb-local image-tools
-	$(BIN)/python tests/image/check.py
+	$(BIN)/python -m tests.image.check
 
 lint: install
 	$(BIN)/ruff check .

@@ -108,4 +108,7 @@ async def test_concurrent_reads_and_writes_leave_no_stale_answer_behind(
         again = await ask(gateway, ORDERS_OF_C1)
         stream.release.set()
         assert not stale
-        assert set(answered) <= order_ids(final) and again.cached and any(hits)
+        assert set(answered) <= order_ids(final) <= order_ids(again)
+        # The cache answered during the race (a busy machine may let it stop answering for
+        # moments after the writes: whether the last read is a hit is left to timing).
+        assert any(hits)

@@ -36,8 +36,8 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from image_base import base_image, build, remove_tree
-from image_common import (
+from tests.image.image_base import base_image, build, remove_tree
+from tests.image.image_common import (
     DIRECT,
     IMAGE,
     LABEL,
@@ -50,7 +50,14 @@ from image_common import (
     say,
     tail,
 )
-from image_runners import Chroot, Containers, Runner, container_flags, enter, image_config
+from tests.image.image_runners import (
+    Chroot,
+    Containers,
+    Runner,
+    container_flags,
+    enter,
+    image_config,
+)
 
 
 def free(port: int) -> bool:

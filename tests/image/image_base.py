@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from image_common import (
+from tests.image.image_common import (
     BASE,
     DEFAULT_MIRROR,
     IMAGE,

@@ -31,8 +31,8 @@ LABEL = "dynagate-image-check"
 # The library model of the tests: small, no demo data of its own.
 MODEL_FILE = ROOT / "tests" / "model" / "library.py"
 STARTED = time.monotonic()
-# The script `make image-check` runs, which the chroot runner calls again to enter a root.
-CHECK = str(Path(__file__).with_name("check.py"))
+# The module `make image-check` runs, which the chroot runner runs again to enter a root.
+CHECK = "tests.image.check"
 # Loopback only: a proxy from the environment must not stand in between.
 DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 

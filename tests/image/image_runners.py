@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
-from image_common import CHECK, IMAGE, LABEL, CheckFailed, run, say, tail
+from tests.image.image_common import CHECK, IMAGE, LABEL, ROOT, CheckFailed, run, say, tail
 
 
 class ImageConfig(TypedDict):
@@ -225,7 +225,8 @@ class Chroot(Runner):
         unshare = ["unshare", "--mount", "--propagation", "private", "--"]
         with log.open("wb") as out:
             return subprocess.Popen(
-                [*unshare, sys.executable, CHECK, "--enter", json.dumps(spec)],
+                [*unshare, sys.executable, "-m", CHECK, "--enter", json.dumps(spec)],
+                cwd=ROOT,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
