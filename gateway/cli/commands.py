@@ -294,6 +294,22 @@ def model_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def model_chart(args: argparse.Namespace) -> int:
+    """`dynagate model chart`: the model's single-table design, in Markdown or HTML."""
+    from gateway.cli.model_chart import html_page, markdown
+    from gateway.served_model import declared, served
+
+    name = Settings.from_env(serving=False).model
+    served(name)  # refused as `serve` refuses it, the declaration named
+    model = declared(name)
+    text = html_page(model, name) if args.format == "html" else markdown(model, name)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text, encoding="utf-8")
+    return 0
+
+
 def _count(number: int, one: str, more: str) -> str:
     return f"{number} {one if number == 1 else more}"
 

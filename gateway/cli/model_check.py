@@ -21,10 +21,11 @@ DEFAULT_PAGE = 20
 def described(model: Model) -> Iterator[str]:
     """One line per access pattern: its field, what it reads or writes, its worst case."""
     for pattern in model.patterns:
-        yield f"{_field(model, pattern)}: {_requests(model, pattern)}"
+        yield f"{pattern_field(model, pattern)}: {pattern_requests(model, pattern)}"
 
 
-def _field(model: Model, pattern: Pattern) -> str:
+def pattern_field(model: Model, pattern: Pattern) -> str:
+    """The GraphQL field of an access pattern, on its type (`Customer.orders`)."""
     if isinstance(pattern, ListOf) and not pattern.root:
         parent = model.parent_of(pattern.entity)
         return f"{parent.name if parent else '?'}.{pattern.field}"
@@ -32,7 +33,9 @@ def _field(model: Model, pattern: Pattern) -> str:
     return f"{root}.{pattern.field}"
 
 
-def _requests(model: Model, pattern: Pattern) -> str:
+def pattern_requests(model: Model, pattern: Pattern) -> str:
+    """The DynamoDB requests an access pattern leads to (its key condition), and its worst
+    case."""
     entity = pattern.entity
     if isinstance(pattern, Lookup):
         return f"GetItem {_key(entity, entity.table)} (batched per request); worst 1 call, 1 item"

@@ -287,7 +287,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     model_actions = _actions(
         subcommands,
         "model",
-        "check the model: its declarations, each access pattern's requests, a live table",
+        "check the model: its declarations, its access patterns' requests, its chart, a live table",
     )
     _command(
         model_actions,
@@ -319,6 +319,26 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         default=commands.INSPECT_SAMPLE,
         help=f"the most items read (default {commands.INSPECT_SAMPLE},"
         f" at most {commands.INSPECT_MOST:,})",
+    )
+    chart = _command(
+        model_actions,
+        "chart",
+        commands.model_chart,
+        "print the model's single-table design: keys per index, example items, access patterns",
+        description="The single-table chart of the model, built as serve builds it: a row per "
+        "entity with its key templates on the table and on each index and its discriminator, "
+        "an example item of each entity, and each access pattern with its requests and worst "
+        "case. Markdown, or a self-contained HTML page.",
+        options=on_model,
+    )
+    chart.add_argument(
+        "--format",
+        choices=("markdown", "html"),
+        default="markdown",
+        help="Markdown, or an HTML page to open in a browser",
+    )
+    chart.add_argument(
+        "--output", type=Path, metavar="FILE", default=None, help="write to this file instead"
     )
 
     migrate_actions = _actions(
