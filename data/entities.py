@@ -14,10 +14,10 @@ from datetime import datetime
 from math import prod
 from typing import Any
 
-from data import validation
+from data import stored_values, validation
 from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
-from keys.codecs import format_timestamp, parse_timestamp, to_millis
+from keys.codecs import to_millis
 from keys.errors import BadUserInput
 from model import (
     Author,
@@ -37,6 +37,7 @@ from model import (
     Total,
 )
 from model.attributes import Attribute, EngineNumber
+from model.stored_values import Flag, Json, NumberSet, Real, TextSet
 from store.loaders import ItemLoader
 from store.pagination import Paginator
 from store.requests import Item, Key
@@ -63,6 +64,8 @@ def values_of(entity: Entity, item: Item, names: Iterable[str]) -> dict[str, Any
             values[name] = _loaded(attribute, item[held])
         elif isinstance(attribute, Counter):  # nothing counted yet
             values[name] = 0
+        elif attribute.many:  # DynamoDB holds no empty set
+            values[name] = []
         elif isinstance(attribute, Choice) and attribute.initial is not None:
             values[name] = attribute.initial  # declared since the item was written
         else:  # an item written before it held its keys' attributes apart
@@ -97,11 +100,21 @@ def most_bytes(entity: Entity) -> int:
 
 def stored(entity: Entity, values: Mapping[str, Any]) -> Item:
     """The item attributes that hold `values` (the authors' are the caller's to write)."""
-    return {
+    held = {
         entity.stored_name(name): _stored(entity.attributes[name], value)
         for name, value in values.items()
         if value is not None and not isinstance(entity.attributes[name], Author)
     }
+    return {name: value for name, value in held.items() if value is not None}
+
+
+def emptied(entity: Entity, values: Mapping[str, Any]) -> list[str]:
+    """The stored names of the sets `values` empties: an update removes them."""
+    return [
+        entity.stored_name(name)
+        for name, value in values.items()
+        if entity.attributes[name].many and not value
+    ]
 
 
 def checked(attribute: Attribute, value: Any, field: str) -> Any:
@@ -138,6 +151,8 @@ def checked(attribute: Attribute, value: Any, field: str) -> Any:
         if not isinstance(value, datetime) or value.utcoffset() is None:
             raise BadUserInput("a time needs a time zone", field=field)
         return to_millis(value)
+    if isinstance(attribute, Flag | Real | TextSet | NumberSet | Json):
+        return stored_values.checked(attribute, value, field)
     return value
 
 
@@ -211,7 +226,7 @@ def _loaded(attribute: Attribute, value: Any) -> Any:
     if value is None:
         return None
     if isinstance(attribute, Timestamp):
-        return parse_timestamp(value)
+        return stored_values.time_loaded(attribute.stored_as, value)
     if isinstance(attribute, Choice):
         return attribute.values(value)
     if isinstance(attribute, Number | EngineNumber):
@@ -221,14 +236,20 @@ def _loaded(attribute: Attribute, value: Any) -> Any:
             {n: _loaded(attribute.fields.get(n, Number()), v) for n, v in line.items()}
             for line in value
         ]
-    if isinstance(attribute, Coordinate):
-        return float(value)  # a whole degree comes back from the table as an int
+    if isinstance(attribute, Coordinate | Real):
+        return float(value)  # a whole number comes back from the table as an int
+    if isinstance(attribute, TextSet | NumberSet):
+        return sorted(value)
+    if isinstance(attribute, Json):
+        return stored_values.json_loaded(value)
     return value
 
 
 def _stored(attribute: Attribute, value: Any) -> Any:
     if isinstance(attribute, Timestamp):
-        return format_timestamp(value)
+        return stored_values.time_stored(attribute.stored_as, value)
+    if isinstance(attribute, TextSet | NumberSet):
+        return set(value) or None  # DynamoDB holds no empty set
     if isinstance(attribute, Choice):
         return str(value)
     return value

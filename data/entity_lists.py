@@ -12,7 +12,7 @@ from typing import Any
 from data.changes import Followed
 from data.collections import PageRead
 from data.entities import Record, RecordOf, checked, values_of
-from keys.conditions import KeyCondition, within
+from keys.conditions import KeyCondition, narrowed_to, within
 from keys.errors import BadUserInput
 from keys.table import Index
 from model import Entity, Handle, ListOf
@@ -193,7 +193,7 @@ def list_read(
             narrowing.end,
         )
     else:
-        condition = KeyCondition.prefix(index, partition, sort.prefix(**narrowing.equal))
+        condition = narrowed_to(index, partition, sort, narrowing.equal)
     # The cursor is bound to the list by its type and field, as clients see it.
     where = "Query" if parent is None else parent.name
     binding = Binding(f"{where}.{pattern.field}", partition, narrowing.bound(pattern))

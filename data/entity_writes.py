@@ -19,13 +19,13 @@ from data import entity_copies, entity_places, validation
 from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import new_ksuid, new_token, now
 from data.creates import put_all, put_new, put_under
-from data.entities import Record, checked, described, key_of, record, stored, total
+from data.entities import Record, checked, described, emptied, key_of, record, stored, total
 from data.entity_copies import check_moves, not_theirs
 from data.update_keys import held_reads, index_changes, kept_values
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
 from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
-from model.attributes import Counter, Total
+from model.attributes import Counter, Total, Version
 from store.client import TRANSACT_CALLS, Store
 from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader
@@ -123,6 +123,8 @@ def new_items(
             values[name] = attribute.initial
         elif isinstance(attribute, Counter):
             values[name] = 0
+        elif isinstance(attribute, Version):
+            values[name] = 1
     for name, attribute in entity.attributes.items():
         if isinstance(attribute, Total):
             values[name] = total(entity, attribute, values)
@@ -221,7 +223,8 @@ async def update(
             store.table,
             key,
             set_values={**stored(entity, changed), **keys},
-            remove=removed,
+            add=entity.versioned,
+            remove=[*removed, *emptied(entity, changed)],
             condition=_all_of(
                 [*allowed, *(() if stamp_name is None else (f"#{stamp_name} < :stamp",))]
             ),

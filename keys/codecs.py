@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, Protocol, TypeVar
 
 from keys.errors import BadUserInput
@@ -132,6 +132,59 @@ class NumberCodec:
         if len(segment) != self.width or not (segment.isascii() and segment.isdigit()):
             raise BadUserInput(f"{segment!r} is not a {self.width}-digit number", field="number")
         return int(segment)
+
+
+@dataclass(frozen=True)
+class WholeNumberCodec:
+    """A whole number as a number key (`N`) holds it: its decimal digits, unpadded, signed
+    when negative; DynamoDB orders such keys as numbers."""
+
+    def encode(self, value: int) -> str:
+        return str(int(value))
+
+    def decode(self, segment: str) -> int:
+        if not _WHOLE.fullmatch(segment):
+            raise BadUserInput(f"{segment!r} is not a whole number", field="number")
+        return int(segment)
+
+
+_WHOLE = re.compile(r"-?(0|[1-9]\d{0,37})", re.ASCII)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)
+
+
+def to_epoch(value: datetime, *, millis: bool) -> int:
+    """`value` as seconds (rounded down) or milliseconds since 1970."""
+    since = (to_millis(value) - EPOCH) // _MILLISECOND
+    return since if millis else since // 1000
+
+
+def from_epoch(value: float, *, millis: bool) -> datetime:
+    """The time `value` seconds or milliseconds after 1970 (ValueError outside years 1000
+    to 9999)."""
+    try:
+        time = EPOCH + round(value * (1 if millis else 1000)) * _MILLISECOND
+    except OverflowError:
+        raise ValueError(f"{value!r} is outside years 1000 to 9999") from None
+    if not TIMESTAMP_MIN <= time <= TIMESTAMP_MAX:
+        raise ValueError(f"{value!r} is outside years 1000 to 9999")
+    return time
+
+
+@dataclass(frozen=True)
+class EpochCodec:
+    """A time as a number key (`N`) holds it: seconds or milliseconds since 1970."""
+
+    millis: bool
+
+    def encode(self, value: datetime) -> str:
+        return str(to_epoch(value, millis=self.millis))
+
+    def decode(self, segment: str) -> datetime:
+        try:
+            return from_epoch(WholeNumberCodec().decode(segment), millis=self.millis)
+        except ValueError as exc:
+            raise BadUserInput(str(exc), field="timestamp") from None
 
 
 # ---- enums -----------------------------------------------------------------------------

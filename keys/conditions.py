@@ -40,6 +40,19 @@ class KeyCondition:
         )
 
 
+def narrowed_to(
+    index: Index, partition: str, template: KeyTemplate, leading: Mapping[str, Any]
+) -> KeyCondition:
+    """The keys of `template` with the `leading` segments: a prefix, or for a number key
+    (one segment) that number or the whole partition."""
+    if not template.numeric:
+        return KeyCondition.prefix(index, partition, template.prefix(**leading))
+    if not leading:
+        return KeyCondition(index, partition)
+    exact = template.render(**leading)
+    return KeyCondition(index, partition, exact, exact)
+
+
 def within(
     index: Index,
     partition: str,
@@ -51,6 +64,10 @@ def within(
 ) -> KeyCondition:
     """The keys of `template` with the `leading` segments, whose next segment `name` is from
     `start` to `end` (both inclusive; None leaves that end open)."""
+    if template.numeric:  # numbers compare as numbers: the bounds are the values
+        low_number = None if start is None else template.render(**{name: start})
+        high_number = None if end is None else template.render(**{name: end})
+        return KeyCondition(index, partition, low_number, high_number)
     whole = KeyCondition.prefix(index, partition, template.prefix(**leading))
     # On the last segment the key itself is the least with that value (its prefix would
     # add a delimiter after it); before it, the prefix is.

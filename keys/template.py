@@ -97,6 +97,13 @@ class KeyTemplate:
     # the classic form, `label#segment#…`.
     texts: tuple[str, ...] | None = None
     casing: Casing = "none"
+    # A number key (`N`): its one segment's digits, held as a number.
+    numeric: bool = False
+
+    def stored(self, **values: Any) -> str | int:
+        """The key as its item holds it: text, or a number for a number key."""
+        rendered = self.render(**values)
+        return int(rendered) if self.numeric else rendered
 
     def render(self, **values: Any) -> str:
         """The full key; every segment must be given."""
@@ -146,9 +153,13 @@ class KeyTemplate:
             parts.append(after[: found.end()] if found else after + DELIMITER)
         return self._cased("".join(parts))
 
-    def parse(self, key: str) -> dict[str, Any]:
+    def parse(self, key: str | int) -> dict[str, Any]:
         """The segment values of a full key rendered by this template (a key stored in
-        one case holds its values in that case)."""
+        one case holds its values in that case; a number key, as a number)."""
+        if self.numeric and isinstance(key, int):
+            key = str(key)
+        if not isinstance(key, str):
+            raise ValueError(f"{key!r} is not a {self.label!r} key")
         if self.texts is not None:
             found = self._pattern.fullmatch(key)
             if found is None:
@@ -166,10 +177,10 @@ class KeyTemplate:
             raise ValueError(f"{key!r} is not a {self.label} key")
         return {s.name: s.codec.decode(p) for s, p in zip(self.segments, parts, strict=True)}
 
-    def matches(self, key: str) -> bool:
+    def matches(self, key: str | int) -> bool:
         if self.texts is not None and self.casing != "none":
             # Values stored folded may not decode (a KSUID in lower case): the form decides.
-            return self._pattern.fullmatch(key) is not None
+            return isinstance(key, str) and self._pattern.fullmatch(key) is not None
         try:
             self.parse(key)
         except ValueError:

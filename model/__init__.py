@@ -20,6 +20,7 @@ from model.attributes import (
     Text,
     Timestamp,
     Total,
+    Version,
 )
 from model.entities import (
     Discriminator,
@@ -51,6 +52,7 @@ from model.patterns import (
     Update,
     moves,
 )
+from model.stored_values import Flag, Json, NumberSet, Real, TextSet
 
 __all__ = [
     "CLASSIC",
@@ -71,12 +73,14 @@ __all__ = [
     "Discriminator",
     "Email",
     "Entity",
+    "Flag",
     "GeneratedId",
     "Geohash",
     "Handle",
     "Heatmap",
     "Identifier",
     "Index",
+    "Json",
     "Key",
     "Keys",
     "Layout",
@@ -88,16 +92,20 @@ __all__ = [
     "Moves",
     "Near",
     "Number",
+    "NumberSet",
     "Only",
     "Owner",
     "Parent",
     "Pattern",
     "Places",
     "Range",
+    "Real",
     "Text",
+    "TextSet",
     "Timestamp",
     "Total",
     "Update",
+    "Version",
     "key",
     "local_index",
     "moves",

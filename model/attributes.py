@@ -24,11 +24,14 @@ from keys.codecs import (
 
 TEXT_MAX = 200
 # The kinds' GraphQL scalar types (a `Choice` is its own enum).
-Scalar = Literal["ID", "String", "Int", "Float", "DateTime"]
+Scalar = Literal["ID", "String", "Int", "Float", "Boolean", "DateTime", "JSON"]
 # A position's axes: latitude (-90 to 90) and longitude (-180 to 180).
 Axis = Literal["lat", "lon"]
 # When a timestamp is set by the engine: on create only, or on every write.
 Stamp = Literal["create", "write"]
+# How an item holds a time: ISO 8601 text (keys always hold it so), or a number of seconds
+# or milliseconds since 1970 (as other apps often write it).
+TimeFormat = Literal["iso", "epoch_seconds", "epoch_millis"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,6 +47,8 @@ class Attribute:
     stored: str | None = None
     # Set by the engine, never by a client (a generated id, the author).
     set_by_engine: ClassVar[bool] = False
+    # A list of `scalar` values in GraphQL (a set), rather than one.
+    many: ClassVar[bool] = False
 
     @property
     def scalar(self) -> Scalar | type[StrEnum]:
@@ -236,6 +241,12 @@ class Counter(EngineNumber):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Version(EngineNumber):
+    """An item's version, as another app that locks optimistically keeps it: 1 when the
+    entity is made, one more on each change the engine writes, so that app sees them."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Total(EngineNumber):
     """A number the engine computes on create: the sum, over the entity's `lines`, of the
     product of the numbers `of` (`Total(lines="items", of=("quantity", "unitPriceCents"),
@@ -305,22 +316,25 @@ class Choice(Attribute):
 
 @dataclass(frozen=True, kw_only=True)
 class Timestamp(Attribute):
-    """A time, in milliseconds; `stamped` on create or on every write by the engine's clock
-    (then never given by a client). A timestamp stamped on every write that sorts an index
-    is seed 001's changing sort key: an update moves the item within that index.
+    """A time, in milliseconds, held as `stored_as` says (keys hold it as ISO text only);
+    `stamped` on create or on every write by the engine's clock (then never given by a
+    client). A timestamp stamped on every write that sorts an index is seed 001's changing
+    sort key: an update moves the item within that index.
     `imported`: stamped on create unless an admin gives an earlier time (an import of older
     data); anyone else giving one is refused."""
 
     stamped: Stamp | None = None
     imported: bool = False
+    stored_as: TimeFormat = "iso"
 
     @property
     def scalar(self) -> Scalar:
         return "DateTime"
 
     @property
-    def codec(self) -> Codec[Any]:
-        return TimestampCodec()
+    def codec(self) -> Codec[Any] | None:
+        # Keys hold times as fixed-width ISO text, which sorts; epoch numbers are values only.
+        return TimestampCodec() if self.stored_as == "iso" else None
 
     @property
     def given(self) -> bool:

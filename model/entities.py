@@ -20,10 +20,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from keys.codecs import ANY, DELIMITERS, Codec, OrAnyCodec, SetCodec
+from keys.codecs import ANY, DELIMITERS, Codec, EpochCodec, OrAnyCodec, SetCodec, WholeNumberCodec
 from keys.map import Places
 from keys.table import TABLE, Index
 from keys.template import KeyTemplate, Segment
+from model.attribute_checks import ENGINE_ATTRIBUTES as ENGINE_ATTRIBUTES
+from model.attribute_checks import INT_MAX as INT_MAX
+from model.attribute_checks import ITEM_ROOM, check_attribute
 from model.attributes import (
     Attribute,
     Author,
@@ -32,11 +35,9 @@ from model.attributes import (
     Geohash,
     Handle,
     Identifier,
-    Lines,
     Number,
-    Text,
     Timestamp,
-    Total,
+    Version,
 )
 from model.declarations import Discriminator as Discriminator
 from model.declarations import Key as Key
@@ -76,7 +77,7 @@ class Entity:
 
     def __post_init__(self) -> None:
         for name, declared in self.attributes.items():
-            _check_attribute(self, name, declared)
+            check_attribute(self, name, declared)
         if self.owner is not None and not isinstance(
             self.attributes.get(self.owner.attribute), Identifier | Handle
         ):
@@ -104,7 +105,10 @@ class Entity:
                     f" {predicate.attribute!r}"
                 )
         for index, keys in self.declared_keys.items():
-            for one in (keys.partition, keys.sort):
+            for held_in, one in zip(index.attributes, (keys.partition, keys.sort), strict=True):
+                if index.type_of(held_in) == "N" and not index.is_table:  # the layout's check
+                    self._check_number_key(index, held_in, one)
+                    continue
                 for name in one.attributes:
                     attribute = self.attributes.get(name)
                     where = f"{self.name}'s key {one.label!r} on {index.name or 'the table'}"
@@ -174,6 +178,12 @@ class Entity:
         """Its name in upper case: the value of `type` on its items, unless declared."""
         return self.name.upper()
 
+    @cached_property
+    def versioned(self) -> dict[str, int] | None:
+        """What each change adds to the item's version, if it keeps one (`Version`)."""
+        names = [self.stored_name(n) for n, a in self.attributes.items() if isinstance(a, Version)]
+        return {names[0]: 1} if names else None
+
     def stored_name(self, name: str) -> str:
         """The item attribute that holds the attribute `name`."""
         return self.attributes[name].stored or name
@@ -209,8 +219,8 @@ class Entity:
         """Each key attribute of its items (`PK`, `GSI1SK`, …) and its template."""
         rendered: dict[str, KeyTemplate] = {}
         for index, keys in self.all_keys.items():
-            rendered[index.partition_key] = self._template(keys.partition)
-            rendered[index.sort_key] = self._template(keys.sort)
+            for attribute, one in zip(index.attributes, (keys.partition, keys.sort), strict=True):
+                rendered[attribute] = self._template(one, numeric=index.type_of(attribute) == "N")
         return rendered
 
     @property
@@ -234,16 +244,16 @@ class Entity:
 
     def primary_key(self, values: Mapping[str, Any]) -> dict[str, str]:
         """`PK` and `SK` of the item with these attribute values (raises ValueError or
-        BadUserInput for a value its codec refuses)."""
-        return self._render(self.table.attributes, values)
+        BadUserInput for a value its codec refuses); the table's keys are text."""
+        return {k: str(v) for k, v in self._render(self.table.attributes, values).items()}
 
     def key_values(
         self, values: Mapping[str, Any], only: Iterable[str] | None = None
-    ) -> dict[str, str]:
+    ) -> dict[str, Any]:
         """Every key attribute, of the table and of each index (or `only` those)."""
         return self._render(self.templates if only is None else only, values)
 
-    def item_keys(self, values: Mapping[str, Any]) -> dict[str, str]:
+    def item_keys(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The key attributes an item with these values carries: those of a sparse index
         only while its predicate holds."""
         left_out = {
@@ -270,16 +280,33 @@ class Entity:
             self.table.sort_key
         ].matches(sort)
 
-    def _render(self, attributes: Iterable[str], values: Mapping[str, Any]) -> dict[str, str]:
+    def _render(self, attributes: Iterable[str], values: Mapping[str, Any]) -> dict[str, Any]:
         templates = self.templates
         return {
-            name: templates[name].render(
+            name: templates[name].stored(
                 **{s.name: values[s.name] for s in templates[name].segments}
             )
             for name in attributes
         }
 
-    def _template(self, one: Key) -> KeyTemplate:
+    def _check_number_key(self, index: Index, held_in: str, one: Key) -> None:
+        """A number key (`N`) holds one whole number or epoch time, and nothing else."""
+        whole = (
+            one.written is not None
+            and one.written.texts == ("", "")
+            and number_codec(self.attributes.get(one.attributes[0])) is not None
+        )
+        if not whole or self.attributes[one.attributes[0]].optional:
+            raise ModelError(
+                f"{self.name}'s key on {_on(index)}: {held_in!r} is a number (N), which holds"
+                " one required Number or epoch Timestamp alone: template('${attribute}')"
+            )
+
+    def _template(self, one: Key, *, numeric: bool = False) -> KeyTemplate:
+        if numeric:
+            codec = number_codec(self.attributes[one.attributes[0]])
+            assert codec is not None  # checked when declared
+            return KeyTemplate("", (Segment(one.attributes[0], codec),), ("", ""), numeric=True)
         segments = []
         for name in one.attributes:
             codec = self.attributes[name].codec
@@ -290,83 +317,14 @@ class Entity:
         return KeyTemplate(one.label, tuple(segments), one.written.texts, one.written.casing)
 
 
+def number_codec(attribute: Attribute | None) -> Codec[Any] | None:
+    """How a number key (`N`) holds `attribute`: a whole number, or a time since 1970."""
+    if isinstance(attribute, Number):
+        return WholeNumberCodec()
+    if isinstance(attribute, Timestamp) and attribute.stored_as != "iso":
+        return EpochCodec(millis=attribute.stored_as == "epoch_millis")
+    return None
+
+
 def _on(index: Index) -> str:
     return index.name or "the table"
-
-
-# Attributes the engine writes itself on items, or uses for its own fields.
-ENGINE_ATTRIBUTES = frozenset(
-    {"type", "author", "authorKey", "writeToken", "expiresAt", "record", "prefetched", "version"}
-)
-# GraphQL's Int: 32 bits, signed.
-INT_MAX = 2**31 - 1
-MOST_LINES = 100
-# DynamoDB's largest item, less room for keys, names and the engine's own attributes.
-ITEM_ROOM = 400 * 1024 - 4 * 1024
-
-
-def _check_stored(entity: Entity, name: str, attribute: Attribute, where: str) -> None:
-    """A name of its own in the item: no other attribute's, key's or the engine's, and
-    only where the engine reads and writes through it (not copies, places or an author)."""
-    stored = attribute.stored
-    others = {a.stored or n for n, a in entity.attributes.items() if n != name}
-    keys = {a for index in entity.declared_keys for a in index.attributes}
-    if not stored or not stored.isidentifier() or stored in others | keys | ENGINE_ATTRIBUTES:
-        raise ModelError(
-            f"{where}: stored as {stored!r}, which is no name of letters, digits and '_', or"
-            " a name another attribute, a key or the engine holds"
-        )
-    if entity.copies is not None or entity.places is not None or isinstance(attribute, Author):
-        raise ModelError(
-            f"{where}: stored under another name, which an entity with copies or places, and"
-            " an author, do not take"
-        )
-
-
-def _check_attribute(entity: Entity, name: str, attribute: Attribute) -> None:
-    where = f"{entity.name}'s attribute {name!r}"
-    if name in ENGINE_ATTRIBUTES and not (name == "author" and isinstance(attribute, Author)):
-        raise ModelError(f"{where}: the name is the engine's own ({sorted(ENGINE_ATTRIBUTES)})")
-    if name in entity.kind or attribute.stored in entity.kind:
-        raise ModelError(f"{where}: the name is its discriminator's ({sorted(entity.kind)})")
-    if attribute.stored is not None:
-        _check_stored(entity, name, attribute, where)
-    keys = {a for index in entity.declared_keys for a in index.attributes}
-    if name in keys:
-        raise ModelError(f"{where}: the name is a key attribute of its table or an index")
-    if (
-        isinstance(attribute, Number)
-        and not -INT_MAX - 1 <= attribute.low <= attribute.high <= INT_MAX
-    ):
-        raise ModelError(f"{where}: low to high must be in order, within GraphQL's 32-bit Int")
-    if isinstance(attribute, Choice) and (
-        attribute.initial is not None and not isinstance(attribute.initial, attribute.values)
-    ):
-        raise ModelError(f"{where}: its initial value is not one of its values")
-    if isinstance(attribute, Timestamp) and attribute.imported and attribute.stamped != "create":
-        raise ModelError(f"{where}: only a time stamped on create may be imported")
-    if isinstance(attribute, Lines) and (
-        not attribute.fields
-        or attribute.numbered in attribute.fields
-        or not all(
-            isinstance(f, Text | Number) and not f.optional for f in attribute.fields.values()
-        )
-        or not 1 <= attribute.most <= MOST_LINES
-        or attribute.optional
-    ):
-        raise ModelError(
-            f"{where}: lines need fields (texts and numbers, none optional or named"
-            f" {attribute.numbered!r}), at most {MOST_LINES} of them, and are not optional"
-        )
-    if isinstance(attribute, Total):
-        lines = entity.attributes.get(attribute.lines)
-        numbers = (
-            [] if not isinstance(lines, Lines) else [lines.fields.get(n) for n in attribute.of]
-        )
-        if not numbers or not all(isinstance(n, Number) and n.low >= 0 for n in numbers):
-            raise ModelError(
-                f"{where}: a total of {list(attribute.of)} needs lines {attribute.lines!r}"
-                " with those numbers, none negative"
-            )
-        if not 0 < attribute.high <= INT_MAX:
-            raise ModelError(f"{where}: its most must be within GraphQL's 32-bit Int")

@@ -54,11 +54,10 @@ def check_indexes(model: Model) -> None:
     for entity in model.entities:
         for index in entity.declared_keys:
             for attribute in index.attributes:
-                if index.type_of(attribute) != "S":
+                if index.type_of(attribute) == "B":
                     raise ModelError(
-                        f"{entity.name}'s key on {on(index)}: {attribute!r} is typed"
-                        f" {index.type_of(attribute)}, and keys rendered from templates are"
-                        " strings (S)"
+                        f"{entity.name}'s key on {on(index)}: {attribute!r} is typed B, and"
+                        " keys rendered from templates are strings (S) or numbers (N)"
                     )
     for pattern in model.of_kind(ListOf):
         check_projection(layout, pattern, pattern.index)

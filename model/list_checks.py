@@ -30,7 +30,9 @@ def check_list(pattern: ListOf, parent: Entity | None, entities: tuple[Entity, .
             f"{where}: its arguments narrow {list(narrowing)}, which are not the leading"
             f" segments of its sort key {list(keys.sort.attributes)}"
         )
-    if len(keys.sort.attributes) <= len(narrowing):
+    numbered = pattern.index.type_of(pattern.index.sort_key) == "N"
+    # A number key holds its number alone; pages go on from the item's table key too.
+    if len(keys.sort.attributes) <= len(narrowing) and not numbered:
         raise ModelError(
             f"{where}: its sort key must end with a segment its arguments leave free (an id),"
             " so that each item's key is its own"

@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 import strawberry
+from strawberry.scalars import JSON
 
 from data.entity_lists import Narrowed, narrowed
 from model import ListOf
@@ -31,7 +32,9 @@ _SCALARS: Mapping[str, Any] = {
     "String": str,
     "Int": int,
     "Float": float,
+    "Boolean": bool,
     "DateTime": datetime,
+    "JSON": JSON,
 }
 
 
@@ -42,6 +45,8 @@ def graphql_type(attribute: Attribute, *, given: bool = False) -> Any:
         return list[line_types(attribute)[1 if given else 0]]  # type: ignore[misc]
     scalar = attribute.scalar
     kind = _SCALARS[scalar] if isinstance(scalar, str) else enum(scalar)
+    if attribute.many:  # a set: read as a list, empty when the item holds none
+        return list[kind] | None if given and attribute.optional else list[kind]  # type: ignore[valid-type]
     return kind | None if attribute.optional else kind
 
 

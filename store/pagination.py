@@ -221,7 +221,10 @@ class Paginator:
             resume = self.cursors.encode(binding, [read.last_key[a] for a in attributes])
         if args.backward:
             items.reverse()
-        edges = [Edge(self.cursors.encode(binding, [i[a] for a in attributes]), i) for i in items]
+        # A number key's value is written as its digits, as cursors hold keys.
+        edges = [
+            Edge(self.cursors.encode(binding, [str(i[a]) for a in attributes]), i) for i in items
+        ]
         # Anything on the other side of the page, the cursor's own item included: read
         # backwards from the page's first item, or over the whole range if the page is empty
         # (then everything in it lies behind the cursor).

@@ -28,7 +28,15 @@ WRITE_TOKEN = "writeToken"
 def page_key(item: Item, attributes: Iterable[str]) -> Key:
     """The key of `item` as a LastEvaluatedKey / ExclusiveStartKey: its `attributes` (the
     layout's `page_key_attributes` of the index read)."""
-    return {a: item[a] for a in attributes}
+    return {a: str(item[a]) for a in attributes}  # a number key's digits, as cursors hold keys
+
+
+def _typed(index: Index, attribute: str, value: Any) -> Any:
+    """A key value as its attribute is typed: the digits of a number key (`N`) as a number
+    (keys, bounds and cursors carry every key as text)."""
+    if value is None or attribute not in index.attributes or index.type_of(attribute) != "N":
+        return value
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -55,20 +63,21 @@ def query_request(
     """A Query over `condition`; a filter may alias attribute names other than `#pk`/`#sk`."""
     index = condition.index
     names = {"#pk": index.partition_key, "#sk": index.sort_key}
-    values: dict[str, Any] = {":pk": condition.partition}
+    values: dict[str, Any] = {":pk": _typed(index, index.partition_key, condition.partition)}
     expression = "#pk = :pk"
+    low, high = (_typed(index, index.sort_key, b) for b in (condition.low, condition.high))
     if condition.begins_with is not None:
         expression += " AND begins_with(#sk, :prefix)"
         values[":prefix"] = condition.begins_with
-    elif condition.low is not None and condition.high is not None:
+    elif low is not None and high is not None:
         expression += " AND #sk BETWEEN :low AND :high"
-        values.update({":low": condition.low, ":high": condition.high})
-    elif condition.low is not None:
+        values.update({":low": low, ":high": high})
+    elif low is not None:
         expression += " AND #sk >= :low"
-        values[":low"] = condition.low
-    elif condition.high is not None:
+        values[":low"] = low
+    elif high is not None:
         expression += " AND #sk <= :high"
-        values[":high"] = condition.high
+        values[":high"] = high
     else:
         del names["#sk"]
     if filter is not None:
@@ -87,7 +96,8 @@ def query_request(
     if limit is not None:
         request["Limit"] = limit
     if start_key is not None:
-        request["ExclusiveStartKey"] = to_attributes(start_key)
+        typed = {name: _typed(index, name, value) for name, value in start_key.items()}
+        request["ExclusiveStartKey"] = to_attributes(typed)
     if filter is not None:
         request["FilterExpression"] = filter.expression
     return request

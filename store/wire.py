@@ -56,6 +56,8 @@ def _to_wire(value: Any) -> Any:
         return [_to_wire(v) for v in value]
     if isinstance(value, dict):
         return {k: _to_wire(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return {_to_wire(v) for v in value}
     return value
 
 
@@ -66,4 +68,6 @@ def _from_wire(value: Any) -> Any:
         return [_from_wire(v) for v in value]
     if isinstance(value, dict):
         return {k: _from_wire(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return {_from_wire(v) for v in value}
     return value

@@ -95,7 +95,7 @@ def child(sort: str, index: m.Index = GSI) -> m.Entity:
                 (),
                 m.Layout(PK_SK, (m.Index("gsi1", "gsi1pk", "gsi1sk", types=("S", "N")),)),
             ),
-            "'gsi1sk' is typed N",
+            "'gsi1sk' is a number (N), which holds one required Number or epoch Timestamp",
         ),
     ],
 )
