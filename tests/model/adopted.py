@@ -38,7 +38,15 @@ MODEL = m.Model(
     (
         m.Lookup(ORG, "org", access="anyone"),
         m.ListOf(EVENT, PK_SK, "events", descending=True),
-        m.ListOf(EVENT, BY_DAY, "eventsOn", root=True, access="anyone"),
+        m.ListOf(
+            EVENT,
+            BY_DAY,
+            "eventsOn",
+            root=True,
+            access="anyone",
+            subscription="eventsOnChanges",
+            subscription_access="anyone",
+        ),
         m.Create(ORG, "addOrg", access="admins"),
         m.Create(EVENT, "addEvent", access="admins"),
         m.Update(EVENT, "renameEvent", ("title",), access="admins"),

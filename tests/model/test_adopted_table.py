@@ -72,10 +72,12 @@ def app_table(endpoint: str, name: str) -> Any:
     ).Table(name)
 
 
-def made_by_the_app(endpoint: str, name: str) -> None:
-    """The app's table and its items, made as the app makes them (no stream)."""
+def made_by_the_app(endpoint: str, name: str, *, stream: bool = False) -> None:
+    """The app's table and its items, made as the app makes them (a stream if asked)."""
     client = app_client(endpoint)
+    streamed = {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
     client.create_table(
+        **({"StreamSpecification": streamed} if stream else {}),
         TableName=name,
         BillingMode="PAY_PER_REQUEST",
         AttributeDefinitions=[
