@@ -198,7 +198,14 @@ def _key_attributes(indexes: tuple[Index, ...]) -> list[str]:
 
 
 def _index_head(index: Index) -> str:
-    return f"{index.name or 'table'}: `{index.partition_key}` / `{index.sort_key}`"
+    partition, sort = (f"`{a}`{_typed(index, a)}" for a in index.attributes)
+    return f"{index.name or 'table'}: {partition} / {sort}"
+
+
+def _typed(index: Index, attribute: str) -> str:
+    """A key attribute's type where it is not text: a number key holds a number."""
+    kind = index.type_of(attribute)
+    return "" if kind == "S" else f" ({kind})"
 
 
 # ---- Markdown --------------------------------------------------------------------------
@@ -280,7 +287,7 @@ def _html_keys(model: Model) -> str:
         for i in indexes
     )
     second = "".join(
-        f'<th class="key" scope="col">{escape(a)}</th>' for i in indexes for a in i.attributes
+        f'<th class="key" scope="col">{escape(a)}{_typed(i, a)}</th>' for i in indexes for a in i.attributes
     )
     rows = []
     for entity in model.entities:

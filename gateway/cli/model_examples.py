@@ -9,10 +9,10 @@ import hashlib
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any
 
-from keys.codecs import format_timestamp, ksuid
+from data.entities import stored as stored_values
+from keys.codecs import ksuid
 from keys.map import place_geohash
 from model import Entity, Model
 from model.attributes import (
@@ -31,7 +31,9 @@ from model.attributes import (
     Number,
     Text,
     Timestamp,
+    Version,
 )
+from model.stored_values import Flag, Json, NumberSet, Real, TextSet
 
 # One moment for every example time, so that a chart is the same each time it is made.
 EXAMPLE_TIME = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -52,7 +54,9 @@ def example_item(model: Model, entity: Entity) -> dict[str, Any]:
     """The example item as the table holds it: its key attributes, its discriminator, and
     each attribute under its stored name."""
     values = example_values(model, entity)
-    stored = {entity.stored_name(n): _stored(v) for n, v in values.items() if v is not None}
+    # As the engine writes them; an author is the caller's, written beside them.
+    authors = {n: values[n] for n, a in entity.attributes.items() if isinstance(a, Author)}
+    stored = {n: _shown(v) for n, v in {**stored_values(entity, values), **authors}.items()}
     return {**_item_keys(entity, values), **entity.kind, **stored}
 
 
@@ -83,8 +87,20 @@ def _example(entity: Entity, name: str, attribute: Attribute) -> Any:
         return _code_example(attribute)
     if isinstance(attribute, Number):
         return max(attribute.low, min(attribute.high, 1))
+    if isinstance(attribute, Version):
+        return 1
     if isinstance(attribute, EngineNumber):
         return 0
+    if isinstance(attribute, Real):
+        return max(attribute.low, min(attribute.high, 1.5))
+    if isinstance(attribute, Flag):
+        return True
+    if isinstance(attribute, TextSet):
+        return [f"{name}-a", f"{name}-b"]
+    if isinstance(attribute, NumberSet):
+        return sorted({attribute.low, min(attribute.high, attribute.low + 1)})
+    if isinstance(attribute, Json):
+        return {"example": True}
     if isinstance(attribute, Choice):
         return attribute.initial or next(iter(attribute.values))
     if isinstance(attribute, Timestamp):
@@ -130,9 +146,6 @@ def _item_keys(entity: Entity, values: Mapping[str, Any]) -> dict[str, str]:
         return {a: t.described() for a, t in entity.templates.items()}
 
 
-def _stored(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return format_timestamp(value)
-    if isinstance(value, StrEnum):
-        return str(value)
-    return value
+def _shown(value: Any) -> Any:
+    """A stored value as a chart shows it: a set in order."""
+    return sorted(value) if isinstance(value, set) else value

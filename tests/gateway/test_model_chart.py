@@ -23,9 +23,18 @@ from model import Entity, Identifier, Lookup, Model, Text, same, template
 from tests.docs.test_model_guide import GUIDE, model_files
 from tests.gateway.test_model_check import COLLIDING
 from tests.model.electrodb_ticketing import MODEL as ELECTRODB
+from tests.model.number_keys import MODEL as NUMBER_KEYS
 from tests.model.onetable_accounts import MODEL as ONETABLE
+from tests.model.stored_kinds import MODEL as STORED_KINDS
 
-MODELS = {"demo": DEMO, "booking": BOOKING, "electrodb": ELECTRODB, "onetable": ONETABLE}
+MODELS = {
+    "demo": DEMO,
+    "booking": BOOKING,
+    "electrodb": ELECTRODB,
+    "onetable": ONETABLE,
+    "stored kinds": STORED_KINDS,
+    "number keys": NUMBER_KEYS,
+}
 # A cell boundary of a Markdown table: a `|` not escaped.
 CELL = re.compile(r"(?<!\\)\|")
 DOCS_CHART = re.compile(r"<!-- chart: clinic.py step 3 -->\n```markdown\n(?P<body>.*?)\n```", re.S)
@@ -248,3 +257,17 @@ def test_the_guides_chart_is_the_commands_output(tmp_path: Path) -> None:
     clinic = tmp_path / "clinic.py"
     clinic.write_text(model_files()["step 3"], encoding="utf-8")
     assert markdown(declared(str(clinic)), "clinic.py") == shown["body"] + "\n"
+
+
+def test_example_items_hold_values_as_the_table_stores_them() -> None:
+    (device,) = STORED_KINDS.entities
+    item = example_item(STORED_KINDS, device)
+    assert item["_version"] == 1 and item["active"] is True
+    assert item["tags"] == ["tags-a", "tags-b"]  # a set, shown in order
+    assert isinstance(item["seen_at"], int) and isinstance(item["madeAt"], int)
+    (score,) = NUMBER_KEYS.entities
+    keyed = example_item(NUMBER_KEYS, score)
+    assert keyed["gsi1sk"] == keyed["points"] and isinstance(keyed["gsi1sk"], int)
+    assert keyed["lsi1sk"] == keyed["playedAt"]
+    charted = markdown(NUMBER_KEYS, "number keys")
+    assert "gsi1: `gsi1pk` / `gsi1sk` (N)" in charted and "/ `${points}` |" in charted
