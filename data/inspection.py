@@ -10,7 +10,7 @@ The classification is pure (`classify`, `Findings`); only `sample` reads the tab
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 
 from data.entities import record
@@ -18,7 +18,7 @@ from keys.errors import DynagateError
 from model import Entity, Model
 from model.entities import ENGINE_ATTRIBUTES
 from store import requests
-from store.client import Store
+from store.client import ScanPage, Store
 from store.requests import Item
 
 # A Scan page evaluates at most this many items, so that the budget is kept to the item.
@@ -95,17 +95,25 @@ def classify(model: Model, items: Iterable[Item], findings: Findings | None = No
 async def sample(store: Store, model: Model, budget: int) -> Findings:
     """Up to `budget` items of the table read by a Scan, classified."""
     findings = Findings()
-    start = None
-    while findings.scanned < budget:
-        limit = min(PAGE_ITEMS, budget - findings.scanned)
-        request = requests.scan_request(store.table, 0, 1, start=start, limit=limit)
-        page = await store.scan(request)
+    async for page in pages(store, budget):
         classify(model, page.items, findings)
         findings.scanned += page.scanned - len(page.items)  # a Scan evaluates no fewer
+    return findings
+
+
+async def pages(store: Store, budget: int) -> AsyncIterator[ScanPage]:
+    """The pages of a Scan of the table that evaluates at most `budget` items."""
+    scanned = 0
+    start = None
+    while scanned < budget:
+        limit = min(PAGE_ITEMS, budget - scanned)
+        request = requests.scan_request(store.table, 0, 1, start=start, limit=limit)
+        page = await store.scan(request)
+        scanned += page.scanned
+        yield page
         start = page.last_key
         if start is None:
             break
-    return findings
 
 
 def _claimed_by(model: Model, item: Item) -> Entity | None:

@@ -277,6 +277,13 @@ def model_inspect(args: argparse.Namespace) -> int:
     return 0 if clean else 1
 
 
+def model_infer(args: argparse.Namespace) -> int:
+    """`dynagate model infer`: a first model drafted from a live table and a sample of it."""
+    from gateway.cli.model_infer import infer
+
+    return infer(args, INSPECT_MOST)
+
+
 def model_check(args: argparse.Namespace) -> int:
     """`dynagate model check`: the model built as `serve` builds it, each access pattern
     with its requests and worst case."""

@@ -320,6 +320,29 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         help=f"the most items read (default {commands.INSPECT_SAMPLE},"
         f" at most {commands.INSPECT_MOST:,})",
     )
+    infer = _command(
+        model_actions,
+        "infer",
+        commands.model_infer,
+        "draft a first model file from a live table and a sample of its items",
+        description="Reads the table's description and a sample of its items (a Scan of at "
+        "most --sample items: an admin's command) and drafts a model file to edit from there: "
+        "the table's layout, an entity per kind of item (told by a discriminator such as "
+        "ElectroDB's __edb_e__ or OneTable's _type, else by the shape of its keys), its key "
+        "templates, attribute kinds and parent, and a lookup for admins per entity. Its first "
+        "lines say what to review. Exit status: 0 drafted, 1 when the table is missing, holds "
+        "no items, or is keyed so that no model serves it.",
+    )
+    infer.add_argument("--table", default=None, help="the table (default: DYNAGATE_TABLE)")
+    infer.add_argument(
+        "--sample",
+        type=int,
+        default=commands.INSPECT_SAMPLE,
+        help=f"the most items read, at most {commands.INSPECT_MOST:,}",
+    )
+    infer.add_argument(
+        "--output", type=Path, default=None, help="write to this new file instead of printing"
+    )
     chart = _command(
         model_actions,
         "chart",
