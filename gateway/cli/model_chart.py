@@ -287,7 +287,9 @@ def _html_keys(model: Model) -> str:
         for i in indexes
     )
     second = "".join(
-        f'<th class="key" scope="col">{escape(a)}{_typed(i, a)}</th>' for i in indexes for a in i.attributes
+        f'<th class="key" scope="col">{escape(a)}{_typed(i, a)}</th>'
+        for i in indexes
+        for a in i.attributes
     )
     rows = []
     for entity in model.entities:

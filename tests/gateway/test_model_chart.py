@@ -182,7 +182,8 @@ def test_each_table_row_has_a_cell_per_column(name: str) -> None:
     indexes = model.table_layout.all
     chart_rows = parsed.rows[2 : 2 + len(model.entities)]
     assert [len(row) for row in chart_rows] == [1 + 2 * len(indexes) + 2] * len(model.entities)
-    assert parsed.rows[1] == [a for index in indexes for a in index.attributes]
+    typed = [(a, i.type_of(a)) for i in indexes for a in i.attributes]
+    assert parsed.rows[1] == [a if t == "S" else f"{a} ({t})" for a, t in typed]
 
 
 STRANGE = Entity(
