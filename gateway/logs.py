@@ -41,6 +41,10 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
+# The AWS SDK's loggers whose INFO records are notes, not events: they are left out.
+_SDK_NOTES = ("aiobotocore.credentials", "botocore.credentials")
+
+
 def logging_config(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A `logging.config.dictConfig` schema that sends every record of the process, ours and
     uvicorn's, to one stderr handler in the format `DYNAGATE_LOG_FORMAT` names (`text` by
@@ -74,5 +78,7 @@ def logging_config(env: Mapping[str, str] | None = None) -> dict[str, Any]:
             "uvicorn": {"level": "INFO", **through_root},
             "uvicorn.error": {"level": "INFO", **through_root},
             "uvicorn.access": {"handlers": [], "propagate": False},
+            # The SDK says where it found credentials at INFO, on every client it opens.
+            **{name: {"level": "WARNING"} for name in _SDK_NOTES},
         },
     }
