@@ -36,27 +36,38 @@ class Narrowed:
     # A copied list's set filters: the values each keeps (absent: all).
     sets: Mapping[str, frozenset[Any]] = field(default_factory=dict)
 
-    def filter(self, entity: Entity, *, own_only: bool = False) -> Filter | None:
+    def filter(
+        self, entity: Entity, *, own_only: bool = False, parent: Entity | None = None
+    ) -> Filter | None:
         """The FilterExpression of `only`, which the entity's parent item passes too; with
         `own_only` (other entities' items may lie in the range), of the entity's own items
-        only, by their discriminator."""
+        only, by their discriminator, and of `parent`'s item when the page may be read
+        with it."""
         told = entity.discriminator
         kind = ({":type": told.value or entity.label}, {"#type": told.attribute})
-        if not self.only:
-            return Filter("#type = :type", *kind) if own_only else None
         names = {f"#f{n}": entity.stored_name(name) for n, name in enumerate(self.only)}
         values = {f":f{n}": str(value) for n, value in enumerate(self.only.values())}
         kept = " AND ".join(f"#f{n} = :f{n}" for n in range(len(self.only)))
-        if own_only:
+        if not own_only:
+            if not self.only:
+                return None
             return Filter(
-                f"({kept}) AND #type = :type", {**values, **kind[0]}, {**names, **kind[1]}
+                f"({kept}) OR #type <> :type",
+                {**values, **kind[0]},
+                {**names, **kind[1]},
+                passes_parent=True,
             )
-        return Filter(
-            f"({kept}) OR #type <> :type",
-            {**values, **kind[0]},
-            {**names, **kind[1]},
-            passes_parent=True,
-        )
+        mine = f"({kept}) AND #type = :type" if self.only else "#type = :type"
+        values.update(kind[0])
+        names.update(kind[1])
+        if parent is None:
+            return Filter(mine, values, names)
+        theirs = parent.discriminator
+        own = Filter(mine, dict(values), dict(names))
+        values[":parent"] = theirs.value or parent.label
+        names["#parentType"] = theirs.attribute
+        expression = f"({mine}) OR #parentType = :parent"
+        return Filter(expression, values, names, passes_parent=True, apart=own)
 
     def contains(self, pattern: ListOf, record: Record) -> bool:
         """Whether an entity in the list's partition is in the list these arguments ask for
@@ -212,7 +223,7 @@ def list_read(
         args,
         forward=forward,
         record=RecordOf(entity),
-        filter=narrowing.filter(entity, own_only=pattern.mixed),
+        filter=narrowing.filter(entity, own_only=pattern.mixed, parent=parent if head else None),
         parent=head,
     )
 

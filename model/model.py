@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from keys.table import TABLE, Index, Layout
 from model.attributes import Choice
-from model.entities import Entity
+from model.entities import Discriminator, Entity
 from model.errors import ModelError
 from model.layout_checks import check_indexes, mixed
 from model.list_checks import check_list, on
@@ -55,8 +55,11 @@ class Model:
         check_indexes(self)
         for pattern in self.of_kind(ListOf):
             # Found once, where the model knows every entity: the list's pages then keep
-            # only its entity's items, by their discriminator.
-            object.__setattr__(pattern, "mixed", mixed(self, pattern))
+            # only its entity's items, by their discriminator. A discriminator declared as
+            # a table's other app writes it says that app may keep items of entities the
+            # model does not declare, in any range: they are passed over too.
+            declared = pattern.entity.discriminator != Discriminator()
+            object.__setattr__(pattern, "mixed", declared or mixed(self, pattern))
 
     @property
     def indexes(self) -> tuple[Index, ...]:

@@ -210,6 +210,7 @@ class Paginator:
             head = result[0] if result and result[0][condition.index.sort_key] == parent else None
             result = result[1:] if head is not None else result
         else:
+            filter = filter if filter is None or filter.apart is None else filter.apart
             read = await self._read(condition, reading_forward, args.size + 1, start, filter)
             result, head = read.items, None
         items = result[: args.size]

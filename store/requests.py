@@ -49,6 +49,8 @@ class Filter:
     # Whether the parent item passes too. DynamoDB filters cannot name key attributes, so
     # only the caller can say; a page whose filter would drop it is read without it.
     passes_parent: bool = False
+    # The filter of a read the parent is not part of, where passing it is looser than asked.
+    apart: Filter | None = None
 
 
 def query_request(
