@@ -16,7 +16,14 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from keys.codecs import ChoiceCodec, IdentifierCodec, KsuidCodec, NumberCodec
+from keys.codecs import (
+    ChoiceCodec,
+    EpochCodec,
+    IdentifierCodec,
+    KsuidCodec,
+    NumberCodec,
+    WholeNumberCodec,
+)
 from keys.conditions import KeyCondition, within
 from keys.table import TABLE
 from keys.template import KeyTemplate, Segment, TemplateError, parse_template
@@ -171,3 +178,46 @@ def test_a_template_that_could_not_be_read_back_is_refused(text: str, said: str)
 def test_a_casing_is_one_of_three() -> None:
     with pytest.raises(TemplateError, match="casing"):
         parse_template("A#${a}", "title")  # type: ignore[arg-type]
+
+
+NUMBER_KEY = KeyTemplate("", (Segment("points", WholeNumberCodec()),), ("", ""), numeric=True)
+TIME_KEY = KeyTemplate("", (Segment("at", EpochCodec(millis=True)),), ("", ""), numeric=True)
+WHOLE = st.integers(-(10**30), 10**30)
+
+
+@FAST
+@given(WHOLE)
+def test_a_number_key_holds_its_number_and_reads_it_back(points: int) -> None:
+    held = NUMBER_KEY.stored(points=points)
+    assert held == points and isinstance(held, int)
+    assert NUMBER_KEY.parse(held) == {"points": points}
+    assert NUMBER_KEY.parse(str(held)) == {"points": points}
+
+
+@FAST
+@given(st.integers(-(10**12), 10**13))
+def test_an_epoch_time_key_reads_back_its_time(millis: int) -> None:
+    at = TIME_KEY.segments[0].codec.decode(str(millis))
+    assert TIME_KEY.stored(at=at) == millis
+    assert TIME_KEY.parse(millis) == {"at": at}
+
+
+@FAST
+@given(WHOLE, st.one_of(st.none(), WHOLE), st.one_of(st.none(), WHOLE))
+def test_a_range_on_a_number_key_holds_exactly_the_numbers_in_it(
+    value: int, start: int | None, end: int | None
+) -> None:
+    """Number keys compare as numbers in DynamoDB: the bounds are the values themselves,
+    never a prefix (`begins_with` is refused on a number)."""
+    condition = within(TABLE, "P", NUMBER_KEY, {}, "points", start, end)
+    assert condition.begins_with is None
+    low = None if condition.low is None else int(condition.low)
+    high = None if condition.high is None else int(condition.high)
+    inside = (low is None or low <= value) and (high is None or value <= high)
+    assert inside == ((start is None or start <= value) and (end is None or value <= end))
+
+
+@pytest.mark.parametrize("segment", ["", "-", "01", "1.5", "1e3", "--1", " 1"])
+def test_a_number_key_refuses_what_no_number_renders(segment: str) -> None:
+    with pytest.raises(ValueError):
+        NUMBER_KEY.parse(segment)
