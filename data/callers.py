@@ -24,6 +24,8 @@ class Caller:
     open: bool = False
     # The name the token gives, for the member `createOrganization` makes of its caller.
     display_name: str | None = None
+    # The groups the token's claims name (`groups`, `cognito:groups`, a configured one).
+    groups: frozenset[str] = frozenset()
 
     @property
     def signed_in(self) -> bool:

@@ -57,6 +57,7 @@ class TokenVerifier:
         issuer: str | None = None,
         audience: str | None = None,
         admin_group: str = "admin",
+        groups_claim: str | None = None,
         username_claim: str = "sub",
         jwks_cooldown: float = JWKS_COOLDOWN,
         jwks_lifespan: float = JWKS_LIFESPAN,
@@ -66,6 +67,7 @@ class TokenVerifier:
         self.issuer = issuer
         self.audience = audience
         self.admin_group = admin_group
+        self.groups_claims = ("groups", "cognito:groups", *([groups_claim] if groups_claim else []))
         self.username_claim = username_claim
         # What every token must carry; the same for every token this verifier checks. The
         # audience is checked by `_check_audience`, which knows Cognito's access tokens.
@@ -94,6 +96,7 @@ class TokenVerifier:
             issuer=settings.auth_issuer,
             audience=settings.auth_audience,
             admin_group=settings.auth_admin_group,
+            groups_claim=settings.auth_groups_claim,
             username_claim=settings.auth_username_claim,
         )
 
@@ -186,14 +189,17 @@ class TokenVerifier:
                 "digits, '.', '_' or '-', starting with a letter or digit"
             )
         groups: set[str] = set()
-        for claim in ("groups", "cognito:groups"):
+        for claim in self.groups_claims:
             value = claims.get(claim)
             if isinstance(value, str):
                 groups.add(value)
             elif isinstance(value, list):
                 groups.update(g for g in value if isinstance(g, str))
         return Caller(
-            username, admin=self.admin_group in groups, display_name=_display_name(claims)
+            username,
+            admin=self.admin_group in groups,
+            display_name=_display_name(claims),
+            groups=frozenset(groups),
         )
 
 

@@ -154,6 +154,15 @@ SETTINGS: tuple[Setting, ...] = (
         "the group (`groups` or `cognito:groups`) whose members are admins",
     ),
     Setting(
+        "DYNAGATE_AUTH_GROUPS_CLAIM",
+        _IDENTITY,
+        "a claim name such as roles or custom:groups",
+        "none",
+        "a claim holding the caller's groups (a name or a list of names), read beside"
+        " `groups` and `cognito:groups`: the groups that entity and field readers name",
+        claim,
+    ),
+    Setting(
         "DYNAGATE_AUTH_USERNAME_CLAIM",
         _IDENTITY,
         "a claim name such as sub, username or cognito:username",

@@ -62,6 +62,8 @@ class Settings:
     auth_issuer: str | None = None
     auth_audience: str | None = None
     auth_admin_group: str = "admin"
+    # A claim holding groups, read beside `groups` and `cognito:groups`.
+    auth_groups_claim: str | None = None
     # The claim whose value is the caller's username (Cognito: `username`).
     auth_username_claim: str = "sub"
     introspection: bool = True
@@ -271,5 +273,6 @@ def _identity(given: Mapping[str, Any], *, development: bool, serving: bool) -> 
         "auth_issuer": issuer,
         "auth_audience": audience,
         "auth_admin_group": given.get("DYNAGATE_AUTH_ADMIN_GROUP", "admin"),
+        "auth_groups_claim": given.get("DYNAGATE_AUTH_GROUPS_CLAIM") or None,
         "auth_username_claim": given.get("DYNAGATE_AUTH_USERNAME_CLAIM", "sub"),
     }

@@ -30,8 +30,10 @@ from model.entities import (
     Only,
     Owner,
     Parent,
+    Readers,
     key,
     only,
+    readers,
     same,
     template,
 )
@@ -99,6 +101,7 @@ __all__ = [
     "Pattern",
     "Places",
     "Range",
+    "Readers",
     "Real",
     "Text",
     "TextSet",
@@ -110,6 +113,7 @@ __all__ = [
     "local_index",
     "moves",
     "only",
+    "readers",
     "same",
     "template",
 ]

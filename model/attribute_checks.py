@@ -130,3 +130,30 @@ def _check_stored_value(entity: Entity, attribute: Attribute, where: str) -> Non
                 f"{where}: one version per entity, and none on an entity with copies or"
                 " places (the engine versions those itself)"
             )
+
+
+def check_readers(entity: Entity) -> None:
+    """An entity's readers, and its fields': an owner to be, groups named, no key field
+    (keys name an item in changes and cursors), no entity found by place (its markers are
+    public)."""
+    where = f"{entity.name}'s readers"
+    rules = [entity.readers, *(a.readers for a in entity.attributes.values())]
+    for rule in rules:
+        if rule is None:
+            continue
+        if rule.owner and entity.owner is None:
+            raise ModelError(f"{where}: readers(owner=True) needs the entity's Owner")
+        if any(not g or not isinstance(g, str) for g in rule.groups):
+            raise ModelError(f"{where}: a group is named by a non-empty text")
+        if rule.parent_owner and entity.parent is None:
+            raise ModelError(f"{where}: readers(parent_owner=True) needs a parent")
+    if entity.readers is not None and entity.places is not None:
+        raise ModelError(f"{where}: an entity found by place is public (its markers are)")
+    for name, attribute in entity.attributes.items():
+        if attribute.readers is not None and name in entity.key_attributes:
+            raise ModelError(f"{entity.name}'s field {name!r}: a key field is read with its item")
+        if attribute.readers is not None and attribute.readers.parent_owner:
+            raise ModelError(
+                f"{entity.name}'s field {name!r}: a field's readers are the item's owner,"
+                " groups or signed-in callers, decided on the item alone"
+            )

@@ -21,6 +21,7 @@ from keys.codecs import (
     NumberCodec,
     TimestampCodec,
 )
+from model.declarations import Readers
 
 TEXT_MAX = 200
 # The kinds' GraphQL scalar types (a `Choice` is its own enum).
@@ -39,12 +40,15 @@ class Attribute:
     """One attribute. `shown`: a field of the entity's GraphQL type; `optional`: may be
     left out (null); `description`: the field's, in the schema; `stored`: the name its
     items hold it under, where the table's other app names it otherwise (ElectroDB's
-    `field`, DynamoDB Toolbox's `savedAs`)."""
+    `field`, DynamoDB Toolbox's `savedAs`); `readers`: who may read the field."""
 
     shown: bool = True
     optional: bool = False
     description: str | None = None
     stored: str | None = None
+    # Who may read the field (None: whoever may read the entity); others get null and a
+    # FORBIDDEN error at its path.
+    readers: Readers | None = None
     # Set by the engine, never by a client (a generated id, the author).
     set_by_engine: ClassVar[bool] = False
     # A list of `scalar` values in GraphQL (a set), rather than one.

@@ -1,6 +1,6 @@
 """The small declarations an entity is made of: its keys, in the classic form
 (`key("EVENT", "day", "id")`) or written as a table holds them (`template("ORG#${orgId}")`),
-and its parent, owner, discriminator and sparse predicates."""
+and its parent, owner, readers, discriminator and sparse predicates."""
 
 from __future__ import annotations
 
@@ -105,6 +105,43 @@ class Owner:
 
     attribute: str
     noun: str
+
+
+@dataclass(frozen=True)
+class Readers:
+    """Who may read an entity's items (or one attribute), wherever a query reaches them,
+    beside admins: its `owner` (the entity's `Owner`), members of any of `groups` (from the
+    token's groups claims), the owner of its parent (`parent_owner`: an event's organizer
+    reads its orders), or any signed-in caller (`signed_in`)."""
+
+    owner: bool = False
+    groups: tuple[str, ...] = ()
+    parent_owner: bool = False
+    signed_in: bool = False
+
+    @property
+    def described(self) -> str:
+        """How refusals and docs say it: "its attendee or the group staff"."""
+        who = ["admins"]
+        if self.owner:
+            who.append("its owner")
+        if self.parent_owner:
+            who.append("its parent's owner")
+        who += [f"members of {g!r}" for g in self.groups]
+        if self.signed_in:
+            who.append("signed-in callers")
+        return ", ".join(who[:-1]) + f" or {who[-1]}" if len(who) > 1 else who[0]
+
+
+def readers(
+    *,
+    owner: bool = False,
+    groups: tuple[str, ...] | list[str] = (),
+    parent_owner: bool = False,
+    signed_in: bool = False,
+) -> Readers:
+    """`readers(owner=True, groups=["staff"])`: who may read, beside admins."""
+    return Readers(owner, tuple(groups), parent_owner, signed_in)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from keys.table import TABLE, Index
 from keys.template import KeyTemplate, Segment
 from model.attribute_checks import ENGINE_ATTRIBUTES as ENGINE_ATTRIBUTES
 from model.attribute_checks import INT_MAX as INT_MAX
-from model.attribute_checks import ITEM_ROOM, check_attribute
+from model.attribute_checks import ITEM_ROOM, check_attribute, check_readers
 from model.attributes import (
     Attribute,
     Author,
@@ -45,8 +45,10 @@ from model.declarations import Keys as Keys
 from model.declarations import Only as Only
 from model.declarations import Owner as Owner
 from model.declarations import Parent as Parent
+from model.declarations import Readers as Readers
 from model.declarations import key as key
 from model.declarations import only as only
+from model.declarations import readers as readers
 from model.declarations import same as same
 from model.declarations import template as template
 from model.errors import ModelError
@@ -68,6 +70,8 @@ class Entity:
     # Seed 002: the entity is also kept by place, its cells counted (`keys/map.py`).
     places: Places | None = None
     owner: Owner | None = None
+    # Who may read its items, wherever a query reaches them (None: whoever the field lets).
+    readers: Readers | None = None
     # How messages and rules name it, when not its name in lower case ("repository").
     called: str | None = None
     # The table its primary key is on: the model's layout's (`keys/table.py`).
@@ -84,6 +88,7 @@ class Entity:
             raise ModelError(
                 f"{self.name}'s owner: {self.owner.attribute!r} is no Identifier or Handle"
             )
+        check_readers(self)
         largest = sum(a.most_bytes for a in self.attributes.values())
         if largest > ITEM_ROOM:
             raise ModelError(

@@ -15,6 +15,7 @@ from model.errors import ModelError
 from model.layout_checks import check_indexes, mixed
 from model.list_checks import check_list, on
 from model.patterns import Create, Delete, Heatmap, ListOf, Lookup, Near, Pattern, Update
+from model.reach_checks import check_reach
 
 P = TypeVar("P", Lookup, ListOf, Create, Update, Delete, Near, Heatmap)
 
@@ -51,6 +52,7 @@ class Model:
                 _check_writer(self, pattern)
             _check_owner(pattern)
         _check_whole_lists(self)
+        check_reach(self)
         _check_names(self)
         check_indexes(self)
         for pattern in self.of_kind(ListOf):

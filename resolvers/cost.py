@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 import strawberry
@@ -180,6 +180,17 @@ def item_read(identity: Callable[[Args, Hashable], Hashable] | None = None) -> F
     """One item by key, through the request's loader: with an `identity`, one read for the
     whole request."""
     return FieldCost(requests=1, items=1, identity=identity, by_item=identity is not None)
+
+
+def with_parent_read(cost: FieldCost) -> FieldCost:
+    """`cost`, and one item by key more: the parent's item a rule of readers decides on."""
+    return replace(cost, requests=_plus_one(cost.requests), items=_plus_one(cost.items))
+
+
+def _plus_one(figure: Figure) -> Figure:
+    if isinstance(figure, int):
+        return figure + 1
+    return lambda args: figure(args) + 1
 
 
 def entity(kind: str, *names: str, fold_case: bool = False) -> Callable[[Args, Hashable], Hashable]:

@@ -12,8 +12,10 @@ from typing import Any
 import strawberry
 
 from data import entities, entity_places, entity_writes
+from data.callers import Caller
 from data.changes import ChangeKind, Followed
 from data.entity_lists import Narrowed, followed, list_read, topic_of, whole_page
+from data.readers import by_token
 from model import (
     Choice,
     Create,
@@ -36,7 +38,14 @@ from resolvers.access import (
 )
 from resolvers.context import Context
 from resolvers.cost import entity as named_entity
-from resolvers.cost import field_with_cost, item_read, mutation_with_cost, page_read, write_calls
+from resolvers.cost import (
+    field_with_cost,
+    item_read,
+    mutation_with_cost,
+    page_read,
+    with_parent_read,
+    write_calls,
+)
 from resolvers.derived_access import RULES, owned, owns_parent, rule
 from resolvers.derived_arguments import (
     REQUIRED,
@@ -47,6 +56,7 @@ from resolvers.derived_arguments import (
     signed,
 )
 from resolvers.derived_types import EntityTypes, filtering, shown_key
+from resolvers.readers import reads_parent, require_list
 from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
 from resolvers.scalars import SortDirection
 from resolvers.subscriptions import follow, subscription
@@ -68,9 +78,15 @@ class Roots:
     types: EntityTypes | None = None
 
     def node(self, entity: Entity, record: Mapping[str, Any]) -> Any:
-        """The object of `entity`'s type answering `record`, for a hook's resolver."""
+        """The object of `entity`'s type answering `record`, for a hook's resolver (an
+        entity with readers is answered through `shown`, which checks the caller)."""
         assert self.types is not None, "the derived roots carry the types"
         return self.types.node(entity, record)
+
+    async def shown(self, info: Info, entity: Entity, record: Mapping[str, Any]) -> Any:
+        """The object of `entity`'s type answering `record`, if the caller may read it."""
+        assert self.types is not None, "the derived roots carry the types"
+        return await self.types.shown(info, entity, record)
 
     def type_of(self, entity: Entity) -> type[Any]:
         """`entity`'s object type, for a hook's field to return."""
@@ -154,9 +170,15 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
     )
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> Any:
-        builders = {p.field: _prefetch(p, entity, arguments) for p in lists}
-        reads = lookahead.child_reads(info, builders)
         context = info.context
+        # A list whose readers neither the token nor this entity's item (its owner, for a
+        # rule of the parent's owner) can settle decides on its own, before its own read.
+        builders = {
+            p.field: _prefetch(p, entity, arguments)
+            for p in lists
+            if _may_prefetch(p, context.caller)
+        }
+        reads = lookahead.child_reads(info, builders)
         found, prefetched = await entities.load_with_lists(
             context.items, context.pages, entity, arguments, reads
         )
@@ -164,17 +186,29 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
             return None
         if read_decides:
             owned(entity, found, context.caller, entities.described(entity, arguments))
-        return types.node(entity, found, prefetched)
+        return await types.shown(info, entity, found, prefetched)
 
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
     kind = types.types[entity.name]
     # Names in any case are one entity when its key folds them.
     folded = all(isinstance(entity.attributes[n], Handle) for n in entity.key_attributes)
     cost = item_read(named_entity(entity.name, *entity.key_attributes, fold_case=folded))
+    if reads_parent(entity):
+        cost = with_parent_read(cost)
     given = None if read_decides or owner is None else owner.attribute
     return field_with_cost(cost, rule(pattern.access, entity, given))(
         signed(resolve, pattern.field, parameters, kind | None)
     )
+
+
+def _may_prefetch(pattern: ListOf, caller: Caller) -> bool:
+    """Whether the list's first page may be read with its parent for `caller`: no rule of
+    readers, one the token settles, or the parent's owner's, which the same Query's parent
+    item decides (a caller it turns out not to name is refused the page)."""
+    rule = pattern.entity.readers
+    if rule is None or by_token(rule, caller):
+        return True
+    return rule.parent_owner and caller.signed_in
 
 
 def _prefetchable(pattern: ListOf, parent: Entity) -> bool:
@@ -225,13 +259,17 @@ def _root_list(types: EntityTypes, pattern: ListOf) -> Any:
     entity = pattern.entity
 
     async def resolve(self: Any, info: Info, page: PageArgs, **arguments: Any) -> Any:
+        partition = {**arguments, **pattern.at}
+        parent = await require_list(info.context, types.model, pattern, partition)
         read = list_read(pattern, None, arguments, page, narrowing(pattern, arguments))
         found = await read.page(info.context.pages)
-        return Connection.from_page(found.map(read.record), lambda r: types.node(entity, r))
+        return Connection.from_page(found.map(read.record), types.listed(info, entity, parent))
 
     parameters = {**list_parameters(pattern, partition=True), "page": (PageArgs, REQUIRED)}
     returns = Connection[types.types[entity.name]]  # type: ignore[name-defined]
     cost = page_read(entities.most_bytes(entity), filtered=filtering(pattern))
+    if reads_parent(entity) and _names_parent(pattern):
+        cost = with_parent_read(cost)
     # `owner`: the arguments name the owner (its partition's, checked when declared).
     owner = None if entity.owner is None else entity.owner.attribute
     return connection_field(cost, rule(pattern.access or "signed_in", entity, owner))(
@@ -270,10 +308,12 @@ def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
         created = await entity_writes.create(
             context.store, model, entity, values, done=pattern.done, caller=context.caller
         )
-        return types.node(entity, created)
+        return await types.shown(info, entity, created)
 
     returns = types.types[entity.name]
     cost = write_calls(entity_writes.create_calls(model, entity))
+    if reads_parent(entity):
+        cost = with_parent_read(cost)
     return mutation_with_cost(cost, access)(
         signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
     )
@@ -305,10 +345,12 @@ def _update(model: Model, types: EntityTypes, pattern: Update) -> Any:
             at_least_one=pattern.at_least_one,
             sets=pattern.sets,
         )
-        return types.node(entity, updated)
+        return await types.shown(info, entity, updated)
 
     returns = types.types[entity.name]
     cost = write_calls(*entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets)))
+    if reads_parent(entity):
+        cost = with_parent_read(cost)
     parameters = fields
     if not pattern.inline:
         kind = _input(_capital(pattern.field) + "Input", fields, pattern.description)
@@ -339,14 +381,17 @@ def _delete(pattern: Delete) -> Any:
     )
 
 
-def _made(types: EntityTypes, entity: Entity) -> Callable[[ChangeKind, Any], Any]:
+def _made(
+    types: EntityTypes, entity: Entity, shown: Callable[[Any], Any] | None = None
+) -> Callable[[ChangeKind, Any], Any]:
     """The event of a change of `entity`: its kind, its key and its new state (null once
-    it is gone)."""
+    it is gone), `shown` as the subscription's list shows its items."""
     event = types.changes[entity.name]
+    show = shown or (lambda record: types.node(entity, record))
 
     def made(kind: ChangeKind, change: Any) -> Any:
         state = change.new if change.new is not None else change.old
-        node = None if change.new is None else types.node(entity, change.new)
+        node = None if change.new is None else show(change.new)
         keys = {name: state[name] for name in shown_key(entity)}
         return event(kind=kind, **keys, **{entity.field_name: node})
 
@@ -359,12 +404,14 @@ def _follow(types: EntityTypes, pattern: ListOf) -> Any:
     assert keys is not None  # checked when the model is built
     partition = keys.partition.attributes
     event = types.changes[entity.name]
-    made = _made(types, entity)
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
         # As a record holds them: the topic is made from the changed entity's record.
         given = {**arguments, **pattern.at}
         checked = {n: entities.checked(entity.attributes[n], given[n], n) for n in partition}
+        # Its events are its list's items: decided once, as the list is, before the first.
+        parent = await require_list(info.context, types.model, pattern, checked)
+        made = _made(types, entity, types.listed(info, entity, parent))
         narrowed = narrowing(pattern, arguments)
         wanted = (pattern.subscription or pattern.field, topic_of(entity, partition, checked))
         return follow(info, (wanted, lambda state: narrowed.contains(pattern, state)), made)
@@ -373,7 +420,22 @@ def _follow(types: EntityTypes, pattern: ListOf) -> Any:
     parameters = list_parameters(pattern, partition=True, subscription=True)
     resolver = signed(resolve, pattern.subscription or "", parameters, returns)
     owner = None if entity.owner is None else entity.owner.attribute
-    return subscription(rule(pattern.subscription_access, entity, owner))(resolver)
+    reads = reads_parent(entity) and _names_parent(pattern)
+    return subscription(rule(pattern.subscription_access, entity, owner), reads_parent=reads)(
+        resolver
+    )
+
+
+def _names_parent(pattern: ListOf) -> bool:
+    """Whether the list's partition names its entity's parent (whose item a rule of
+    readers may decide on)."""
+    entity = pattern.entity
+    keys = entity.keys_on(pattern.index)
+    return (
+        entity.parent is not None
+        and keys is not None
+        and set(entity.parent.attributes) <= {*keys.partition.attributes, *pattern.at}
+    )
 
 
 def _optional(attribute: Attribute) -> bool:

@@ -23,6 +23,8 @@ from data.changes import ChangeKind
 from data.collections import Prefetched, page_for
 from data.entities import described
 from data.entity_lists import list_read, whole_page
+from data.readers import reads_item
+from keys.errors import Forbidden
 from model import Author, Entity, ListOf, Model, Near
 from model.attributes import Attribute, Lines
 from resolvers.context import Context
@@ -34,6 +36,7 @@ from resolvers.cost import (
     items_of,
     owner_of,
     page_read,
+    with_parent_read,
 )
 from resolvers.derived_arguments import (
     REQUIRED,
@@ -43,6 +46,14 @@ from resolvers.derived_arguments import (
     list_parameters,
     narrowing,
     signed,
+)
+from resolvers.readers import (
+    needed_parent,
+    partition_under,
+    reads_parent,
+    require_item,
+    require_list,
+    require_listed,
 )
 from resolvers.relay import Connection, connection_field
 from store.pagination import PageArgs, query_calls
@@ -73,12 +84,46 @@ class EntityTypes:
                 self.changes[pattern.entity.name] = self._change_type(pattern.entity)
 
     def node(
-        self, entity: Entity, record: entities.Record, prefetched: Prefetched | None = None
+        self,
+        entity: Entity,
+        record: entities.Record,
+        prefetched: Prefetched | None = None,
+        *,
+        checked: bool = False,
     ) -> Any:
-        """The object of `entity` answering `record`."""
+        """The object of `entity` answering `record`; of an entity with readers, only once
+        the caller's reading it is `checked` (`shown` checks it)."""
+        if entity.readers is not None and not checked:
+            raise RuntimeError(f"{entity.name} has readers: show it through `shown`")
         kind = self.types[entity.name]
-        shown = {n: _shown(a, record[n]) for n, a in entity.attributes.items() if a.shown}
+        shown = {
+            n: _shown(a, record[n])
+            for n, a in entity.attributes.items()
+            if a.shown and a.readers is None
+        }
         return kind(**shown, record=record, prefetched=prefetched or {})
+
+    async def shown(
+        self,
+        info: Info,
+        entity: Entity,
+        record: entities.Record,
+        prefetched: Prefetched | None = None,
+    ) -> Any:
+        """The object of `entity` answering `record`, if the caller may read it (FORBIDDEN
+        otherwise): a lookup's, a payload's, an event's, a parent's."""
+        await require_item(info.context, self.model, entity, record)
+        return self.node(entity, record, prefetched, checked=True)
+
+    def listed(self, info: Info, entity: Entity, parent: Mapping[str, Any] | None) -> Any:
+        """The objects of a page's records, the list's readers decided before it was read."""
+        context = info.context
+
+        def node(record: entities.Record) -> Any:
+            require_listed(context, self.model, entity, record, parent)
+            return self.node(entity, record, checked=True)
+
+        return node
 
     def _depth(self, entity: Entity) -> int:
         parent = self.model.parent_of(entity)
@@ -89,6 +134,9 @@ class EntityTypes:
         namespace: dict[str, Any] = {}
         for name, attribute in entity.attributes.items():
             if not attribute.shown:
+                continue
+            if attribute.readers is not None:
+                namespace[name] = self._guarded(entity, name, attribute)
                 continue
             annotations[name] = graphql_type(attribute)
             description = attribute.description
@@ -116,6 +164,25 @@ class EntityTypes:
         namespace["__module__"] = self.names.__name__
         return strawberry.type(type(entity.name, (), namespace))
 
+    def _guarded(self, entity: Entity, name: str, attribute: Attribute) -> Any:
+        """A field only its readers see: others get null and FORBIDDEN at its path."""
+        rule = attribute.readers
+        assert rule is not None
+        model = self.model
+
+        async def resolve(self: Any, info: Info) -> Any:
+            context = info.context
+            parent = await needed_parent(context, model, entity, rule, self.record)
+            if not reads_item(
+                rule, entity, self.record, context.caller, model.parent_of(entity), parent
+            ):
+                raise Forbidden(f"`{name}` of a {entity.noun}: only {rule.described} may read it")
+            return _shown(attribute, self.record[name])
+
+        returns = graphql_type(attribute) | None
+        resolver = signed(resolve, name, {}, returns)
+        return strawberry.field(resolver, description=attribute.description)
+
     def _parent(self, entity: Entity, field: str) -> Any:
         """The child's field answering its parent, through the request's loader: one read
         for every item of a page, which one parent listed."""
@@ -129,10 +196,12 @@ class EntityTypes:
             item = await info.context.items.load_item(parent.primary_key(values))
             if item is None:
                 raise LookupError(f"{described(entity, self.record)} names a missing {parent.noun}")
-            return types.node(parent, entities.record(parent, item))
+            return await types.shown(info, parent, entities.record(parent, item))
 
         kinds = [_listed(p) for p in self.model.lists_under(parent) if p.entity is entity]
         cost = item_read(owner_of(*kinds))
+        if reads_parent(parent):
+            cost = with_parent_read(cost)
         resolver = signed(resolve, field, {}, None)
         return strawberry.field(resolver, graphql_type=parent.name, **field_options(cost, None))
 
@@ -140,14 +209,15 @@ class EntityTypes:
         child = pattern.entity
         item_bytes = entities.most_bytes(child)
 
-        def node(record: entities.Record) -> Any:
-            return self.node(child, record)
+        types, model = self, self.model
 
         async def resolve(self: Any, info: Info, page: PageArgs, **arguments: Any) -> Any:
+            partition = partition_under(child, self.record)
+            await require_list(info.context, model, pattern, partition, self.record)
             narrowed = narrowing(pattern, arguments)
             read = list_read(pattern, parent, self.record, page, narrowed)
             found = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
-            return Connection.from_page(found, node)
+            return Connection.from_page(found, types.listed(info, child, self.record))
 
         parameters = {**list_parameters(pattern, partition=False), "page": (PageArgs, REQUIRED)}
         returns = Connection[self.types[child.name]]  # type: ignore[name-defined]
@@ -170,12 +240,17 @@ class EntityTypes:
         assert most is not None
         types = self
 
+        model = self.model
+
         async def resolve(self: Any, info: Info) -> Any:
+            partition = partition_under(child, self.record)
+            await require_list(info.context, model, pattern, partition, self.record)
             read = list_read(pattern, parent, self.record, whole_page(pattern))
             found = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
             records = [edge.item for edge in found.edges]
             ordered = records if read.forward else records[::-1]
-            return [types.node(child, record) for record in ordered]
+            node = types.listed(info, child, self.record)
+            return [node(record) for record in ordered]
 
         calls = query_calls(most + 2, entities.most_bytes(child))
         read = FieldCost(requests=calls, items=most + 2, fanout=most, shared=True)

@@ -29,9 +29,14 @@ strawberry.enum(ChangeKind)
 FOLLOW = FieldCost()
 
 
-def subscription(rule: Rule) -> Callable[[Callable[..., Any]], Any]:
+# Reads, when it starts, the parent's item a rule of readers decides on.
+FOLLOW_READING_PARENT = FieldCost(requests=1, items=1)
+
+
+def subscription(rule: Rule, *, reads_parent: bool = False) -> Callable[[Callable[..., Any]], Any]:
     """`@strawberry.subscription` open to callers `rule` allows."""
-    return lambda resolver: strawberry.subscription(resolver, **field_options(FOLLOW, rule))
+    cost = FOLLOW_READING_PARENT if reads_parent else FOLLOW
+    return lambda resolver: strawberry.subscription(resolver, **field_options(cost, rule))
 
 
 async def follow(

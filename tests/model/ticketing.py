@@ -1,0 +1,70 @@
+"""A ticketing model whose orders are their attendees' (`DYNAGATE_MODEL=tests.model.ticketing`),
+listed under a public event: its orders are read by their attendee, by the event's
+organizer (the parent's owner), by the staff group and by admins, on every path; an
+order's note by its attendee (and admins) only.
+    event  PK = SK = EVENT#<id>                         owner: organizer
+    order  PK = EVENT#<eventId>   SK = ORDER#<id>       owner: attendeeId
+           GSI1  ATTENDEE#<attendeeId> / ORDER#<id>
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import model as m
+
+
+class OrderStatus(StrEnum):
+    RESERVED = "RESERVED"
+    PAID = "PAID"
+
+
+ORDER_READERS = m.readers(owner=True, parent_owner=True, groups=["staff"])
+EVENT = m.Entity(
+    "Event",
+    {"id": m.Identifier(), "organizer": m.Handle(), "title": m.Text(max_length=80)},
+    key=m.same(m.key("EVENT", "id")),
+    owner=m.Owner("organizer", "organizer"),
+)
+ORDER = m.Entity(
+    "Order",
+    {
+        "eventId": m.Identifier(shown=False),
+        "id": m.Identifier(),
+        "attendeeId": m.Handle(),
+        "seats": m.Number(low=1, high=10),
+        "status": m.Choice(values=OrderStatus, initial=OrderStatus.RESERVED),
+        "note": m.Text(optional=True, readers=m.readers(owner=True)),
+    },
+    key=m.Keys(m.key("EVENT", "eventId"), m.key("ORDER", "id")),
+    indexes={m.GSI1: m.Keys(m.key("ATTENDEE", "attendeeId"), m.key("ORDER", "eventId", "id"))},
+    parent=m.Parent("Event", {"eventId": "id"}, field="event"),
+    owner=m.Owner("attendeeId", "attendee"),
+    readers=ORDER_READERS,
+)
+MODEL = m.Model(
+    (EVENT, ORDER),
+    (
+        m.Lookup(EVENT, "event", access="anyone"),
+        m.Lookup(ORDER, "order", access="anyone"),
+        m.ListOf(
+            ORDER,
+            m.TABLE,
+            "orders",
+            subscription="eventOrderChanges",
+            subscription_access="signed_in",
+        ),
+        m.ListOf(
+            ORDER,
+            m.GSI1,
+            "ordersOf",
+            root=True,
+            access="signed_in",
+            subscription="myOrderChanges",
+            subscription_access="signed_in",
+        ),
+        m.Create(EVENT, "addEvent", access="owner"),
+        m.Create(ORDER, "placeOrder", access="owner"),
+        m.Update(ORDER, "changeOrder", ("seats", "note"), access="admins"),
+    ),
+)
