@@ -43,6 +43,10 @@ def cognito(pool: JwksServer, username_claim: str = "username") -> TokenVerifier
     return check
 
 
+# The groups of the access tokens below.
+READERS = frozenset({"readers"})
+
+
 def access_token(**given: Any) -> str:
     """A Cognito access token: `client_id` and `username`, no `aud`."""
     claims = {
@@ -64,9 +68,10 @@ def id_token(**given: Any) -> str:
 
 async def test_an_access_token_of_the_app_client_signs_its_username_in(pool: JwksServer) -> None:
     check = cognito(pool)
-    assert await sign_in(check, access_token()) == Caller("ada")
+    # Its groups are the caller's, which readers name; in the admin group, an admin.
+    assert await sign_in(check, access_token()) == Caller("ada", groups=READERS)
     admin = await sign_in(check, access_token(username="root", **{"cognito:groups": ["admin"]}))
-    assert admin == Caller("root", admin=True)
+    assert admin == Caller("root", admin=True, groups=frozenset({"admin"}))
 
 
 @pytest.mark.parametrize(
@@ -102,8 +107,8 @@ async def test_an_id_token_is_checked_on_its_audience(pool: JwksServer) -> None:
 
 async def test_the_username_claim_is_the_one_the_settings_name(pool: JwksServer) -> None:
     # By default the `sub` (a Cognito sub is a UUID: an identifier).
-    assert await sign_in(cognito(pool, "sub"), access_token()) == Caller(SUB)
-    assert await sign_in(cognito(pool), access_token()) == Caller("ada")
+    assert await sign_in(cognito(pool, "sub"), access_token()) == Caller(SUB, groups=READERS)
+    assert await sign_in(cognito(pool), access_token()) == Caller("ada", groups=READERS)
 
 
 @pytest.mark.parametrize(
