@@ -21,6 +21,7 @@ from data.clock import new_ksuid, new_token, now
 from data.creates import put_all, put_new, put_under
 from data.entities import Record, checked, described, emptied, key_of, record, stored, total
 from data.entity_copies import check_moves, not_theirs
+from data.owner_writes import admins_move, not_yours, owner_held, still_owned
 from data.update_keys import held_reads, index_changes, kept_values
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
@@ -166,6 +167,7 @@ async def update(
     transitions: Sequence[Moves] = (),
     at_least_one: bool = True,
     sets: Mapping[str, Any] | None = None,
+    owner_only: bool = False,
 ) -> Record:
     """Change those of `changes` that are given (at least one) of the entity `arguments`
     name; with `writer_only`, only its author (or an admin) may, which the same write's
@@ -178,6 +180,7 @@ async def update(
         raise BadUserInput(_give(list(changes)))
     given.update(sets or {})
     values = {name: checked(entity.attributes[name], v, name) for name, v in given.items()}
+    admins_move(entity, transitions, values, caller)
     if entity.copies is not None:
         return await entity_copies.update(
             store,
@@ -197,6 +200,8 @@ async def update(
     stamp_name = _sorting_stamp(entity)
     kept: Record = {}
     held: dict[str, Any] = {} if held_to is None else {AUTHOR_KEY: held_to}
+    if owner_only:
+        held.update(await owner_held(store, entity, key, arguments, caller))
     absent: list[str] = []
     reads = kept_values(entity, set(values), {*changes, *(sets or {})})
     if reads:
@@ -245,6 +250,8 @@ async def update(
             if done is None:
                 if writer_only and not wrote(exc.item, caller):
                     raise not_theirs(entity, arguments) from None
+                if owner_only and not still_owned(entity, exc.item, caller):
+                    raise not_yours(entity, arguments) from None
                 if reads:
                     again, read_held, now_absent = held_reads(entity, reads, exc.item)
                     if again == kept and (read_held, now_absent) != (
@@ -320,9 +327,10 @@ async def delete(
     *,
     caller: Caller,
     writer_only: bool,
+    owner_only: bool = False,
 ) -> bool:
     """Remove the entity `arguments` name; with `writer_only`, only its author (or an
-    admin) may, decided by the delete's own condition."""
+    admin) may, and with `owner_only` its owner, decided by the delete's own condition."""
     if entity.copies is not None:
         return await entity_copies.delete(
             store, items, entity, arguments, caller=caller, writer_only=writer_only
@@ -337,15 +345,20 @@ async def delete(
         raise missing
     held_to = caller.restriction(f"sign in to remove a {entity.noun}") if writer_only else None
     action = transaction_delete(store.table, key, must_exist=True)
-    if held_to is not None:
-        action = expecting(action, {AUTHOR_KEY: held_to}, old_on_failure=True)
+    held = {} if held_to is None else {AUTHOR_KEY: held_to}
+    if owner_only:
+        held.update(await owner_held(store, entity, key, arguments, caller))
+    if held:
+        action = expecting(action, held, old_on_failure=True)
     try:
         await store.transact([action])
     except TransactionCanceled as exc:
         stored = exc.items[0]
         refusal: DynagateError = missing
-        if stored is not None and not wrote(stored, caller):
+        if stored is not None and held_to is not None and not wrote(stored, caller):
             refusal = not_theirs(entity, arguments)
+        elif stored is not None and owner_only and not still_owned(entity, stored, caller):
+            refusal = not_yours(entity, arguments)
         retry = f"the {entity.noun} could not be removed; try again"
         raise exc.explained({0: refusal}, retry) from exc
     items.forget(key)

@@ -146,13 +146,18 @@ def _check_owner(pattern: Pattern) -> None:
         raise ModelError(f"{where}: access 'owner' needs the entity's Owner")
     if isinstance(pattern, Lookup | Create):
         return
+    entity = pattern.entity
+    if isinstance(pattern, Update | Delete):
+        if entity.copies is None and entity.places is None:
+            return  # decided by the write's own condition on the owner
+        raise ModelError(f"{where}: an owner's writes are for entities without copies or places")
     if isinstance(pattern, ListOf) and (pattern.access != "owner" or pattern.root):
         keys = pattern.entity.keys_on(pattern.index)
         if keys is not None and owner.attribute in keys.partition.attributes:
             return  # its arguments (a root list's, a subscription's) name the owner
     raise ModelError(
-        f"{where}: access 'owner' is for lookups, creates, and root lists and the"
-        " subscriptions of lists whose partition is the owner's"
+        f"{where}: access 'owner' is for lookups, creates, updates, deletes, and root lists"
+        " and the subscriptions of lists whose partition is the owner's"
     )
 
 

@@ -116,15 +116,24 @@ class Moves:
 
     attribute: str
     allowed: tuple[tuple[Any, tuple[Any, ...]], ...]
+    # The values only admins may move it to (a refund), whoever else the field lets in.
+    admins_only: tuple[Any, ...] = ()
 
     def sources(self, value: Any) -> tuple[Any, ...]:
         """The values from which `attribute` may move to `value`."""
         return tuple(start for start, ends in self.allowed if value in ends)
 
 
-def moves(attribute: str, allowed: Mapping[Any, Iterable[Any]]) -> Moves:
-    """`moves("status", {OPEN: [SHIPPED, CANCELLED], SHIPPED: [DELIVERED]})`."""
-    return Moves(attribute, tuple((start, tuple(ends)) for start, ends in allowed.items()))
+def moves(
+    attribute: str, allowed: Mapping[Any, Iterable[Any]], *, admins_only: Iterable[Any] = ()
+) -> Moves:
+    """`moves("status", {OPEN: [SHIPPED, CANCELLED], SHIPPED: [DELIVERED]})`; with
+    `admins_only=[REFUNDED]`, only admins move it there."""
+    return Moves(
+        attribute,
+        tuple((start, tuple(ends)) for start, ends in allowed.items()),
+        tuple(admins_only),
+    )
 
 
 @dataclass(frozen=True)

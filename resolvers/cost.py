@@ -182,8 +182,9 @@ def item_read(identity: Callable[[Args, Hashable], Hashable] | None = None) -> F
     return FieldCost(requests=1, items=1, identity=identity, by_item=identity is not None)
 
 
-def with_parent_read(cost: FieldCost) -> FieldCost:
-    """`cost`, and one item by key more: the parent's item a rule of readers decides on."""
+def with_item_read(cost: FieldCost) -> FieldCost:
+    """`cost`, and one item by key more: the parent's item a rule of readers decides on,
+    or the item an owner's write holds to its owner."""
     return replace(cost, requests=_plus_one(cost.requests), items=_plus_one(cost.items))
 
 

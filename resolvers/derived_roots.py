@@ -43,7 +43,7 @@ from resolvers.cost import (
     item_read,
     mutation_with_cost,
     page_read,
-    with_parent_read,
+    with_item_read,
     write_calls,
 )
 from resolvers.derived_access import RULES, owned, owns_parent, rule
@@ -194,7 +194,7 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
     folded = all(isinstance(entity.attributes[n], Handle) for n in entity.key_attributes)
     cost = item_read(named_entity(entity.name, *entity.key_attributes, fold_case=folded))
     if reads_parent(entity):
-        cost = with_parent_read(cost)
+        cost = with_item_read(cost)
     given = None if read_decides or owner is None else owner.attribute
     return field_with_cost(cost, rule(pattern.access, entity, given))(
         signed(resolve, pattern.field, parameters, kind | None)
@@ -269,7 +269,7 @@ def _root_list(types: EntityTypes, pattern: ListOf) -> Any:
     returns = Connection[types.types[entity.name]]  # type: ignore[name-defined]
     cost = page_read(entities.most_bytes(entity), filtered=filtering(pattern))
     if reads_parent(entity) and _names_parent(pattern):
-        cost = with_parent_read(cost)
+        cost = with_item_read(cost)
     # `owner`: the arguments name the owner (its partition's, checked when declared).
     owner = None if entity.owner is None else entity.owner.attribute
     return connection_field(cost, rule(pattern.access or "signed_in", entity, owner))(
@@ -313,7 +313,7 @@ def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
     returns = types.types[entity.name]
     cost = write_calls(entity_writes.create_calls(model, entity))
     if reads_parent(entity):
-        cost = with_parent_read(cost)
+        cost = with_item_read(cost)
     return mutation_with_cost(cost, access)(
         signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
     )
@@ -344,13 +344,14 @@ def _update(model: Model, types: EntityTypes, pattern: Update) -> Any:
             transitions=pattern.moves,
             at_least_one=pattern.at_least_one,
             sets=pattern.sets,
+            owner_only=pattern.access == "owner",
         )
         return await types.shown(info, entity, updated)
 
     returns = types.types[entity.name]
     cost = write_calls(*entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets)))
-    if reads_parent(entity):
-        cost = with_parent_read(cost)
+    for reads in (reads_parent(entity), pattern.access == "owner"):
+        cost = with_item_read(cost) if reads else cost
     parameters = fields
     if not pattern.inline:
         kind = _input(_capital(pattern.field) + "Input", fields, pattern.description)
@@ -372,10 +373,13 @@ def _delete(pattern: Delete) -> Any:
             arguments,
             caller=context.caller,
             writer_only=pattern.access == "writer",
+            owner_only=pattern.access == "owner",
         )
 
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
     cost = write_calls(*entity_writes.delete_calls(entity))
+    if pattern.access == "owner":
+        cost = with_item_read(cost)
     return mutation_with_cost(cost, rule(pattern.access, entity))(
         signed(resolve, pattern.field, parameters, bool)
     )

@@ -36,7 +36,7 @@ from resolvers.cost import (
     items_of,
     owner_of,
     page_read,
-    with_parent_read,
+    with_item_read,
 )
 from resolvers.derived_arguments import (
     REQUIRED,
@@ -201,7 +201,7 @@ class EntityTypes:
         kinds = [_listed(p) for p in self.model.lists_under(parent) if p.entity is entity]
         cost = item_read(owner_of(*kinds))
         if reads_parent(parent):
-            cost = with_parent_read(cost)
+            cost = with_item_read(cost)
         resolver = signed(resolve, field, {}, None)
         return strawberry.field(resolver, graphql_type=parent.name, **field_options(cost, None))
 

@@ -21,7 +21,6 @@ from keys.errors import BadUserInput
 from keys.table import GSI1, GSI2, GSI3
 from model import (
     Create,
-    Delete,
     Email,
     Entity,
     GeneratedId,
@@ -171,16 +170,8 @@ def _jobs(*patterns: Callable[[Entity], Any]) -> Model:
             "Pad 'pad': access 'owner' needs the entity's Owner",
         ),
         (
-            lambda: _jobs(lambda e: Update(e, "move", ("phase",), access="owner")),
-            "access 'owner' is for lookups, creates, and root lists",
-        ),
-        (
-            lambda: _jobs(lambda e: Delete(e, "drop", access="owner")),
-            "access 'owner' is for lookups, creates, and root lists",
-        ),
-        (
             lambda: _jobs(lambda e: ListOf(e, GSI3, "jobs", root=True, access="owner")),
-            "access 'owner' is for lookups, creates, and root lists",
+            "access 'owner' is for lookups, creates, updates, deletes, and root lists",
         ),
         (
             lambda: _jobs(lambda e: ListOf(e, GSI1, "jobs", root=True, unnarrowed=GSI2)),

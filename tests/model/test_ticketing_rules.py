@@ -299,3 +299,64 @@ async def test_groups_come_from_a_configured_claim(endpoint: str, table: str) ->
         assert len((await staff(document)).ok()["event"]["orders"]["edges"]) == 2
         other = seeded_api.signed_in(token("sam", roles=["visitors"]))
         assert (await other(document)).errors[0]["extensions"]["code"] == "FORBIDDEN"
+
+
+STATUS = 'mutation {{ setOrderStatus(eventId: "ev1", id: "{id}", status: {status}) {{ status }} }}'
+CANCEL = 'mutation {{ cancelOrder(eventId: "ev1", id: "{id}") }}'
+
+
+async def test_an_owner_changes_and_removes_their_own_order_only(seeded: Api) -> None:
+    alice, bob = (seeded.signed_in(token(n)) for n in ("alice", "bob"))
+    paid = await alice(STATUS.format(id="o1", status="PAID"))
+    assert paid.ok()["setOrderStatus"] == {"status": "PAID"}
+    # Another attendee's order: refused, unchanged; anonymous: asked to sign in.
+    theirs = await bob(STATUS.format(id="o1", status="REFUNDED"))
+    assert theirs.errors[0]["extensions"]["code"] == "FORBIDDEN"
+    assert "only admins" in theirs.errors[0]["message"]  # decided on the token, first
+    taken = await bob(STATUS.format(id="o1", status="PAID"))
+    assert "is not yours" in taken.errors[0]["message"], taken.errors
+    anonymous = await seeded(STATUS.format(id="o2", status="PAID"))
+    assert anonymous.errors[0]["extensions"]["code"] == "UNAUTHENTICATED"
+    # Only an admin refunds, even the owner's own order.
+    refund = await alice(STATUS.format(id="o1", status="REFUNDED"))
+    assert refund.errors[0]["extensions"]["code"] == "FORBIDDEN"
+    assert "only admins" in refund.errors[0]["message"]
+    admin = seeded.signed_in(token("root", groups=["admin"]))
+    assert (await admin(STATUS.format(id="o1", status="REFUNDED"))).ok()["setOrderStatus"] == {
+        "status": "REFUNDED"
+    }
+    # Removing: the owner's own only.
+    refused = await alice(CANCEL.format(id="o2"))
+    assert refused.errors[0]["extensions"]["code"] == "FORBIDDEN"
+    assert (await bob(CANCEL.format(id="o2"))).ok()["cancelOrder"] is True
+    mine = await admin('{ order(eventId: "ev1", id: "o2") { id } }')
+    assert mine.ok()["order"] is None
+
+
+async def test_an_order_that_changed_hands_meanwhile_is_not_written(
+    seeded: Api, client: Any, table: str
+) -> None:
+    """The owner is read, then held by the write's own condition: an order handed to
+    another between the two is refused, not paid for its new owner."""
+    from data import owner_writes
+
+    held = owner_writes.owner_held
+
+    async def then_handed_over(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        found = await held(*args, **kwargs)
+        await client.update_item(
+            TableName=table,
+            Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}},
+            UpdateExpression="SET attendeeId = :b",
+            ExpressionAttributeValues={":b": {"S": "bob"}},
+        )
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("data.entity_writes.owner_held", then_handed_over)
+        answer = await seeded.signed_in(token("alice"))(STATUS.format(id="o1", status="PAID"))
+    assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
+    stored = await client.get_item(
+        TableName=table, Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}}
+    )
+    assert stored["Item"]["status"] == {"S": "RESERVED"}

@@ -17,6 +17,7 @@ import model as m
 class OrderStatus(StrEnum):
     RESERVED = "RESERVED"
     PAID = "PAID"
+    REFUNDED = "REFUNDED"
 
 
 ORDER_READERS = m.readers(owner=True, parent_owner=True, groups=["staff"])
@@ -66,5 +67,25 @@ MODEL = m.Model(
         m.Create(EVENT, "addEvent", access="owner"),
         m.Create(ORDER, "placeOrder", access="owner"),
         m.Update(ORDER, "changeOrder", ("seats", "note"), access="admins"),
+        # The attendee pays their own order (one an admin may have reserved for them);
+        # only an admin refunds.
+        m.Update(
+            ORDER,
+            "setOrderStatus",
+            ("status",),
+            access="owner",
+            inline=True,
+            moves=(
+                m.moves(
+                    "status",
+                    {
+                        OrderStatus.RESERVED: [OrderStatus.PAID],
+                        OrderStatus.PAID: [OrderStatus.REFUNDED],
+                    },
+                    admins_only=[OrderStatus.REFUNDED],
+                ),
+            ),
+        ),
+        m.Delete(ORDER, "cancelOrder", access="owner"),
     ),
 )
