@@ -360,3 +360,26 @@ async def test_an_order_that_changed_hands_meanwhile_is_not_written(
         TableName=table, Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}}
     )
     assert stored["Item"]["status"] == {"S": "RESERVED"}
+
+
+@pytest.mark.streamed
+async def test_answers_from_the_read_cache_hold_the_rules(
+    endpoint: str, table: str, seeded: Api
+) -> None:
+    """The read cache keeps DynamoDB's answers, below the rules: a page the organizer's
+    read made hot is still refused to another attendee, an order still to others."""
+    from tests.caching import ask, caching, hot
+
+    settings = replace(settings_for(endpoint, table), **seeded.settings.__dict__)
+    orders = '{ event(id: "ev1") { title orders { edges { node { id } } } } }'
+    order = '{ order(eventId: "ev1", id: "o1") { id } }'
+    async with caching(settings) as gateway:
+        warm = await hot(gateway, orders, ORGANIZER)
+        assert [e["node"]["id"] for e in warm.data["event"]["orders"]["edges"]] == ["o1", "o2"]
+        refused = await ask(gateway, orders, "bob")
+        assert refused.errors[0]["path"] == ["event", "orders"]
+        assert refused.errors[0]["extensions"]["code"] == "FORBIDDEN"
+        assert (await hot(gateway, order, "alice")).data["order"] == {"id": "o1"}
+        other = await ask(gateway, order, "bob")
+        assert other.data["order"] is None and other.errors[0]["extensions"]["code"] == "FORBIDDEN"
+        assert other.cost["cachedRequests"] > 0  # answered from the cache, and refused
