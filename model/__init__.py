@@ -44,6 +44,7 @@ from model.patterns import (
     Access,
     Create,
     Delete,
+    Group,
     Heatmap,
     ListOf,
     Lookup,
@@ -52,6 +53,7 @@ from model.patterns import (
     Pattern,
     Range,
     Update,
+    group,
     moves,
 )
 from model.stored_values import Flag, Json, NumberSet, Real, TextSet
@@ -78,6 +80,7 @@ __all__ = [
     "Flag",
     "GeneratedId",
     "Geohash",
+    "Group",
     "Handle",
     "Heatmap",
     "Identifier",
@@ -109,6 +112,7 @@ __all__ = [
     "Total",
     "Update",
     "Version",
+    "group",
     "key",
     "local_index",
     "moves",

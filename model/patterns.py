@@ -14,12 +14,31 @@ from typing import Any, Literal
 
 from keys.table import Index
 from model.entities import Entity
+from model.errors import ModelError
 
 # Who may use a field (docs/identity.md): decided on the token before any read, but for
 # `writer`, which the write's own condition decides (the entity's author, or an admin), and
 # `owner` (the entity's `Owner`, or an admin), decided on the token where the arguments
 # name the owner, else on the entity read.
-Access = Literal["anyone", "signed_in", "author", "admins", "writer", "owner"]
+Named = Literal["anyone", "signed_in", "author", "admins", "writer", "owner"]
+
+
+@dataclass(frozen=True)
+class Group:
+    """Members of any of `names` (the token's groups claims), and admins: decided on the
+    token, before any read."""
+
+    names: tuple[str, ...]
+
+
+def group(*names: str) -> Group:
+    """`access=group("staff", "organizers")`."""
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ModelError("group(...) names one group or more, each a non-empty text")
+    return Group(names)
+
+
+Access = Named | Group
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,19 @@ class Admins(SignedIn):
             raise Forbidden(f"only admins may use `{field}`")
 
 
+class Members(SignedIn):
+    """Members of any of `groups` (the token's groups claims), and admins."""
+
+    def __init__(self, groups: tuple[str, ...]) -> None:
+        super().__init__("members of " + " or ".join(repr(g) for g in groups))
+        self.groups = frozenset(groups)
+
+    def check(self, caller: Caller, args: Mapping[str, Any], field: str) -> None:
+        super().check(caller, args, field)
+        if not caller.admin and caller.groups.isdisjoint(self.groups):
+            raise Forbidden(f"only {self.description} may use `{field}`")
+
+
 class Themselves(SignedIn):
     """The caller acting as themselves: the argument at `path` (attribute names, dotted,
     as the resolver receives them) must be their username (the claim

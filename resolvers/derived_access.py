@@ -8,8 +8,8 @@ from typing import Any
 
 from data.callers import Caller
 from keys.errors import Forbidden
-from model import Access, Entity, Handle
-from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, Rule, Stored, Themselves
+from model import Access, Entity, Group, Handle
+from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, Members, Rule, Stored, Themselves
 
 RULES: Mapping[str, Rule] = {
     "anyone": ANYONE,
@@ -25,6 +25,8 @@ def rule(
     """The rule of `access` to `entity`; for `owner`, `given` is the path of the argument
     holding the owner (None: the entity read decides); for `writer`, the owner of the
     entity's `parent` may too, when the entity's key names them."""
+    if isinstance(access, Group):
+        return Members(access.names)
     if access == "owner":
         return _owners(entity, given)
     if access != "writer":
@@ -90,3 +92,8 @@ def owned(entity: Entity, found: Mapping[str, Any], caller: Caller, described_as
         mine = value == caller.username
     if not (caller.unrestricted or mine):
         raise Forbidden(f"{described_as} is not yours")
+
+
+def on_token(access: Access) -> Rule:
+    """The rule of an access decided on the token alone (a viewport's, a heatmap's)."""
+    return Members(access.names) if isinstance(access, Group) else RULES[access]

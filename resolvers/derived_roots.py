@@ -46,7 +46,7 @@ from resolvers.cost import (
     with_item_read,
     write_calls,
 )
-from resolvers.derived_access import RULES, owned, owns_parent, rule
+from resolvers.derived_access import on_token, owned, owns_parent, rule
 from resolvers.derived_arguments import (
     REQUIRED,
     Parameters,
@@ -120,15 +120,15 @@ def derived_roots(model: Model) -> Roots:
         elif isinstance(pattern, Delete):
             mutation[pattern.field] = _delete(pattern)
         elif isinstance(pattern, Near):
-            query[pattern.field] = derived_places.near(types, pattern, RULES[pattern.access])
+            query[pattern.field] = derived_places.near(types, pattern, on_token(pattern.access))
             if pattern.subscription is not None:
-                access = RULES[pattern.subscription_access]
+                access = on_token(pattern.subscription_access)
                 made = _made(types, pattern.entity)
                 follows[pattern.subscription] = derived_places.follow_near(
                     types, pattern, access, made
                 )
         elif isinstance(pattern, Heatmap):
-            query[pattern.field] = derived_places.heatmap(pattern, RULES[pattern.access])
+            query[pattern.field] = derived_places.heatmap(pattern, on_token(pattern.access))
         else:
             if pattern.root:
                 query[pattern.field] = _root_list(types, pattern)

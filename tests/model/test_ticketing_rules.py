@@ -85,11 +85,21 @@ class Path:
     # or of an attendee, whose orders may be of any event.
     whole: bool = False
     attendee: str | None = None
+    # The groups the field itself is for (`access=group(...)`), beside admins.
+    field_groups: tuple[str, ...] = ()
 
     def allows(self, persona: Persona) -> bool:
+        if self.field_groups and not {"admin", *self.field_groups} & set(persona.groups):
+            return False
         if self.whole:
             return persona.reads_all(self.attendee)
         return all(persona.reads(order) for order in self.orders)
+
+
+def partition_of(pattern: m.ListOf) -> tuple[str, ...]:
+    keys = pattern.entity.keys_on(pattern.index)
+    assert keys is not None
+    return keys.partition.attributes
 
 
 def paths() -> Iterator[Path]:
@@ -113,6 +123,15 @@ def paths() -> Iterator[Path]:
                 " } } }"
             )
             yield Path(f"event.{pattern.field}", document, tuple(ORDERS), whole=True)
+        elif isinstance(pattern, m.ListOf) and "eventId" in partition_of(pattern):
+            assert isinstance(pattern.access, m.Group)
+            yield Path(
+                pattern.field,
+                f'{{ {pattern.field}(eventId: "ev1") {{ edges {{ node {{ {shown} }} }} }} }}',
+                tuple(ORDERS),
+                whole=True,
+                field_groups=pattern.access.names,
+            )
         elif isinstance(pattern, m.ListOf):
             for order in ORDERS:
                 who = order["attendeeId"]
@@ -159,7 +178,12 @@ async def test_each_path_answers_exactly_what_the_rules_allow(
     seeded: Api, persona: Persona
 ) -> None:
     walked = list(paths())
-    assert {p.name.split("(")[0] for p in walked} == {"order", "event.orders", "ordersOf"}
+    assert {p.name.split("(")[0] for p in walked} == {
+        "order",
+        "event.orders",
+        "ordersOf",
+        "eventOrders",
+    }
     for path in walked:
         answer = await as_persona(seeded, persona)(path.document)
         allowed = path.allows(persona)

@@ -64,6 +64,8 @@ MODEL = m.Model(
             subscription="myOrderChanges",
             subscription_access="signed_in",
         ),
+        # The staff's desk: an event's orders, for the staff group (and admins) alone.
+        m.ListOf(ORDER, m.TABLE, "eventOrders", root=True, access=m.group("staff")),
         m.Create(EVENT, "addEvent", access="owner"),
         m.Create(ORDER, "placeOrder", access="owner"),
         m.Update(ORDER, "changeOrder", ("seats", "note"), access="admins"),
