@@ -21,7 +21,15 @@ from data.clock import new_ksuid, new_token, now
 from data.creates import put_all, put_new, put_under
 from data.entities import Record, checked, described, emptied, key_of, record, stored, total
 from data.entity_copies import check_moves, not_theirs
-from data.owner_writes import admins_move, not_yours, owner_held, still_owned
+from data.owner_writes import (
+    admins_move,
+    not_parent_owner,
+    not_yours,
+    owner_held,
+    parent_owner_check,
+    still_owned,
+    update_under,
+)
 from data.update_keys import held_reads, index_changes, kept_values
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
@@ -168,6 +176,7 @@ async def update(
     at_least_one: bool = True,
     sets: Mapping[str, Any] | None = None,
     owner_only: bool = False,
+    parent_owner_of: Entity | None = None,
 ) -> Record:
     """Change those of `changes` that are given (at least one) of the entity `arguments`
     name; with `writer_only`, only its author (or an admin) may, which the same write's
@@ -202,6 +211,9 @@ async def update(
     held: dict[str, Any] = {} if held_to is None else {AUTHOR_KEY: held_to}
     if owner_only:
         held.update(await owner_held(store, entity, key, arguments, caller))
+    check = None
+    if parent_owner_of is not None:
+        check = await parent_owner_check(store, entity, parent_owner_of, arguments, caller)
     absent: list[str] = []
     reads = kept_values(entity, set(values), {*changes, *(sets or {})})
     if reads:
@@ -242,7 +254,11 @@ async def update(
             token=token,
         )
         try:
-            item = await store.update(request)
+            if check is None or parent_owner_of is None:
+                item = await store.update(request)
+            else:
+                refused = not_parent_owner(entity, parent_owner_of)
+                item = await update_under(store, check, request, key, _refusal, refused)
         except ConditionFailed as exc:
             if exc.item is None:
                 raise NotFound(missing) from None
@@ -275,6 +291,13 @@ async def update(
         items.refresh(key, item)
         return record(entity, item)
     raise Conflict(f"{described(entity, arguments)} is being changed by other requests; try again")
+
+
+def _refusal(found: Item | None) -> DynagateError:
+    """Why an update under its parent's check was refused, by the item it found."""
+    if found is None:
+        return NotFound("it does not exist")
+    return Conflict("it changed meanwhile, or may not move so from its state; read it again")
 
 
 def _allowed(

@@ -207,6 +207,21 @@ def _check_writer(model: Model, pattern: Update | Delete) -> None:
     where = f"{entity.name} {pattern.field!r}"
     if pattern.access == "writer" and entity.author is None:
         raise ModelError(f"{where}: access 'writer' needs an Author attribute to hold to")
+    if pattern.access == "parent_owner":
+        parent = model.parent_of(entity)
+        if (
+            not isinstance(pattern, Update)
+            or parent is None
+            or parent.owner is None
+            or entity.parent is None
+            or not set(entity.parent.attributes) <= set(entity.key_attributes)
+            or entity.copies is not None
+            or entity.places is not None
+        ):
+            raise ModelError(
+                f"{where}: access 'parent_owner' is for updates of an entity whose key names"
+                " its parent, a parent that declares its Owner (no copies or places)"
+            )
     if isinstance(pattern, Update) and entity.parent is not None:
         moved = sorted(set(pattern.changes) & set(entity.parent.attributes))
         if moved:

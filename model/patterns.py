@@ -19,8 +19,9 @@ from model.errors import ModelError
 # Who may use a field (docs/identity.md): decided on the token before any read, but for
 # `writer`, which the write's own condition decides (the entity's author, or an admin), and
 # `owner` (the entity's `Owner`, or an admin), decided on the token where the arguments
-# name the owner, else on the entity read.
-Named = Literal["anyone", "signed_in", "author", "admins", "writer", "owner"]
+# name the owner, else on the entity read; `parent_owner` (an update by the owner of the
+# entity's parent), decided by a ConditionCheck on the parent in the write's transaction.
+Named = Literal["anyone", "signed_in", "author", "admins", "writer", "owner", "parent_owner"]
 
 
 @dataclass(frozen=True)

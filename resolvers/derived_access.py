@@ -29,6 +29,9 @@ def rule(
         return Members(access.names)
     if access == "owner":
         return _owners(entity, given)
+    if access == "parent_owner":
+        assert parent is not None and parent.owner is not None  # checked when built
+        return Stored(f"the {parent.noun}'s {parent.owner.noun}")
     if access != "writer":
         return RULES[access]
     author = entity.author

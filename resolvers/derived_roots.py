@@ -345,12 +345,15 @@ def _update(model: Model, types: EntityTypes, pattern: Update) -> Any:
             at_least_one=pattern.at_least_one,
             sets=pattern.sets,
             owner_only=pattern.access == "owner",
+            parent_owner_of=parent if pattern.access == "parent_owner" else None,
         )
         return await types.shown(info, entity, updated)
 
     returns = types.types[entity.name]
     cost = write_calls(*entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets)))
-    for reads in (reads_parent(entity), pattern.access == "owner"):
+    # The parent's owner: the parent read first, and the item after the transaction.
+    under_parent = pattern.access == "parent_owner"
+    for reads in (reads_parent(entity), pattern.access == "owner", under_parent, under_parent):
         cost = with_item_read(cost) if reads else cost
     parameters = fields
     if not pattern.inline:

@@ -38,6 +38,11 @@ def pattern_requests(model: Model, pattern: Pattern) -> str:
     case."""
     entity = pattern.entity
     if isinstance(pattern, Lookup):
+        if entity.readers is not None and entity.readers.parent_owner:
+            return (
+                f"GetItem {_key(entity, entity.table)} (batched per request), then its parent's"
+                " for its readers; worst 2 calls, 2 items"
+            )
         return f"GetItem {_key(entity, entity.table)} (batched per request); worst 1 call, 1 item"
     if isinstance(pattern, ListOf):
         return _list(pattern)
@@ -47,9 +52,22 @@ def pattern_requests(model: Model, pattern: Pattern) -> str:
     if isinstance(pattern, Update):
         calls, items = entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets))
         key = _key(entity, entity.table)
+        if pattern.access == "parent_owner":
+            return (
+                f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
+                f" parent's owner, Update of {key}), GetItem of it; worst {_n(calls + 2, 'call')},"
+                f" {items + 2} read"
+            )
+        if pattern.access == "owner":
+            return (
+                f"GetItem (consistent), then UpdateItem of {key} held to its owner; worst"
+                f" {_n(calls + 1, 'call')}, {items + 1} read"
+            )
         return f"UpdateItem of {key}; worst {_n(calls, 'call')}, {items} read"
     if isinstance(pattern, Delete):
         calls, items = entity_writes.delete_calls(entity)
+        if pattern.access == "owner":
+            calls, items = calls + 1, items + 1
         return f"TransactWriteItems; worst {_n(calls, 'call')}, {items} read"
     if isinstance(pattern, Near):
         calls, items = entity_places.search_bound(entity, 100)

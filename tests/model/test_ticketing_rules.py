@@ -407,3 +407,46 @@ async def test_answers_from_the_read_cache_hold_the_rules(
         other = await ask(gateway, order, "bob")
         assert other.data["order"] is None and other.errors[0]["extensions"]["code"] == "FORBIDDEN"
         assert other.cost["cachedRequests"] > 0  # answered from the cache, and refused
+
+
+RESEAT = 'mutation { reseat(eventId: "ev1", id: "o1", seats: 4) { seats } }'
+
+
+async def test_the_event_s_organizer_changes_its_orders(seeded: Api) -> None:
+    """A rule through a relationship: the organizer is the event's owner, checked in the
+    write's own transaction; the attendee, another organizer, anonymous are refused."""
+    for who, code in (("alice", "FORBIDDEN"), ("bob", "FORBIDDEN"), (None, "UNAUTHENTICATED")):
+        caller = seeded if who is None else seeded.signed_in(token(who))
+        refused = await caller(RESEAT)
+        assert refused.errors[0]["extensions"]["code"] == code, (who, refused.errors)
+    done = await seeded.signed_in(token(ORGANIZER))(RESEAT)
+    assert done.ok()["reseat"] == {"seats": 4}
+    missing = await seeded.signed_in(token(ORGANIZER))(RESEAT.replace('"o1"', '"o9"'))
+    assert missing.errors[0]["extensions"]["code"] == "NOT_FOUND", missing.errors
+
+
+async def test_an_event_handed_to_another_organizer_meanwhile_is_not_written_under(
+    seeded: Api, client: Any, table: str
+) -> None:
+    from data import owner_writes
+
+    check = owner_writes.parent_owner_check
+
+    async def then_handed_over(*args: Any, **kwargs: Any) -> Any:
+        found = await check(*args, **kwargs)
+        await client.update_item(
+            TableName=table,
+            Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "EVENT#ev1"}},
+            UpdateExpression="SET organizer = :o",
+            ExpressionAttributeValues={":o": {"S": "oscar"}},
+        )
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("data.entity_writes.parent_owner_check", then_handed_over)
+        answer = await seeded.signed_in(token(ORGANIZER))(RESEAT)
+    assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
+    stored = await client.get_item(
+        TableName=table, Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}}
+    )
+    assert stored["Item"]["seats"] == {"N": "1"}

@@ -89,5 +89,7 @@ MODEL = m.Model(
             ),
         ),
         m.Delete(ORDER, "cancelOrder", access="owner"),
+        # The event's organizer changes the seats of its orders.
+        m.Update(ORDER, "reseat", ("seats",), access="parent_owner", inline=True),
     ),
 )
