@@ -1,6 +1,6 @@
 """The root fields of a declared model (`model/`): a Query field per lookup and per root
-list, a Mutation per create and update (each with its input type), a Subscription per
-followed list; each with its worst case (`resolvers/cost.py`) and its rule of access
+list, a Mutation per write (`resolvers/derived_writes.py`), a Subscription per followed
+list; each with its worst case (`resolvers/cost.py`) and its rule of access
 (`resolvers/access.py`)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import strawberry
 
-from data import entities, entity_places, entity_writes
+from data import entities, entity_places
 from data.callers import Caller
 from data.changes import ChangeKind, Followed
 from data.entity_lists import Narrowed, followed, list_read, topic_of, whole_page
@@ -27,37 +27,29 @@ from model import (
     Lookup,
     Model,
     Near,
-    Timestamp,
     Update,
 )
-from model.attributes import Attribute
 from resolvers import derived_places, lookahead
-from resolvers.access import (
-    AdminsGive,
-    SignedIn,
-)
 from resolvers.context import Context
 from resolvers.cost import entity as named_entity
 from resolvers.cost import (
     field_with_cost,
     item_read,
-    mutation_with_cost,
     page_read,
     with_item_read,
-    write_calls,
 )
-from resolvers.derived_access import on_token, owned, owns_parent, rule
+from resolvers.derived_access import on_token, owned, rule
 from resolvers.derived_arguments import (
     REQUIRED,
-    Parameters,
     graphql_type,
     list_parameters,
     narrowing,
     signed,
 )
 from resolvers.derived_types import EntityTypes, filtering, shown_key
+from resolvers.derived_writes import create_field, delete_field, update_field
 from resolvers.readers import reads_parent, require_list
-from resolvers.relay import NOT_GIVEN, Connection, connection_field, given
+from resolvers.relay import Connection, connection_field
 from resolvers.scalars import SortDirection
 from resolvers.subscriptions import follow, subscription
 from store.pagination import PageArgs
@@ -114,11 +106,11 @@ def derived_roots(model: Model) -> Roots:
         if isinstance(pattern, Lookup):
             query[pattern.field] = _lookup(model, types, pattern)
         elif isinstance(pattern, Create):
-            mutation[pattern.field] = _create(model, types, pattern)
+            mutation[pattern.field] = create_field(model, types, pattern)
         elif isinstance(pattern, Update):
-            mutation[pattern.field] = _update(model, types, pattern)
+            mutation[pattern.field] = update_field(model, types, pattern)
         elif isinstance(pattern, Delete):
-            mutation[pattern.field] = _delete(pattern)
+            mutation[pattern.field] = delete_field(pattern)
         elif isinstance(pattern, Near):
             query[pattern.field] = derived_places.near(types, pattern, on_token(pattern.access))
             if pattern.subscription is not None:
@@ -277,117 +269,6 @@ def _root_list(types: EntityTypes, pattern: ListOf) -> Any:
     )
 
 
-def _input(name: str, fields: Parameters, description: str | None) -> type[Any]:
-    annotations = {field: kind for field, (kind, _) in fields.items()}
-    defaults = {field: d for field, (_, d) in fields.items() if d is not REQUIRED}
-    namespace = {"__annotations__": annotations, **defaults}
-    return strawberry.input(type(name, (), namespace), description=description)
-
-
-def _create(model: Model, types: EntityTypes, pattern: Create) -> Any:
-    entity = pattern.entity
-    taken = [(n, a) for n, a in entity.attributes.items() if a.given]
-    # Required fields first, then the optional ones.
-    fields = {n: (graphql_type(a, given=True), REQUIRED) for n, a in taken if not _optional(a)}
-    for name, attribute in taken:
-        if _optional(attribute):
-            fields[name] = (graphql_type(attribute, given=True) | None, NOT_GIVEN)
-    imported = [n for n, a in entity.attributes.items() if isinstance(a, Timestamp) and a.imported]
-    owner = entity.owner
-    access = rule(pattern.access, entity, None if owner is None else f"input.{owner.attribute}")
-    description = None
-    for name in imported:
-        assert isinstance(access, SignedIn)  # the model refuses an import open to anyone
-        access = AdminsGive(access, f"input.{name}", name)
-        description = f"`{name}` is optional, for imports of older data: admins only."
-    kind = _input(_capital(pattern.field) + "Input", fields, description)
-
-    async def resolve(self: Any, info: Info, input: Any) -> Any:
-        values = {name: given(getattr(input, name)) for name in fields}
-        context = info.context
-        created = await entity_writes.create(
-            context.store, model, entity, values, done=pattern.done, caller=context.caller
-        )
-        return await types.shown(info, entity, created)
-
-    returns = types.types[entity.name]
-    cost = write_calls(entity_writes.create_calls(model, entity))
-    if reads_parent(entity):
-        cost = with_item_read(cost)
-    return mutation_with_cost(cost, access)(
-        signed(resolve, pattern.field, {"input": (kind, REQUIRED)}, returns)
-    )
-
-
-def _update(model: Model, types: EntityTypes, pattern: Update) -> Any:
-    entity = pattern.entity
-    parent = model.parent_of(entity)
-    fields: dict[str, tuple[Any, Any]] = {
-        n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes
-    }
-    for name in pattern.changes:
-        kind = graphql_type(entity.attributes[name])
-        fields[name] = (kind, REQUIRED) if pattern.inline else (kind | None, NOT_GIVEN)
-
-    async def resolve(self: Any, info: Info, input: Any = None, **arguments: Any) -> Any:
-        context = info.context
-        values = arguments if pattern.inline else vars(input)
-        updated = await entity_writes.update(
-            context.store,
-            context.items,
-            entity,
-            {name: values[name] for name in entity.key_attributes},
-            {name: given(values[name]) for name in pattern.changes},
-            caller=context.caller,
-            writer_only=pattern.access == "writer"
-            and not owns_parent(entity, parent, values, context.caller),
-            transitions=pattern.moves,
-            at_least_one=pattern.at_least_one,
-            sets=pattern.sets,
-            owner_only=pattern.access == "owner",
-            parent_owner_of=parent if pattern.access == "parent_owner" else None,
-        )
-        return await types.shown(info, entity, updated)
-
-    returns = types.types[entity.name]
-    cost = write_calls(*entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets)))
-    # The parent's owner: the parent read first, and the item after the transaction.
-    under_parent = pattern.access == "parent_owner"
-    for reads in (reads_parent(entity), pattern.access == "owner", under_parent, under_parent):
-        cost = with_item_read(cost) if reads else cost
-    parameters = fields
-    if not pattern.inline:
-        kind = _input(_capital(pattern.field) + "Input", fields, pattern.description)
-        parameters = {"input": (kind, REQUIRED)}
-    return mutation_with_cost(cost, rule(pattern.access, entity, parent=parent))(
-        signed(resolve, pattern.field, parameters, returns)
-    )
-
-
-def _delete(pattern: Delete) -> Any:
-    entity = pattern.entity
-
-    async def resolve(self: Any, info: Info, **arguments: Any) -> bool:
-        context = info.context
-        return await entity_writes.delete(
-            context.store,
-            context.items,
-            entity,
-            arguments,
-            caller=context.caller,
-            writer_only=pattern.access == "writer",
-            owner_only=pattern.access == "owner",
-        )
-
-    parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
-    cost = write_calls(*entity_writes.delete_calls(entity))
-    if pattern.access == "owner":
-        cost = with_item_read(cost)
-    return mutation_with_cost(cost, rule(pattern.access, entity))(
-        signed(resolve, pattern.field, parameters, bool)
-    )
-
-
 def _made(
     types: EntityTypes, entity: Entity, shown: Callable[[Any], Any] | None = None
 ) -> Callable[[ChangeKind, Any], Any]:
@@ -443,11 +324,3 @@ def _names_parent(pattern: ListOf) -> bool:
         and keys is not None
         and set(entity.parent.attributes) <= {*keys.partition.attributes, *pattern.at}
     )
-
-
-def _optional(attribute: Attribute) -> bool:
-    return attribute.optional or (isinstance(attribute, Timestamp) and attribute.imported)
-
-
-def _capital(name: str) -> str:
-    return name[0].upper() + name[1:]

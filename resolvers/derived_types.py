@@ -48,7 +48,6 @@ from resolvers.derived_arguments import (
     signed,
 )
 from resolvers.readers import (
-    needed_parent,
     partition_under,
     reads_parent,
     require_item,
@@ -168,14 +167,10 @@ class EntityTypes:
         """A field only its readers see: others get null and FORBIDDEN at its path."""
         rule = attribute.readers
         assert rule is not None
-        model = self.model
 
-        async def resolve(self: Any, info: Info) -> Any:
-            context = info.context
-            parent = await needed_parent(context, model, entity, rule, self.record)
-            if not reads_item(
-                rule, entity, self.record, context.caller, model.parent_of(entity), parent
-            ):
+        def resolve(self: Any, info: Info) -> Any:
+            # A field's readers are decided on its item alone (no parent's owner among them).
+            if not reads_item(rule, entity, self.record, info.context.caller):
                 raise Forbidden(f"`{name}` of a {entity.noun}: only {rule.described} may read it")
             return _shown(attribute, self.record[name])
 

@@ -54,8 +54,7 @@ async def require_item(
         return parent
     if parent is None:
         parent = await needed_parent(context, model, entity, rule, record)
-    if not reads_item(rule, entity, record, context.caller, model.parent_of(entity), parent):
-        raise Forbidden(f"{entities.described(entity, record)}: only {rule.described} may read it")
+    require_listed(context, model, entity, record, parent)
     return parent
 
 
@@ -98,8 +97,9 @@ def require_listed(
     record: Mapping[str, Any],
     parent: Mapping[str, Any] | None,
 ) -> None:
-    """The item check of a page whose list the caller may read: never refuses, unless a
-    list's own decision were wrong (then FORBIDDEN rather than another's item)."""
+    """FORBIDDEN unless the caller may read `record` under its `parent`'s record: an item
+    shown, or one of a page whose list the caller may read (which then never refuses,
+    unless the list's own decision were wrong: FORBIDDEN rather than another's item)."""
     rule = entity.readers
     if rule is not None and not reads_item(
         rule, entity, record, context.caller, model.parent_of(entity), parent

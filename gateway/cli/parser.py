@@ -4,112 +4,34 @@ setting in the help's epilog (`gateway/setting_table.py`)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, TypeAlias
 
 from gateway.cli import commands
+from gateway.cli.arguments import (
+    Formatter,
+    add_actions,
+    add_command,
+    hook_options,
+    model_option,
+    positive,
+    positive_int,
+)
+from gateway.cli.model_parser import add_model_actions
 from gateway.identity import TOKEN_TTL
 from gateway.setting_table import environment_help
-
-# The commands of `dynagate`, or the actions of one of them.
-Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
-
-
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows each option's default, save where there is none to show, and keeps the
-    epilog's lines as written."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
-
-
-def _model_option() -> argparse.ArgumentParser:
-    """`--model`, on every command that touches the table or the schema."""
-    option = argparse.ArgumentParser(add_help=False)
-    option.add_argument(
-        "--model",
-        metavar="MODULE",
-        help="the model: a module's dotted name or a .py file's path (DYNAGATE_MODEL; "
-        "unset, the demo's)",
-    )
-    return option
-
-
-def _hook(model: str | None, name: str) -> Callable[[argparse.ArgumentParser], None]:
-    """The model's `name` hook adding its own options, or none: a model that does not load
-    is reported when its command runs, not while the arguments are read."""
-    if model is None:
-        return lambda _: None
-    try:
-        hook = commands.model_hook(model, name)
-    except Exception:
-        return lambda _: None
-    return hook or (lambda _: None)
-
-
-def _actions(
-    subcommands: Commands,
-    name: str,
-    about: str,
-    description: str | None = None,
-) -> Commands:
-    """A command made of actions (`dynagate migrate plan`); alone, it prints its help."""
-    command = subcommands.add_parser(
-        name, help=about, description=description, formatter_class=_Formatter
-    )
-    command.set_defaults(run=lambda _: commands.usage(command))
-    return command.add_subparsers(metavar="ACTION")
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a whole number above 0")
-    return value
-
-
-def _positive(text: str) -> float:
-    value = float(text)
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} is not a number above 0")
-    return value
-
-
-def _command(
-    parent: Commands,
-    name: str,
-    run: Callable[[argparse.Namespace], Any],
-    about: str,
-    *,
-    description: str | None = None,
-    options: Sequence[argparse.ArgumentParser] = (),
-) -> argparse.ArgumentParser:
-    """The command `name` of `parent`, which `run` carries out."""
-    command = parent.add_parser(
-        name,
-        help=about,
-        description=description,
-        formatter_class=_Formatter,
-        parents=list(options),
-    )
-    command.set_defaults(run=run)
-    return command
 
 
 def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     """Every command; `seed` and `verify` with the options of `model`'s hooks."""
-    on_model = [_model_option()]
+    on_model = [model_option()]
     parser = argparse.ArgumentParser(
-        prog="dynagate", description=__doc__, epilog=environment_help(), formatter_class=_Formatter
+        prog="dynagate", description=__doc__, epilog=environment_help(), formatter_class=Formatter
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('dynagate')}")
     subcommands = parser.add_subparsers(metavar="COMMAND")
 
-    serve = _command(
+    serve = add_command(
         subcommands, "serve", commands.serve, "serve the GraphQL API", options=on_model
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -121,7 +43,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         help="processes serving the port; above 2 needs DYNAGATE_REDIS_URL",
     )
 
-    _command(
+    add_command(
         subcommands,
         "check",
         commands.check,
@@ -129,7 +51,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         " exit 1 on any problem",
         options=on_model,
     )
-    create = _command(
+    create = add_command(
         subcommands,
         "create-table",
         commands.make_table,
@@ -151,16 +73,16 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="turn an existing table's time to live on, on expiresAt, if it has none",
     )
-    seed = _command(
+    seed = add_command(
         subcommands,
         "seed",
         commands.seed,
         "load demo data through the API's mutations",
         options=on_model,
     )
-    _hook(model, "add_seed_arguments")(seed)
+    hook_options(model, "add_seed_arguments")(seed)
 
-    local = _command(
+    local = add_command(
         subcommands,
         "dynamodb-local",
         commands.dynamodb_local,
@@ -171,7 +93,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "--db-path", type=Path, default=None, help="keep data here (default: in memory)"
     )
 
-    export = _command(
+    export = add_command(
         subcommands,
         "export-schema",
         commands.export_schema,
@@ -180,7 +102,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
     )
     export.add_argument("--output", type=Path, default=None, help="write to this file instead")
 
-    diff = _command(
+    diff = add_command(
         subcommands,
         "schema-diff",
         commands.schema_diff,
@@ -200,7 +122,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "(Relay, GraphQL Codegen) or an Apollo persisted query manifest",
     )
 
-    actions = _actions(
+    actions = add_actions(
         subcommands,
         "documents",
         "trusted documents: register a client's manifest, list what is registered",
@@ -208,7 +130,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "for admins). `add` checks every document of MANIFEST.json against the schema and "
         "the demand limits and registers all of them, or none when one is refused.",
     )
-    add = _command(
+    add = add_command(
         actions,
         "add",
         commands.documents_add,
@@ -224,7 +146,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         help='a JSON object of "sha256:<hex>" or "<hex>" → document (Relay, GraphQL '
         "Codegen) or an Apollo persisted query manifest",
     )
-    _command(
+    add_command(
         actions,
         "list",
         commands.documents_list,
@@ -232,7 +154,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         options=on_model,
     )
 
-    verify = _command(
+    verify = add_command(
         subcommands,
         "verify",
         commands.verify,
@@ -249,10 +171,10 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="write what differs, each item only while it is still as it was read",
     )
-    verify.add_argument("--segments", type=_positive_int, default=4, help="parallel Scan segments")
-    _hook(model, "add_verify_arguments")(verify)
+    verify.add_argument("--segments", type=positive_int, default=4, help="parallel Scan segments")
+    hook_options(model, "add_verify_arguments")(verify)
 
-    template = _command(
+    template = add_command(
         subcommands,
         "table-template",
         commands.table_template,
@@ -266,7 +188,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "--format", choices=("cloudformation", "terraform"), default="cloudformation"
     )
 
-    policy = _command(
+    policy = add_command(
         subcommands,
         "iam-policy",
         commands.iam_policy,
@@ -284,90 +206,12 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         help="what the policy lets do: serve, or also migrate and verify (a Scan, UpdateTable)",
     )
 
-    model_actions = _actions(
-        subcommands,
-        "model",
-        "check the model: its declarations, its access patterns' requests, its chart, a live table",
-    )
-    _command(
-        model_actions,
-        "check",
-        commands.model_check,
-        "build the model as serve does and print each access pattern",
-        description="Refuses, naming the declaration, a model the engine cannot serve (keys "
-        "that can collide, a key naming an attribute its entity lacks, a generated name given "
-        "twice, …): exit 2. Otherwise prints each access pattern with the DynamoDB requests it "
-        "leads to and its worst case: exit 0.",
-        options=on_model,
-    )
-    inspect = _command(
-        model_actions,
-        "inspect",
-        commands.model_inspect,
-        "compare the model with a live table: its layout, and a sample of its items",
-        description="Reads the table's description and a sample of its items (a Scan of at "
-        "most --sample items: an admin's command) and says, per entity, how many items it "
-        "claims, how many read as the model's, whose keys render back, and the attributes "
-        "they hold that it does not declare; then the items no entity claims. Exit status: 0 "
-        "when the table is the model's, 1 otherwise.",
-        options=on_model,
-    )
-    inspect.add_argument("--table", default=None, help="the table (default: DYNAGATE_TABLE)")
-    inspect.add_argument(
-        "--sample",
-        type=int,
-        default=commands.INSPECT_SAMPLE,
-        help=f"the most items read (default {commands.INSPECT_SAMPLE},"
-        f" at most {commands.INSPECT_MOST:,})",
-    )
-    infer = _command(
-        model_actions,
-        "infer",
-        commands.model_infer,
-        "draft a first model file from a live table and a sample of its items",
-        description="Reads the table's description and a sample of its items (a Scan of at "
-        "most --sample items: an admin's command) and drafts a model file to edit from there: "
-        "the table's layout, an entity per kind of item (told by a discriminator such as "
-        "ElectroDB's __edb_e__ or OneTable's _type, else by the shape of its keys), its key "
-        "templates, attribute kinds and parent, and a lookup for admins per entity. Its first "
-        "lines say what to review. Exit status: 0 drafted, 1 when the table is missing, holds "
-        "no items, or is keyed so that no model serves it.",
-    )
-    infer.add_argument("--table", default=None, help="the table (default: DYNAGATE_TABLE)")
-    infer.add_argument(
-        "--sample",
-        type=int,
-        default=commands.INSPECT_SAMPLE,
-        help=f"the most items read, at most {commands.INSPECT_MOST:,}",
-    )
-    infer.add_argument(
-        "--output", type=Path, default=None, help="write to this new file instead of printing"
-    )
-    chart = _command(
-        model_actions,
-        "chart",
-        commands.model_chart,
-        "print the model's single-table design: keys per index, example items, access patterns",
-        description="The single-table chart of the model, built as serve builds it: a row per "
-        "entity with its key templates on the table and on each index and its discriminator, "
-        "an example item of each entity, and each access pattern with its requests and worst "
-        "case. Markdown, or a self-contained HTML page.",
-        options=on_model,
-    )
-    chart.add_argument(
-        "--format",
-        choices=("markdown", "html"),
-        default="markdown",
-        help="Markdown, or an HTML page to open in a browser",
-    )
-    chart.add_argument(
-        "--output", type=Path, metavar="FILE", default=None, help="write to this file instead"
-    )
+    add_model_actions(subcommands, on_model)
 
-    migrate_actions = _actions(
+    migrate_actions = add_actions(
         subcommands, "migrate", "bring the table and its items to the model: indexes, keys, copies"
     )
-    plan = _command(
+    plan = add_command(
         migrate_actions,
         "plan",
         commands.migrate_plan,
@@ -378,8 +222,8 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "2 refused.",
         options=on_model,
     )
-    plan.add_argument("--segments", type=_positive_int, default=4, help="parallel Scan segments")
-    apply = _command(
+    plan.add_argument("--segments", type=positive_int, default=4, help="parallel Scan segments")
+    apply = add_command(
         migrate_actions,
         "apply",
         commands.migrate_apply,
@@ -391,12 +235,12 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "2 refused.",
         options=on_model,
     )
-    apply.add_argument("--max-wcu", type=_positive, default=100, help="most write units a second")
+    apply.add_argument("--max-wcu", type=positive, default=100, help="most write units a second")
     apply.add_argument(
-        "--segments", type=_positive_int, default=4, help="parallel Scan segments (a fresh run's)"
+        "--segments", type=positive_int, default=4, help="parallel Scan segments (a fresh run's)"
     )
 
-    token = _command(
+    token = add_command(
         subcommands,
         "token",
         commands.token,

@@ -6,8 +6,8 @@ are heard, as it does on a table of dynagate's own layout."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
+from functools import partial
 
 import pytest
 
@@ -17,7 +17,7 @@ from tests.live import Served, connected, served
 from tests.model.test_adopted_table import (
     ADOPTED,
     ON_DAY,
-    app_client,
+    app_made,
     app_table,
     event_item,
     made_by_the_app,
@@ -30,10 +30,9 @@ CHANGES = 'subscription { eventsOnChanges(day: "2025-03-01") { kind id event { t
 
 @pytest.fixture
 async def table(endpoint: str) -> AsyncIterator[str]:
-    name = f"adopted-streamed-{uuid.uuid4().hex[:12]}"
-    await asyncio.to_thread(made_by_the_app, endpoint, name, stream=True)
-    yield name
-    await asyncio.to_thread(app_client(endpoint).delete_table, TableName=name)
+    streamed = partial(made_by_the_app, stream=True)
+    async with app_made(endpoint, "adopted-streamed", streamed) as name:
+        yield name
 
 
 async def test_the_app_s_writes_reach_subscribers(endpoint: str, table: str) -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -72,33 +73,66 @@ def app_table(endpoint: str, name: str) -> Any:
     ).Table(name)
 
 
+def app_created(
+    endpoint: str,
+    name: str,
+    types: Mapping[str, str],
+    *,
+    global_indexes: Mapping[str, tuple[str, str]] | None = None,
+    local_indexes: Mapping[str, str] | None = None,
+    stream: bool = False,
+) -> None:
+    """A table keyed `pk`/`sk` as an app's boto3 code creates it: its key attributes'
+    `types`, global indexes by name (partition and sort key), local indexes by name (sort
+    key), each projecting everything; a stream of both images if asked."""
+
+    def index(name: str, partition: str, sort: str) -> dict[str, Any]:
+        keys = [
+            {"AttributeName": partition, "KeyType": "HASH"},
+            {"AttributeName": sort, "KeyType": "RANGE"},
+        ]
+        return {"IndexName": name, "KeySchema": keys, "Projection": {"ProjectionType": "ALL"}}
+
+    made: dict[str, Any] = {
+        "TableName": name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [
+            {"AttributeName": a, "AttributeType": t} for a, t in types.items()
+        ],
+        "KeySchema": index("", "pk", "sk")["KeySchema"],
+    }
+    if global_indexes:
+        made["GlobalSecondaryIndexes"] = [index(n, *keys) for n, keys in global_indexes.items()]
+    if local_indexes:
+        made["LocalSecondaryIndexes"] = [index(n, "pk", k) for n, k in local_indexes.items()]
+    if stream:
+        made["StreamSpecification"] = {
+            "StreamEnabled": True,
+            "StreamViewType": "NEW_AND_OLD_IMAGES",
+        }
+    client = app_client(endpoint)
+    client.create_table(**made)
+    client.get_waiter("table_exists").wait(TableName=name)
+
+
+@asynccontextmanager
+async def app_made(
+    endpoint: str, prefix: str, make: Callable[[str, str], None]
+) -> AsyncIterator[str]:
+    """A table of its own for a test, which `make(endpoint, name)` creates and fills, as
+    the app does; deleted after it."""
+    name = f"{prefix}-{uuid.uuid4().hex[:12]}"
+    await asyncio.to_thread(make, endpoint, name)
+    try:
+        yield name
+    finally:
+        await asyncio.to_thread(app_client(endpoint).delete_table, TableName=name)
+
+
 def made_by_the_app(endpoint: str, name: str, *, stream: bool = False) -> None:
     """The app's table and its items, made as the app makes them (a stream if asked)."""
-    client = app_client(endpoint)
-    streamed = {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
-    client.create_table(
-        **({"StreamSpecification": streamed} if stream else {}),
-        TableName=name,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[
-            {"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk", "gsi1pk", "gsi1sk")
-        ],
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "gsi1",
-                "KeySchema": [
-                    {"AttributeName": "gsi1pk", "KeyType": "HASH"},
-                    {"AttributeName": "gsi1sk", "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-    )
-    client.get_waiter("table_exists").wait(TableName=name)
+    types = dict.fromkeys(("pk", "sk", "gsi1pk", "gsi1sk"), "S")
+    app_created(endpoint, name, types, global_indexes={"gsi1": ("gsi1pk", "gsi1sk")}, stream=stream)
     table = app_table(endpoint, name)
     table.put_item(Item=ORG)
     for event in EVENTS:
@@ -107,10 +141,8 @@ def made_by_the_app(endpoint: str, name: str, *, stream: bool = False) -> None:
 
 @pytest.fixture
 async def table(endpoint: str) -> AsyncIterator[str]:
-    name = f"adopted-{uuid.uuid4().hex[:12]}"
-    await asyncio.to_thread(made_by_the_app, endpoint, name)
-    yield name
-    await asyncio.to_thread(app_client(endpoint).delete_table, TableName=name)
+    async with app_made(endpoint, "adopted", made_by_the_app) as name:
+        yield name
 
 
 @pytest.fixture

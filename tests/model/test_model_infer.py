@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gateway.cli.main import main
-from tests.model.test_adopted_table import app_client, app_table, made_by_the_app
+from tests.model.test_adopted_table import app_client, app_made, app_table, made_by_the_app
 from tests.other_tools import NEEDS_NODE, tool_table
 
 RUFF = [sys.executable, "-m", "ruff"]
@@ -38,10 +38,8 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> Iterator[None]:
 
 @pytest.fixture
 async def adopted(endpoint: str) -> AsyncIterator[str]:
-    name = f"infer-{uuid.uuid4().hex[:12]}"
-    await asyncio.to_thread(made_by_the_app, endpoint, name)
-    yield name
-    await asyncio.to_thread(app_client(endpoint).delete_table, TableName=name)
+    async with app_made(endpoint, "infer", made_by_the_app) as name:
+        yield name
 
 
 @pytest.fixture

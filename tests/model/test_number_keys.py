@@ -6,7 +6,6 @@ its index keys as numbers the app reads back."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.client import Api
-from tests.model.test_adopted_table import app_client, app_table
+from tests.model.test_adopted_table import app_created, app_made, app_table
 
 pytestmark = pytest.mark.overrides(model="tests.model.number_keys")
 # player, game, points, when played (milliseconds since 1970)
@@ -51,38 +50,14 @@ def score_item(player: str, game: str, points: int, played: int) -> dict[str, An
 
 
 def made_by_the_app(endpoint: str, name: str) -> None:
-    client = app_client(endpoint)
     types = {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "N", "lsi1sk": "N"}
-    client.create_table(
-        TableName=name,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[{"AttributeName": a, "AttributeType": t} for a, t in types.items()],
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "gsi1",
-                "KeySchema": [
-                    {"AttributeName": "gsi1pk", "KeyType": "HASH"},
-                    {"AttributeName": "gsi1sk", "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-        LocalSecondaryIndexes=[
-            {
-                "IndexName": "lsi1",
-                "KeySchema": [
-                    {"AttributeName": "pk", "KeyType": "HASH"},
-                    {"AttributeName": "lsi1sk", "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
+    app_created(
+        endpoint,
+        name,
+        types,
+        global_indexes={"gsi1": ("gsi1pk", "gsi1sk")},
+        local_indexes={"lsi1": "lsi1sk"},
     )
-    client.get_waiter("table_exists").wait(TableName=name)
     table = app_table(endpoint, name)
     for score in SCORES:
         table.put_item(Item=score_item(*score))
@@ -90,10 +65,8 @@ def made_by_the_app(endpoint: str, name: str) -> None:
 
 @pytest.fixture
 async def table(endpoint: str) -> AsyncIterator[str]:
-    name = f"numbers-{uuid.uuid4().hex[:12]}"
-    await asyncio.to_thread(made_by_the_app, endpoint, name)
-    yield name
-    await asyncio.to_thread(app_client(endpoint).delete_table, TableName=name)
+    async with app_made(endpoint, "numbers", made_by_the_app) as name:
+        yield name
 
 
 def ranked(answer: dict[str, Any]) -> list[tuple[str, int]]:

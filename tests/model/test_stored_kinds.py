@@ -5,7 +5,6 @@ ISO times, and the app's version, which every change dynagate writes moves on.""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
@@ -14,7 +13,7 @@ import pytest
 from boto3.dynamodb.types import Binary
 
 from tests.client import Api
-from tests.model.test_adopted_table import app_client, app_table
+from tests.model.test_adopted_table import app_created, app_made, app_table
 
 pytestmark = pytest.mark.overrides(model="tests.model.stored_kinds")
 FIELDS = "id name active ratio tags ports settings note seenAt madeAt checkedAt revision"
@@ -45,26 +44,14 @@ APP_ITEM: dict[str, Any] = {
 
 
 def made_by_the_app(endpoint: str, name: str) -> None:
-    client = app_client(endpoint)
-    client.create_table(
-        TableName=name,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk")],
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-    )
-    client.get_waiter("table_exists").wait(TableName=name)
+    app_created(endpoint, name, {"pk": "S", "sk": "S"})
     app_table(endpoint, name).put_item(Item=APP_ITEM)
 
 
 @pytest.fixture
 async def table(endpoint: str) -> AsyncIterator[str]:
-    name = f"kinds-{uuid.uuid4().hex[:12]}"
-    await asyncio.to_thread(made_by_the_app, endpoint, name)
-    yield name
-    await asyncio.to_thread(app_client(endpoint).delete_table, TableName=name)
+    async with app_made(endpoint, "kinds", made_by_the_app) as name:
+        yield name
 
 
 async def stored_item(endpoint: str, table: str, device: str) -> dict[str, Any]:

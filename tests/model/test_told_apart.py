@@ -5,15 +5,13 @@ with its first page in one Query, and what was passed over counted in the cost r
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from tests.client import Api
-from tests.model.test_adopted_table import EVENTS, EVENTS_OF_ACME, ON_DAY, app_client, app_table
+from tests.model.test_adopted_table import EVENTS, EVENTS_OF_ACME, ON_DAY, app_made, app_table
 from tests.model.test_adopted_table import made_by_the_app as made_untold
 
 pytestmark = pytest.mark.overrides(model="tests.model.told_apart")
@@ -48,10 +46,8 @@ def told_apart(endpoint: str, name: str) -> None:
 
 @pytest.fixture
 async def table(endpoint: str) -> AsyncIterator[str]:
-    name = f"told-{uuid.uuid4().hex[:12]}"
-    await asyncio.to_thread(told_apart, endpoint, name)
-    yield name
-    await asyncio.to_thread(app_client(endpoint).delete_table, TableName=name)
+    async with app_made(endpoint, "told", told_apart) as name:
+        yield name
 
 
 def ids(connection: dict[str, Any]) -> list[str]:

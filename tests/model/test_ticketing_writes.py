@@ -1,0 +1,125 @@
+"""Writes the rules of `tests/model/ticketing.py` let through: an attendee changes and
+removes their own order (only an admin refunds), the event's organizer changes its orders;
+each decided by the write's own condition, so that an order or an event handed to another
+between the read and the write is refused, never written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.client import Api
+from tests.identity import SECURED, token
+from tests.model.test_ticketing_rules import ORGANIZER, seed
+
+pytestmark = pytest.mark.overrides(model="tests.model.ticketing", **SECURED)
+
+
+@pytest.fixture
+async def seeded(api: Api) -> Api:
+    return await seed(api)
+
+
+STATUS = 'mutation {{ setOrderStatus(eventId: "ev1", id: "{id}", status: {status}) {{ status }} }}'
+CANCEL = 'mutation {{ cancelOrder(eventId: "ev1", id: "{id}") }}'
+
+
+async def test_an_owner_changes_and_removes_their_own_order_only(seeded: Api) -> None:
+    alice, bob = (seeded.signed_in(token(n)) for n in ("alice", "bob"))
+    paid = await alice(STATUS.format(id="o1", status="PAID"))
+    assert paid.ok()["setOrderStatus"] == {"status": "PAID"}
+    # Another attendee's order: refused, unchanged; anonymous: asked to sign in.
+    theirs = await bob(STATUS.format(id="o1", status="REFUNDED"))
+    assert theirs.errors[0]["extensions"]["code"] == "FORBIDDEN"
+    assert "only admins" in theirs.errors[0]["message"]  # decided on the token, first
+    taken = await bob(STATUS.format(id="o1", status="PAID"))
+    assert "is not yours" in taken.errors[0]["message"], taken.errors
+    anonymous = await seeded(STATUS.format(id="o2", status="PAID"))
+    assert anonymous.errors[0]["extensions"]["code"] == "UNAUTHENTICATED"
+    # Only an admin refunds, even the owner's own order.
+    refund = await alice(STATUS.format(id="o1", status="REFUNDED"))
+    assert refund.errors[0]["extensions"]["code"] == "FORBIDDEN"
+    assert "only admins" in refund.errors[0]["message"]
+    admin = seeded.signed_in(token("root", groups=["admin"]))
+    assert (await admin(STATUS.format(id="o1", status="REFUNDED"))).ok()["setOrderStatus"] == {
+        "status": "REFUNDED"
+    }
+    # Removing: the owner's own only.
+    refused = await alice(CANCEL.format(id="o2"))
+    assert refused.errors[0]["extensions"]["code"] == "FORBIDDEN"
+    assert (await bob(CANCEL.format(id="o2"))).ok()["cancelOrder"] is True
+    mine = await admin('{ order(eventId: "ev1", id: "o2") { id } }')
+    assert mine.ok()["order"] is None
+
+
+async def test_an_order_that_changed_hands_meanwhile_is_not_written(
+    seeded: Api, client: Any, table: str
+) -> None:
+    """The owner is read, then held by the write's own condition: an order handed to
+    another between the two is refused, not paid for its new owner."""
+    from data import owner_writes
+
+    held = owner_writes.owner_held
+
+    async def then_handed_over(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        found = await held(*args, **kwargs)
+        await client.update_item(
+            TableName=table,
+            Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}},
+            UpdateExpression="SET attendeeId = :b",
+            ExpressionAttributeValues={":b": {"S": "bob"}},
+        )
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("data.entity_writes.owner_held", then_handed_over)
+        answer = await seeded.signed_in(token("alice"))(STATUS.format(id="o1", status="PAID"))
+    assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
+    stored = await client.get_item(
+        TableName=table, Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}}
+    )
+    assert stored["Item"]["status"] == {"S": "RESERVED"}
+
+
+RESEAT = 'mutation { reseat(eventId: "ev1", id: "o1", seats: 4) { seats } }'
+
+
+async def test_the_event_s_organizer_changes_its_orders(seeded: Api) -> None:
+    """A rule through a relationship: the organizer is the event's owner, checked in the
+    write's own transaction; the attendee, another organizer, anonymous are refused."""
+    for who, code in (("alice", "FORBIDDEN"), ("bob", "FORBIDDEN"), (None, "UNAUTHENTICATED")):
+        caller = seeded if who is None else seeded.signed_in(token(who))
+        refused = await caller(RESEAT)
+        assert refused.errors[0]["extensions"]["code"] == code, (who, refused.errors)
+    done = await seeded.signed_in(token(ORGANIZER))(RESEAT)
+    assert done.ok()["reseat"] == {"seats": 4}
+    missing = await seeded.signed_in(token(ORGANIZER))(RESEAT.replace('"o1"', '"o9"'))
+    assert missing.errors[0]["extensions"]["code"] == "NOT_FOUND", missing.errors
+
+
+async def test_an_event_handed_to_another_organizer_meanwhile_is_not_written_under(
+    seeded: Api, client: Any, table: str
+) -> None:
+    from data import owner_writes
+
+    check = owner_writes.parent_owner_check
+
+    async def then_handed_over(*args: Any, **kwargs: Any) -> Any:
+        found = await check(*args, **kwargs)
+        await client.update_item(
+            TableName=table,
+            Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "EVENT#ev1"}},
+            UpdateExpression="SET organizer = :o",
+            ExpressionAttributeValues={":o": {"S": "oscar"}},
+        )
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("data.entity_writes.parent_owner_check", then_handed_over)
+        answer = await seeded.signed_in(token(ORGANIZER))(RESEAT)
+    assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
+    stored = await client.get_item(
+        TableName=table, Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}}
+    )
+    assert stored["Item"]["seats"] == {"N": "1"}
