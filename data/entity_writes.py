@@ -351,9 +351,12 @@ async def delete(
     caller: Caller,
     writer_only: bool,
     owner_only: bool = False,
+    parent_owner_of: Entity | None = None,
 ) -> bool:
     """Remove the entity `arguments` name; with `writer_only`, only its author (or an
-    admin) may, and with `owner_only` its owner, decided by the delete's own condition."""
+    admin) may, and with `owner_only` its owner, decided by the delete's own condition;
+    with `parent_owner_of`, its parent's owner, held by a ConditionCheck on the parent in
+    the same transaction."""
     if entity.copies is not None:
         return await entity_copies.delete(
             store, items, entity, arguments, caller=caller, writer_only=writer_only
@@ -373,16 +376,24 @@ async def delete(
         held.update(await owner_held(store, entity, key, arguments, caller))
     if held:
         action = expecting(action, held, old_on_failure=True)
+    actions = [action]
+    if parent_owner_of is not None:
+        check = await parent_owner_check(store, entity, parent_owner_of, arguments, caller)
+        actions = [action] if check is None else [check, action]
     try:
-        await store.transact([action])
+        await store.transact(actions)
     except TransactionCanceled as exc:
-        stored = exc.items[0]
+        own = len(actions) - 1
+        stored = exc.items[own]
         refusal: DynagateError = missing
         if stored is not None and held_to is not None and not wrote(stored, caller):
             refusal = not_theirs(entity, arguments)
         elif stored is not None and owner_only and not still_owned(entity, stored, caller):
             refusal = not_yours(entity, arguments)
+        refusals = {own: refusal}
+        if own and parent_owner_of is not None:
+            refusals = {0: not_parent_owner(entity, parent_owner_of), own: refusal}
         retry = f"the {entity.noun} could not be removed; try again"
-        raise exc.explained({0: refusal}, retry) from exc
+        raise exc.explained(refusals, retry) from exc
     items.forget(key)
     return True

@@ -210,8 +210,7 @@ def _check_writer(model: Model, pattern: Update | Delete) -> None:
     if pattern.access == "parent_owner":
         parent = model.parent_of(entity)
         if (
-            not isinstance(pattern, Update)
-            or parent is None
+            parent is None
             or parent.owner is None
             or entity.parent is None
             or not set(entity.parent.attributes) <= set(entity.key_attributes)
@@ -219,8 +218,8 @@ def _check_writer(model: Model, pattern: Update | Delete) -> None:
             or entity.places is not None
         ):
             raise ModelError(
-                f"{where}: access 'parent_owner' is for updates of an entity whose key names"
-                " its parent, a parent that declares its Owner (no copies or places)"
+                f"{where}: access 'parent_owner' is for updates and deletes of an entity whose"
+                " key names its parent, a parent that declares its Owner (no copies or places)"
             )
     if isinstance(pattern, Update) and entity.parent is not None:
         moved = sorted(set(pattern.changes) & set(entity.parent.attributes))

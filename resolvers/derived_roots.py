@@ -110,7 +110,7 @@ def derived_roots(model: Model) -> Roots:
         elif isinstance(pattern, Update):
             mutation[pattern.field] = update_field(model, types, pattern)
         elif isinstance(pattern, Delete):
-            mutation[pattern.field] = delete_field(pattern)
+            mutation[pattern.field] = delete_field(model, pattern)
         elif isinstance(pattern, Near):
             query[pattern.field] = derived_places.near(types, pattern, on_token(pattern.access))
             if pattern.subscription is not None:

@@ -110,8 +110,9 @@ def update_field(model: Model, types: EntityTypes, pattern: Update) -> Any:
     )
 
 
-def delete_field(pattern: Delete) -> Any:
+def delete_field(model: Model, pattern: Delete) -> Any:
     entity = pattern.entity
+    parent = model.parent_of(entity)
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> bool:
         context = info.context
@@ -123,13 +124,15 @@ def delete_field(pattern: Delete) -> Any:
             caller=context.caller,
             writer_only=pattern.access == "writer",
             owner_only=pattern.access == "owner",
+            parent_owner_of=parent if pattern.access == "parent_owner" else None,
         )
 
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
     cost = write_calls(*entity_writes.delete_calls(entity))
-    if pattern.access == "owner":
-        cost = with_item_read(cost)
-    return mutation_with_cost(cost, rule(pattern.access, entity))(
+    if pattern.access in ("owner", "parent_owner"):
+        cost = with_item_read(cost)  # the item's owner, or the parent's, read first
+    under = parent if pattern.access == "parent_owner" else None
+    return mutation_with_cost(cost, rule(pattern.access, entity, parent=under))(
         signed(resolve, pattern.field, parameters, bool)
     )
 

@@ -66,8 +66,18 @@ def pattern_requests(model: Model, pattern: Pattern) -> str:
         return f"UpdateItem of {key}; worst {_n(calls, 'call')}, {items} read"
     if isinstance(pattern, Delete):
         calls, items = entity_writes.delete_calls(entity)
+        if pattern.access in ("owner", "parent_owner"):
+            calls, items = calls + 1, items + 1  # the item's owner, or its parent's, read first
+        if pattern.access == "parent_owner":
+            return (
+                f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
+                f" parent's owner, Delete); worst {_n(calls, 'call')}, {items} read"
+            )
         if pattern.access == "owner":
-            calls, items = calls + 1, items + 1
+            return (
+                f"GetItem (consistent), then TransactWriteItems (Delete held to its owner);"
+                f" worst {_n(calls, 'call')}, {items} read"
+            )
         return f"TransactWriteItems; worst {_n(calls, 'call')}, {items} read"
     if isinstance(pattern, Near):
         calls, items = entity_places.search_bound(entity, 100)

@@ -48,3 +48,17 @@ def test_a_model_the_engine_cannot_serve_is_refused_by_name(
     model.write_text(COLLIDING)
     assert main(["model", "check", "--model", str(model)]) == 2
     assert "Beta and Alpha keys on the table can collide" in capsys.readouterr().err
+
+
+def test_writes_held_to_an_owner_say_what_they_read_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["model", "check", "--model", "tests.model.ticketing"]) == 0
+    lines = capsys.readouterr().out.splitlines()[:-1]
+    by_field = dict(line.split(": ", 1) for line in lines)
+    assert by_field["Mutation.reseat"].startswith("GetItem of its parent (consistent)")
+    assert by_field["Mutation.dropOrder"] == (
+        "GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
+        " parent's owner, Delete); worst 5 calls, 1 read"
+    )
+    assert by_field["Mutation.cancelOrder"].startswith("GetItem (consistent)")

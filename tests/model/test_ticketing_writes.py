@@ -1,5 +1,6 @@
 """Writes the rules of `tests/model/ticketing.py` let through: an attendee changes and
-removes their own order (only an admin refunds), the event's organizer changes its orders;
+removes their own order (only an admin refunds), the event's organizer changes and removes
+its orders;
 each decided by the write's own condition, so that an order or an event handed to another
 between the read and the write is refused, never written."""
 
@@ -98,8 +99,32 @@ async def test_the_event_s_organizer_changes_its_orders(seeded: Api) -> None:
     assert missing.errors[0]["extensions"]["code"] == "NOT_FOUND", missing.errors
 
 
+DROP = 'mutation {{ dropOrder(eventId: "ev1", id: "{id}") }}'
+
+
+async def test_the_event_s_organizer_removes_its_orders(seeded: Api) -> None:
+    for who, code in (("alice", "FORBIDDEN"), ("bob", "FORBIDDEN"), (None, "UNAUTHENTICATED")):
+        caller = seeded if who is None else seeded.signed_in(token(who))
+        refused = await caller(DROP.format(id="o1"))
+        assert refused.errors[0]["extensions"]["code"] == code, (who, refused.errors)
+    organizer = seeded.signed_in(token(ORGANIZER))
+    assert (await organizer(DROP.format(id="o1"))).ok()["dropOrder"] is True
+    gone = await organizer(DROP.format(id="o1"))
+    assert gone.errors[0]["extensions"]["code"] == "NOT_FOUND", gone.errors
+    left = await organizer('{ event(id: "ev1") { orders { edges { node { id } } } } }')
+    assert [e["node"]["id"] for e in left.ok()["event"]["orders"]["edges"]] == ["o2"]
+    # Another event's organizer: refused, though the order exists.
+    other = await seeded.signed_in(token("oscar"))(
+        'mutation { addEvent(input: {id: "ev2", organizer: "oscar", title: "Fair"}) { id } }'
+    )
+    other.ok()
+    theirs = await seeded.signed_in(token("oscar"))(DROP.format(id="o2"))
+    assert theirs.errors[0]["extensions"]["code"] == "FORBIDDEN", theirs.errors
+
+
+@pytest.mark.parametrize("write", [RESEAT, DROP.format(id="o1")], ids=["update", "delete"])
 async def test_an_event_handed_to_another_organizer_meanwhile_is_not_written_under(
-    seeded: Api, client: Any, table: str
+    seeded: Api, client: Any, table: str, write: str
 ) -> None:
     from data import owner_writes
 
@@ -117,9 +142,10 @@ async def test_an_event_handed_to_another_organizer_meanwhile_is_not_written_und
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("data.entity_writes.parent_owner_check", then_handed_over)
-        answer = await seeded.signed_in(token(ORGANIZER))(RESEAT)
+        answer = await seeded.signed_in(token(ORGANIZER))(write)
     assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
+    assert "only the event's organizer" in answer.errors[0]["message"]
     stored = await client.get_item(
         TableName=table, Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}}
     )
-    assert stored["Item"]["seats"] == {"N": "1"}
+    assert stored["Item"]["seats"] == {"N": "1"}  # neither changed nor removed

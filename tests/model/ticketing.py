@@ -89,7 +89,9 @@ MODEL = m.Model(
             ),
         ),
         m.Delete(ORDER, "cancelOrder", access="owner"),
-        # The event's organizer changes the seats of its orders.
+        # The event's organizer changes the seats of its orders ...
         m.Update(ORDER, "reseat", ("seats",), access="parent_owner", inline=True),
+        # ... and removes them.
+        m.Delete(ORDER, "dropOrder", access="parent_owner"),
     ),
 )
