@@ -195,12 +195,10 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
 
 def _may_prefetch(pattern: ListOf, caller: Caller) -> bool:
     """Whether the list's first page may be read with its parent for `caller`: no rule of
-    readers, one the token settles, or the parent's owner's, which the same Query's parent
-    item decides (a caller it turns out not to name is refused the page)."""
+    readers, or one the token settles. A rule of the parent's owner waits for the parent's
+    item: read with it, the page of a caller it does not name would be read and thrown away."""
     rule = pattern.entity.readers
-    if rule is None or by_token(rule, caller):
-        return True
-    return rule.parent_owner and caller.signed_in
+    return rule is None or by_token(rule, caller)
 
 
 def _prefetchable(pattern: ListOf, parent: Entity) -> bool:
