@@ -245,6 +245,31 @@ async def test_the_event_read_with_its_orders_reads_no_order_it_refuses(seeded: 
         assert theirs.cost["itemsScanned"] == 1, theirs.cost  # the event alone
 
 
+PAYLOAD_ORDERS = "id event { title orders { edges { node { id attendeeId } } } }"
+
+
+async def test_a_payload_reaches_orders_only_as_the_rules_allow(seeded: Api) -> None:
+    """A mutation's payload is a path too: the attendee who pays their order and asks for
+    the event's orders in the answer is refused them (their payment made), the organizer
+    who reseats an order gets them all."""
+    paid = await seeded.signed_in(token("alice"))(
+        f'mutation {{ setOrderStatus(eventId: "ev1", id: "o1", status: PAID) {{ {PAYLOAD_ORDERS} }} }}'
+    )
+    assert paid.errors[0]["path"] == ["setOrderStatus", "event", "orders"], paid.body
+    assert paid.errors[0]["extensions"]["code"] == "FORBIDDEN"
+    assert "bob" not in str(paid.body["data"]) and "o2" not in str(paid.body["data"])
+    mine = await seeded.signed_in(token("alice"))('{ order(eventId: "ev1", id: "o1") { status } }')
+    assert mine.ok()["order"] == {"status": "PAID"}
+    reseated = await seeded.signed_in(token(ORGANIZER))(
+        f'mutation {{ reseat(eventId: "ev1", id: "o2", seats: 2) {{ {PAYLOAD_ORDERS} }} }}'
+    )
+    orders = reseated.ok()["reseat"]["event"]["orders"]["edges"]
+    assert [(e["node"]["id"], e["node"]["attendeeId"]) for e in orders] == [
+        ("o1", "alice"),
+        ("o2", "bob"),
+    ]
+
+
 @pytest.fixture
 async def gateway(endpoint: str, table: str, seeded: Api) -> AsyncIterator[Any]:
     settings = replace(settings_for(endpoint, table), **seeded.settings.__dict__)
