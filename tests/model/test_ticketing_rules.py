@@ -253,7 +253,8 @@ async def test_a_payload_reaches_orders_only_as_the_rules_allow(seeded: Api) -> 
     the event's orders in the answer is refused them (their payment made), the organizer
     who reseats an order gets them all."""
     paid = await seeded.signed_in(token("alice"))(
-        f'mutation {{ setOrderStatus(eventId: "ev1", id: "o1", status: PAID) {{ {PAYLOAD_ORDERS} }} }}'
+        'mutation { setOrderStatus(eventId: "ev1", id: "o1", status: PAID)'
+        f" {{ {PAYLOAD_ORDERS} }} }}"
     )
     assert paid.errors[0]["path"] == ["setOrderStatus", "event", "orders"], paid.body
     assert paid.errors[0]["extensions"]["code"] == "FORBIDDEN"
