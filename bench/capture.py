@@ -33,11 +33,9 @@ class Captured:
 def _recording(calls: list[Call]) -> Iterator[None]:
     original = Store._call
 
-    async def recorded(
-        self: Store, operation: Any, method: Any, request: Any, *, budgeted: bool = True
-    ) -> Any:
+    async def recorded(self: Store, method: Any, request: Any, *, budgeted: bool = True) -> Any:
         calls.append((method.__name__, copy.deepcopy(request)))
-        return await original(self, operation, method, request, budgeted=budgeted)
+        return await original(self, method, request, budgeted=budgeted)
 
     Store._call = recorded  # type: ignore[method-assign,assignment]
     try:

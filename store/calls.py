@@ -12,7 +12,7 @@ from botocore.exceptions import ClientError
 from keys.errors import Unavailable
 from keys.table import CLASSIC, Layout
 from store.cached_reads import CachedReads
-from store.cost import Cost, Operation
+from store.cost import Cost
 from store.errors import UNREACHABLE, BoundExceeded, mapped
 from store.observation import Method as Method
 from store.observation import Tracing
@@ -61,17 +61,12 @@ class Calls:
         return cache if self.cache_ready else None
 
     async def write(self, method: Method, request: dict[str, Any]) -> dict[str, Any]:
-        response = await self._call("write", method, request)
-        self.cost.record("write", response)
+        response = await self._call(method, request)
+        self.cost.record(operation_of(method), response)
         return response
 
     async def _call(
-        self,
-        operation: Operation,
-        method: Method,
-        request: dict[str, Any],
-        *,
-        budgeted: bool = True,
+        self, method: Method, request: dict[str, Any], *, budgeted: bool = True
     ) -> dict[str, Any]:
         if budgeted and self.budget is not None and self.cost.requests >= self.budget:
             self.cost.past_bound += 1
@@ -81,6 +76,7 @@ class Calls:
                 self.budget,
             )
             raise BoundExceeded(f"past the bound of {self.budget} DynamoDB calls")
+        operation = operation_of(method)
         if self.tracing is not None:
             method = self.tracing.traced(method, request)
         try:
@@ -96,3 +92,8 @@ class Calls:
             logger.warning("DynamoDB unreachable: %s", exc)
             raise Unavailable("the database is unreachable; try again shortly") from exc
         return response
+
+
+def operation_of(method: Method) -> str:
+    """The DynamoDB operation a client method calls: `batch_get_item` is BatchGetItem."""
+    return "".join(word.title() for word in getattr(method, "__name__", "call").split("_"))

@@ -132,7 +132,7 @@ class Store(Writes):
             read = response.get("ScannedCount", 0)
             scanned += read
             if fresh:
-                self.cost.record("read", response, scanned=read, returned=len(page))
+                self.cost.record("Query", response, scanned=read, returned=len(page))
             items.extend(page)
             raw_last = response.get("LastEvaluatedKey")
             start_key = None if raw_last is None else _key(raw_last)
@@ -148,7 +148,7 @@ class Store(Writes):
         """One Query call's answer, and whether DynamoDB gave it (else the cache did)."""
         cache = await self.reading_cache()
         if cache is None:
-            return await self._call("read", self.client.query, request), True
+            return await self._call(self.client.query, request), True
         key = query_cache_key(request)
         kept = cache.lookup(key)
         if kept is not None:
@@ -166,7 +166,7 @@ class Store(Writes):
         consistent = condition.index.name is None and cache.settling([partition])
         try:
             sent = {**request, "ConsistentRead": True} if consistent else request
-            response = await self._call("read", self.client.query, sent)
+            response = await self._call(self.client.query, sent)
             depends = _query_depends(condition, response, self.layout.table, filtered=filtered)
             if self.depended is not None:
                 self.depended |= depends
@@ -222,10 +222,10 @@ class Store(Writes):
             request = {**request, "RequestItems": {self.table: wanted}}
         try:
             for attempt in range(_UNPROCESSED_RETRIES):
-                response = await self._call("read", self.client.batch_get_item, request)
+                response = await self._call(self.client.batch_get_item, request)
                 typed = response.get("Responses", {}).get(self.table, [])
                 page = [from_attributes(i) for i in typed]
-                self.cost.record("read", response, returned=len(page))
+                self.cost.record("BatchGetItem", response, returned=len(page))
                 tickets.found(typed, page)
                 items.extend(page)
                 unprocessed = response.get("UnprocessedKeys") or {}
@@ -256,9 +256,9 @@ class Store(Writes):
         settling = cache is not None and cache.settling(depends)
         request = get_request(self.table, key, consistent=consistent or settling)
         try:
-            response = await self._call("read", self.client.get_item, request)
+            response = await self._call(self.client.get_item, request)
             item = response.get("Item")
-            self.cost.record("read", response, returned=0 if item is None else 1)
+            self.cost.record("GetItem", response, returned=0 if item is None else 1)
             if cache is not None and ticket is not None:
                 kept, ticket = ticket, None
                 units = read_units(response) / (2 if settling else 1)
@@ -270,10 +270,10 @@ class Store(Writes):
 
     async def scan(self, request: dict[str, Any]) -> ScanPage:
         """One page of a Scan (`scan_request`): admin tools only."""
-        response = await self._call("read", self.client.scan, request)
+        response = await self._call(self.client.scan, request)
         items = [from_attributes(i) for i in response.get("Items", [])]
         scanned = response.get("ScannedCount", 0)
-        self.cost.record("read", response, scanned=scanned, returned=len(items))
+        self.cost.record("Scan", response, scanned=scanned, returned=len(items))
         return ScanPage(items, scanned, response.get("LastEvaluatedKey"))
 
 

@@ -5,11 +5,13 @@ worst case each access pattern declares on itself, which the bound of an operati
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-Operation = Literal["read", "write"]
 F = TypeVar("F", bound=Callable[..., Any])
+# The DynamoDB operations that write: a capacity figure not split into read and write units
+# is theirs in write units.
+WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
 
 
 @dataclass(frozen=True)
@@ -63,27 +65,31 @@ class Cost:
     # DynamoDB would have consumed for them.
     cached_requests: int = 0
     saved_read_capacity_units: float = 0.0
+    # The calls by DynamoDB operation ("Query", "TransactWriteItems"): `requests`, named.
+    operations: dict[str, int] = field(default_factory=dict)
 
     def record(
         self,
-        operation: Operation,
+        operation: str,
         response: Mapping[str, Any],
         *,
         scanned: int | None = None,
         returned: int = 0,
     ) -> None:
-        """Add one call: its consumed capacity and the items it read and returned.
+        """Add one call of the DynamoDB `operation`: its consumed capacity and the items it
+        read and returned.
 
         Point reads report no ScannedCount; for them what was returned is what was read.
         """
         self.requests += 1
+        self.operations[operation] = self.operations.get(operation, 0) + 1
         consumed = response.get("ConsumedCapacity") or []
         for entry in consumed if isinstance(consumed, list) else [consumed]:
             read = entry.get("ReadCapacityUnits")
             write = entry.get("WriteCapacityUnits")
             if read is None and write is None:
                 total = float(entry.get("CapacityUnits", 0.0))
-                read, write = (total, 0.0) if operation == "read" else (0.0, total)
+                read, write = (0.0, total) if operation in WRITES else (total, 0.0)
             self.read_capacity_units += float(read or 0.0)
             self.write_capacity_units += float(write or 0.0)
         self.items_scanned += returned if scanned is None else scanned
@@ -104,15 +110,18 @@ class Cost:
         self.past_bound += other.past_bound
         self.cached_requests += other.cached_requests
         self.saved_read_capacity_units += other.saved_read_capacity_units
+        for operation, calls in other.operations.items():
+            self.operations[operation] = self.operations.get(operation, 0) + calls
 
-    def as_dict(self, *, cached: bool = False) -> dict[str, int | float]:
+    def as_dict(self, *, cached: bool = False) -> dict[str, int | float | dict[str, int]]:
         """The report's figures; with `cached` (the read cache is on), what it saved."""
-        report: dict[str, int | float] = {
+        report: dict[str, int | float | dict[str, int]] = {
             "requests": self.requests,
             "readCapacityUnits": round(self.read_capacity_units, 4),
             "writeCapacityUnits": round(self.write_capacity_units, 4),
             "itemsScanned": self.items_scanned,
             "itemsReturned": self.items_returned,
+            "operations": dict(sorted(self.operations.items())),
         }
         if cached:
             report["cachedRequests"] = self.cached_requests

@@ -185,9 +185,9 @@ class Writes(Calls):
         """A consistent read made to learn what a write did: outside the request's bound
         (`budget`), which counts the write itself."""
         request = get_request(self.table, key, consistent=True)
-        response = await self._call("read", self.client.get_item, request, budgeted=False)
+        response = await self._call(self.client.get_item, request, budgeted=False)
         item = response.get("Item")
-        self.cost.record("read", response, returned=0 if item is None else 1)
+        self.cost.record("GetItem", response, returned=0 if item is None else 1)
         return None if item is None else from_attributes(item)
 
 

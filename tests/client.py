@@ -70,7 +70,14 @@ CONTRACT_CODES = frozenset(
 CODES = CONTRACT_CODES - {"RATE_LIMITED", "PERSISTED_QUERY_NOT_FOUND"}
 # With the read cache on (docs/cache.md).
 CACHE_KEYS = {"cachedRequests", "savedReadCapacityUnits"}
-COST_KEYS = {"requests", "readCapacityUnits", "writeCapacityUnits", "itemsScanned", "itemsReturned"}
+COST_KEYS = {
+    "requests",
+    "readCapacityUnits",
+    "writeCapacityUnits",
+    "itemsScanned",
+    "itemsReturned",
+    "operations",
+}
 ESTIMATE_KEYS = {"requests", "itemsScanned", "fields"}
 
 
@@ -81,6 +88,13 @@ def assert_well_formed(result: Result) -> None:
         assert error["extensions"]["code"] in CODES, error
     assert set(result.cost) - {"estimated", "budget", *CACHE_KEYS} == COST_KEYS
     assert set(result.cost.get("estimated", ESTIMATE_KEYS)) == ESTIMATE_KEYS
+
+
+def assert_operations_add_up(result: Result) -> None:
+    """The operations a response names count its calls: together, its `requests`."""
+    cost = (result.body.get("extensions") or {}).get("cost") or {}
+    if "requests" in cost:
+        assert sum(cost["operations"].values()) == cost["requests"], cost
 
 
 def assert_within_bound(result: Result) -> None:
@@ -137,6 +151,8 @@ class Api:
             "/graphql", json={"query": query, "variables": variables}, headers=self.headers
         )
         result = Result(response.status_code, response.json())
-        # Every response of every test also checks the bound of its operation.
+        # Every response of every test also checks the bound of its operation, and that
+        # its operations add up to its calls.
         assert_within_bound(result)
+        assert_operations_add_up(result)
         return result

@@ -39,12 +39,11 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 
 from gateway.settings import SettingsError
 from gateway.traces.otlp import EncodedSpan, LeanOTLPSpanExporter
-from store.cost import Cost, Operation
+from store.calls import operation_of
+from store.cost import Cost
 from store.observation import Method
 
 SCOPE = "dynagate"
-# DynamoDB's operations that write (botocore's method names are theirs in snake case).
-_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 _TRACE_CONTEXT = TraceContextTextMapPropagator()
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
 _NOT_SAMPLED = TraceFlags(TraceFlags.DEFAULT)
@@ -128,7 +127,7 @@ class Traces:
         parent = recorded()
         if parent is None:
             return method
-        name = "".join(word.title() for word in getattr(method, "__name__", "call").split("_"))
+        name = operation_of(method)
 
         async def call(**sent: Any) -> Any:
             attributes = _call_attributes(name, sent)
@@ -270,8 +269,7 @@ def _call_attributes(name: str, request: Mapping[str, Any]) -> dict[str, Any]:
 def _answer_attributes(name: str, answer: Mapping[str, Any]) -> dict[str, Any]:
     """Capacity as the cost report counts it (`store.cost.Cost`), and the items read."""
     cost = Cost()
-    operation: Operation = "write" if name in _WRITES else "read"
-    cost.record(operation, answer)
+    cost.record(name, answer)
     attributes: dict[str, Any] = {
         "dynagate.read_capacity_units": cost.read_capacity_units,
         "dynagate.write_capacity_units": cost.write_capacity_units,

@@ -150,9 +150,9 @@ async def test_post_is_one_transaction_and_nothing_else(
     calls: list[tuple[str, int]] = []
     original = Store._call
 
-    async def spy(self: Store, operation: Any, method: Any, request: dict[str, Any]) -> Any:
+    async def spy(self: Store, method: Any, request: dict[str, Any]) -> Any:
         calls.append((method.__name__, len(request.get("TransactItems", []))))
-        return await original(self, operation, method, request)
+        return await original(self, method, request)
 
     monkeypatch.setattr(Store, "_call", spy)
     # Without `product`, whose read would be a call of its own.

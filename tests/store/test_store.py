@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 def test_a_dict_of_consumed_capacity_counts_as_read_or_write() -> None:
     cost = Cost()
-    cost.record("read", {"ConsumedCapacity": {"TableName": "t", "CapacityUnits": 1.5}})
-    cost.record("write", {"ConsumedCapacity": {"TableName": "t", "CapacityUnits": 2.0}})
+    cost.record("GetItem", {"ConsumedCapacity": {"TableName": "t", "CapacityUnits": 1.5}})
+    cost.record("PutItem", {"ConsumedCapacity": {"TableName": "t", "CapacityUnits": 2.0}})
     assert cost.requests == 2
     assert cost.read_capacity_units == 1.5
     assert cost.write_capacity_units == 2.0
@@ -42,8 +42,8 @@ def test_a_list_of_consumed_capacity_is_summed() -> None:
             {"TableName": "u", "CapacityUnits": 0.5},
         ]
     }
-    cost.record("read", response, returned=4)
-    cost.record("write", response)
+    cost.record("Query", response, returned=4)
+    cost.record("PutItem", response)
     assert cost.requests == 2
     assert cost.read_capacity_units == 3.5
     assert cost.write_capacity_units == 3.5
@@ -60,30 +60,31 @@ def test_read_and_write_units_given_apart_are_taken_as_given() -> None:
             ]
         },
     )
-    cost.record("read", {"ConsumedCapacity": {"CapacityUnits": 2.0, "ReadCapacityUnits": 2.0}})
+    cost.record("Query", {"ConsumedCapacity": {"CapacityUnits": 2.0, "ReadCapacityUnits": 2.0}})
     assert cost.read_capacity_units == 3.0
     assert cost.write_capacity_units == 4.0
 
 
 def test_a_response_without_capacity_is_still_a_request() -> None:
     cost = Cost()
-    cost.record("read", {})
-    cost.record("write", {"ConsumedCapacity": []})
-    cost.record("read", {"ConsumedCapacity": None})
+    cost.record("GetItem", {})
+    cost.record("PutItem", {"ConsumedCapacity": []})
+    cost.record("GetItem", {"ConsumedCapacity": None})
     assert cost.as_dict() == {
         "requests": 3,
         "readCapacityUnits": 0.0,
         "writeCapacityUnits": 0.0,
         "itemsScanned": 0,
         "itemsReturned": 0,
+        "operations": {"GetItem": 2, "PutItem": 1},
     }
 
 
 def test_scanned_and_returned_items() -> None:
     cost = Cost()
-    cost.record("read", {}, scanned=10, returned=3)  # a filtered Query
-    cost.record("read", {}, returned=4)  # a point read: what it returned is what it read
-    cost.record("read", {}, scanned=0, returned=0)
+    cost.record("Query", {}, scanned=10, returned=3)  # a filtered Query
+    cost.record("GetItem", {}, returned=4)  # a point read: what it returned is what it read
+    cost.record("GetItem", {}, scanned=0, returned=0)
     assert cost.items_scanned == 14
     assert cost.items_returned == 7
 
@@ -91,14 +92,32 @@ def test_scanned_and_returned_items() -> None:
 def test_as_dict_uses_the_contract_names_and_rounds() -> None:
     cost = Cost()
     for _ in range(3):
-        cost.record("read", {"ConsumedCapacity": {"CapacityUnits": 0.1}}, scanned=2, returned=1)
+        cost.record("GetItem", {"ConsumedCapacity": {"CapacityUnits": 0.1}}, scanned=2, returned=1)
     assert cost.as_dict() == {
         "requests": 3,
         "readCapacityUnits": 0.3,
         "writeCapacityUnits": 0.0,
         "itemsScanned": 6,
         "itemsReturned": 3,
+        "operations": {"GetItem": 3},
     }
+
+
+def test_operations_are_named_and_counted_as_requests_are() -> None:
+    cost = Cost()
+    for operation in ("Query", "BatchGetItem", "Query", "TransactWriteItems"):
+        cost.record(operation, {})
+    batch = Cost()
+    batch.record("Query", {})
+    batch.record("UpdateItem", {})
+    cost.add(batch)
+    assert cost.as_dict()["operations"] == {
+        "BatchGetItem": 1,
+        "Query": 3,
+        "TransactWriteItems": 1,
+        "UpdateItem": 1,
+    }
+    assert sum(cost.operations.values()) == cost.requests == 6
 
 
 # ---- error mapping without a server
