@@ -196,9 +196,21 @@ def key_of(entity: Entity, arguments: Mapping[str, Any]) -> Key | None:
 
 
 def described(entity: Entity, arguments: Mapping[str, Any]) -> str:
-    """How messages name the entity the key `arguments` name: `ticket '2VQp…'`."""
-    values = [repr(str(arguments[name])) for name in entity.key_attributes]
-    return f"{entity.noun} {', '.join(values)}"
+    """How messages name the entity the key `arguments` name, with the values of its key
+    alone: `ticket '2VQp…'`; a key of several attributes names each, as a person reads
+    them: `order (eventId 'ev1', id '3N7h…')`."""
+    names = entity.key_attributes
+    if len(names) == 1:
+        return f"{entity.noun} {_value(arguments[names[0]])}"
+    parts = ", ".join(f"{name} {_value(arguments[name])}" for name in names)
+    return f"{entity.noun} ({parts})"
+
+
+def _value(value: Any) -> str:
+    """A number as it is, anything else quoted."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return repr(str(value))
 
 
 async def load(items: ItemLoader, entity: Entity, arguments: Mapping[str, Any]) -> Record | None:

@@ -13,7 +13,7 @@ import pytest
 
 from data import entity_lists
 from data.callers import OPEN, Caller
-from data.entities import checked, record
+from data.entities import checked, described, record
 from data.entity_lists import topic_of
 from data.entity_writes import new_items
 from demo.model import MODEL
@@ -56,6 +56,17 @@ def test_handles_keep_their_case_and_key_in_lower_case() -> None:
     with pytest.raises(BadUserInput, match="owner"):
         checked(REPO.attributes["owner"], "Al ice", "owner")
     assert topic_of(ISSUE, ("owner", "name"), {"owner": "ALICE", "name": "Tools"}) == "alice#tools"
+
+
+def test_messages_name_each_part_of_a_key_by_its_attribute() -> None:
+    """A key of one attribute is its value alone; of several, each value after its name;
+    a number unquoted; the values as given, nothing else of the item."""
+    assert described(REPO, {"owner": "Alice", "name": "dynamo"}) == (
+        "repository (owner 'Alice', name 'dynamo')"
+    )
+    issue = {"owner": "alice", "name": "dynamo", "number": 7, "title": "not shown"}
+    assert described(ISSUE, issue) == "issue (owner 'alice', name 'dynamo', number 7)"
+    assert described(MODEL.entity("Customer"), {"id": "c1"}) == "customer 'c1'"
 
 
 def test_an_issue_written_before_its_key_attributes_were_kept_apart_still_reads() -> None:

@@ -52,6 +52,9 @@ async def test_an_owner_changes_and_removes_their_own_order_only(seeded: Api) ->
     assert (await bob(CANCEL.format(id="o2"))).ok()["cancelOrder"] is True
     mine = await admin('{ order(eventId: "ev1", id: "o2") { id } }')
     assert mine.ok()["order"] is None
+    # Each part of the key named by its attribute, as the caller gave them.
+    gone = await bob(CANCEL.format(id="o2"))
+    assert gone.errors[0]["message"] == "order (eventId 'ev1', id 'o2') does not exist"
 
 
 async def test_an_order_that_changed_hands_meanwhile_is_not_written(

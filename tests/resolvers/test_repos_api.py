@@ -125,6 +125,8 @@ async def test_issues_are_numbered_one_two_three(api: Api, client: Any, table: s
     await assert_counts_agree(client, table)
     missing = await api(OPEN_ISSUE, owner="carol", name="dynamo", title="t")
     assert missing.codes == ["NOT_FOUND"]
+    message = "repository (owner 'carol', name 'dynamo') does not exist"
+    assert missing.errors[0]["message"] == message
     assert await repo_items(client, table, "REPO#carol#dynamo") == []
 
 
