@@ -124,6 +124,8 @@ def new_items(
     for name, attribute in entity.attributes.items():
         if isinstance(attribute, Timestamp) and attribute.stamped is not None:
             values[name] = created if attribute.stamped == "create" else current
+        elif isinstance(attribute, Choice) and attribute.settable and given.get(name) is None:
+            values[name] = attribute.initial  # a settable choice left out
         elif attribute.given:
             values[name] = checked(attribute, given.get(name), name)
         elif isinstance(attribute, GeneratedId):

@@ -72,6 +72,11 @@ def check_attribute(entity: Entity, name: str, attribute: Attribute) -> None:
         attribute.initial is not None and not isinstance(attribute.initial, attribute.values)
     ):
         raise ModelError(f"{where}: its initial value is not one of its values")
+    if isinstance(attribute, Choice) and attribute.settable and attribute.initial is None:
+        raise ModelError(
+            f"{where}: `settable` needs an initial value, for a create that leaves it out (a"
+            " choice without one is always given)"
+        )
     if isinstance(attribute, Timestamp) and attribute.imported and attribute.stamped != "create":
         raise ModelError(f"{where}: only a time stamped on create may be imported")
     if isinstance(attribute, Lines) and (

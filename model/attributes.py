@@ -300,10 +300,12 @@ class Geohash(Attribute):
 @dataclass(frozen=True, kw_only=True)
 class Choice(Attribute):
     """One of an enum's values; a new entity starts at `initial` when it is given, and the
-    client then does not give it on create."""
+    client then does not give it on create, unless `settable`: then the client may give
+    any of its values on create, `initial` when it leaves it out."""
 
     values: type[StrEnum]
     initial: StrEnum | None = None
+    settable: bool = False
 
     @property
     def scalar(self) -> type[StrEnum]:
@@ -315,7 +317,7 @@ class Choice(Attribute):
 
     @property
     def given(self) -> bool:
-        return self.initial is None
+        return self.initial is None or self.settable
 
 
 @dataclass(frozen=True, kw_only=True)

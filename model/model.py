@@ -270,6 +270,11 @@ def _check_update(pattern: Update) -> None:
         named = {v for start, ends in transitions.allowed for v in (start, *ends)}
         if not all(isinstance(v, attribute.values) for v in named):
             raise ModelError(f"{where}: moves of {transitions.attribute!r} name other values")
+        if attribute.settable and transitions.admins_only:
+            raise ModelError(
+                f"{where}: {transitions.attribute!r} is settable, so a create could give the"
+                " values only admins may move it to"
+            )
     # What this update cannot change (a time stamped on create, an attribute outside its
     # changes) is read first, when a key needs it.
     updatable = {*pattern.changes, *pattern.sets}

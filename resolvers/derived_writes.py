@@ -9,7 +9,7 @@ from typing import Any
 import strawberry
 
 from data import entity_writes
-from model import Create, Delete, Model, Timestamp, Update
+from model import Choice, Create, Delete, Model, Timestamp, Update
 from model.attributes import Attribute
 from resolvers.access import AdminsGive, SignedIn
 from resolvers.context import Context
@@ -33,10 +33,15 @@ def _input(name: str, fields: Parameters, description: str | None) -> type[Any]:
 def create_field(model: Model, types: EntityTypes, pattern: Create) -> Any:
     entity = pattern.entity
     taken = [(n, a) for n, a in entity.attributes.items() if a.given]
-    # Required fields first, then the optional ones.
-    fields = {n: (graphql_type(a, given=True), REQUIRED) for n, a in taken if not _optional(a)}
+    # Required fields first, then the optional ones: a settable choice defaults to its
+    # initial value.
+    fields: dict[str, tuple[Any, Any]] = {
+        n: (graphql_type(a, given=True), REQUIRED) for n, a in taken if not _optional(a)
+    }
     for name, attribute in taken:
-        if _optional(attribute):
+        if isinstance(attribute, Choice) and attribute.settable:
+            fields[name] = (graphql_type(attribute, given=True), attribute.initial)
+        elif _optional(attribute):
             fields[name] = (graphql_type(attribute, given=True) | None, NOT_GIVEN)
     imported = [n for n, a in entity.attributes.items() if isinstance(a, Timestamp) and a.imported]
     owner = entity.owner
@@ -138,6 +143,8 @@ def delete_field(model: Model, pattern: Delete) -> Any:
 
 
 def _optional(attribute: Attribute) -> bool:
+    if isinstance(attribute, Choice):
+        return attribute.optional or attribute.settable
     return attribute.optional or (isinstance(attribute, Timestamp) and attribute.imported)
 
 
