@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from data import entity_copies, entity_places, validation
+from data import entity_copies, entity_places, place_updates, validation
 from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import new_ksuid, new_token, now
 from data.creates import put_all, put_new, put_under
@@ -30,7 +30,7 @@ from data.owner_writes import (
     still_owned,
     update_under,
 )
-from data.update_keys import held_reads, index_changes, kept_values
+from data.update_keys import all_of, allowed_moves, held_reads, index_changes, kept_values
 from keys.codecs import format_timestamp, parse_timestamp
 from keys.errors import BadUserInput, Conflict, DynagateError, NotFound
 from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
@@ -55,6 +55,8 @@ def update_calls(entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
     """The most calls an update of `changes` makes, and the items its reads take."""
     if entity.copies is not None:
         return entity_copies.CHANGE_CALLS, 1
+    if entity.places is not None:
+        return place_updates.CHANGE_CALLS, place_updates.CHANGE_READS
     reads = 1 if kept_values(entity, set(changes), set(changes)) else 0
     return reads + (UPDATE_ATTEMPTS if _sorting_stamp(entity) else 1), reads
 
@@ -192,8 +194,10 @@ async def update(
     given.update(sets or {})
     values = {name: checked(entity.attributes[name], v, name) for name, v in given.items()}
     admins_move(entity, transitions, values, caller)
-    if entity.copies is not None:
-        return await entity_copies.update(
+    if entity.copies is not None or entity.places is not None:
+        # Several items to write anew: the kind's own update, at the version it reads.
+        kind = entity_copies.update if entity.copies is not None else place_updates.update
+        return await kind(
             store,
             items,
             entity,
@@ -228,7 +232,7 @@ async def update(
         kept, read_held, absent = held_reads(entity, reads, found)
         check_moves(entity, arguments, transitions, values, found)
         held.update(read_held)
-    allowed, allowed_values = _allowed(entity, transitions, values)
+    allowed, allowed_values = allowed_moves(entity, transitions, values)
     at = now()
     token = new_token()
     for _ in range(UPDATE_ATTEMPTS):
@@ -244,7 +248,7 @@ async def update(
             set_values={**stored(entity, changed), **keys},
             add=entity.versioned,
             remove=[*removed, *emptied(entity, changed)],
-            condition=_all_of(
+            condition=all_of(
                 [*allowed, *(() if stamp_name is None else (f"#{stamp_name} < :stamp",))]
             ),
             condition_values={
@@ -300,39 +304,6 @@ def _refusal(found: Item | None) -> DynagateError:
     if found is None:
         return NotFound("it does not exist")
     return Conflict("it changed meanwhile, or may not move so from its state; read it again")
-
-
-def _allowed(
-    entity: Entity, transitions: Sequence[Moves], values: Mapping[str, Any]
-) -> tuple[list[str], dict[str, Any]]:
-    """The condition terms that hold each moved choice to the values it may move from."""
-    terms: list[str] = []
-    bound: dict[str, Any] = {}
-    for n, transition in enumerate(transitions):
-        name = transition.attribute
-        if name not in values:
-            continue
-        sources = transition.sources(values[name])
-        if not sources:
-            raise BadUserInput(f"no {entity.noun} moves to {values[name]}", field=name)
-        names = [f":from{n}_{i}" for i in range(len(sources))]
-        bound.update({alias: str(source) for alias, source in zip(names, sources, strict=True)})
-        held = entity.stored_name(name)
-        term = f"#{held} IN ({', '.join(names)})"
-        attribute = entity.attributes[name]
-        if isinstance(attribute, Choice) and attribute.initial in sources:
-            # Declared since the item was written: absent, it is its initial value.
-            term = f"{term} OR attribute_not_exists(#{held})"
-        terms.append(term)
-    return terms, bound
-
-
-def _all_of(terms: list[str]) -> str | None:
-    """The terms joined by AND, those with an OR in parentheses: DynamoDB refuses
-    parentheses around a whole condition, which `update_request` adds."""
-    if len(terms) < 2:
-        return terms[0] if terms else None
-    return " AND ".join(f"({t})" if " OR " in t else t for t in terms)
 
 
 def _give(names: list[str]) -> str:

@@ -25,6 +25,7 @@ from data.copies_verify import Difference, diff, repair_one
 from data.entity_copies import VERSION, copies
 from data.migration_checkpoint import Checkpoint
 from data.migration_items import (
+    Derived,
     Engine,
     ItemChange,
     Unmigrated,
@@ -107,6 +108,9 @@ class Tally:
     # Items of the model by entity name, and those written (or, in a plan, to write) by
     # entity and what they get.
     items: Counter[str] = field(default_factory=Counter)
+    # Items an entity derives from its own (the places and cell counts of one kept by
+    # place), by entity name.
+    derived: Counter[str] = field(default_factory=Counter)
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)
     # Items whose copies differ (or were repaired), by entity name.
     copies: Counter[str] = field(default_factory=Counter)
@@ -165,7 +169,12 @@ class Pass:
         if isinstance(found, Engine):
             self.tally.others[found.type or "(no type)"] += 1
             return
-        self.tally.items[found.entity.name] += 1
+        if isinstance(found, Derived) or (isinstance(found, ItemChange) and found.derived):
+            self.tally.derived[found.entity.name] += 1
+        else:
+            self.tally.items[found.entity.name] += 1
+        if isinstance(found, Derived):
+            return
         if isinstance(found, Unmigrated):
             self.tally.unmigrated.append(found)
             return

@@ -26,6 +26,7 @@ from enum import Enum
 from typing import Any
 
 from data.entities import record, stored
+from keys import map as map_keys
 from keys.errors import DynagateError
 from model import Choice, Entity, Model
 from store.requests import Item, Key
@@ -42,6 +43,8 @@ class ItemChange:
     sets: Mapping[str, Any] = field(default_factory=dict)
     removes: tuple[str, ...] = ()
     expect: Mapping[str, Any] = field(default_factory=dict)
+    # An item the entity derives from its own (a place item): not counted as one of it.
+    derived: bool = False
 
     @property
     def writes(self) -> bool:
@@ -67,35 +70,75 @@ class Unmigrated:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """An item an entity derives that no migration changes: a cell count of an entity kept
+    by place (`dynagate verify` checks the counts)."""
+
+    entity: Entity
+
+
+@dataclass(frozen=True)
 class Engine:
     """An item that is not the model's: the engine's own, or of no entity it declares."""
 
     type: str
 
 
-Found = ItemChange | Unmigrated | Engine
+Found = ItemChange | Unmigrated | Derived | Engine
 
 
 def entity_labels(model: Model) -> dict[str, Entity]:
-    """Each entity by its items' discriminator value (an entity kept by place is its
-    places' kind)."""
-    return {
-        entity.kind[entity.discriminator.attribute]: entity
-        for entity in model.entities
-        if entity.places is None
-    }
+    """Each entity by its items' discriminator value (that of the place items of an entity
+    kept by place, whose own item is known by its key)."""
+    return {entity.kind[entity.discriminator.attribute]: entity for entity in model.entities}
 
 
 def change_of(labels: Mapping[str, Entity], index_attributes: Iterable[str], item: Item) -> Found:
     """What the model asks of `item`; `index_attributes` are the key attributes of every
     index of the model and of the table (those an item may need to leave)."""
     entity = next((e for e in labels.values() if e.is_kind_of(item)), None)
+    placed = [e for e in labels.values() if e.places is not None]
+    if entity is None or entity.places is not None:
+        for one in placed:
+            found = _of_places(one, index_attributes, item)
+            if found is not None:
+                return found
     if entity is None:
         return Engine(str(item.get("type", "")))
     pk, sk = entity.table.attributes
     key = {pk: str(item[pk]), sk: str(item[sk])}
     if not entity.owns(key[pk], key[sk]):
         return Unmigrated(entity, key, "its table key is not one the model renders")
+    return _own(entity, key, index_attributes, item)
+
+
+def _of_places(entity: Entity, index_attributes: Iterable[str], item: Item) -> Found | None:
+    """The item, when it is one that an entity kept by place keeps: its own item (which
+    holds no discriminator: its place item does), a place item, which takes the defaults
+    its own item takes, or a cell count; None otherwise."""
+    places = entity.places
+    assert places is not None
+    pk, sk = entity.table.attributes
+    partition, sort = item.get(pk), item.get(sk)
+    if not isinstance(partition, str) or not isinstance(sort, str):
+        return None
+    key = {pk: partition, sk: sort}
+    kept = map_keys.kept_by(places, partition)
+    if kept == "cell":
+        return Derived(entity)
+    if kept == "place" and entity.is_kind_of(item):
+        defaults = _defaults(entity, item)
+        expect = {name: None for name in defaults}
+        return ItemChange(entity, key, defaults, (), expect, derived=True)
+    told = entity.discriminator.attribute
+    if kept is None and told not in item and entity.owns(partition, sort):
+        return _own(entity, key, index_attributes, item)
+    return None
+
+
+def _own(entity: Entity, key: Key, index_attributes: Iterable[str], item: Item) -> Found:
+    """What the model asks of an entity's own item, keyed `key`."""
+    pk, sk = entity.table.attributes
     defaults = _defaults(entity, item)
     try:
         values = record(entity, {**item, **defaults})

@@ -1,14 +1,15 @@
-"""What an update of a declared entity reads first, and the keys it writes: those a
-changed attribute renders anew, and a sparse index's entered or left (`data/entity_writes.py`)."""
+"""What an update of a declared entity reads first, the keys it writes (those a changed
+attribute renders anew, and a sparse index's entered or left) and the condition holding
+its choices' moves (`data/entity_writes.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from data.entities import record, stored
 from keys.errors import BadUserInput
-from model import Entity
+from model import Choice, Entity, Moves
 from store.requests import Item
 
 
@@ -85,3 +86,36 @@ def index_changes(
 
 def named(names: Iterable[str]) -> str:
     return ", ".join(f"`{name}`" for name in names)
+
+
+def allowed_moves(
+    entity: Entity, transitions: Sequence[Moves], values: Mapping[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
+    """The condition terms that hold each moved choice to the values it may move from."""
+    terms: list[str] = []
+    bound: dict[str, Any] = {}
+    for n, transition in enumerate(transitions):
+        name = transition.attribute
+        if name not in values:
+            continue
+        sources = transition.sources(values[name])
+        if not sources:
+            raise BadUserInput(f"no {entity.noun} moves to {values[name]}", field=name)
+        names = [f":from{n}_{i}" for i in range(len(sources))]
+        bound.update({alias: str(source) for alias, source in zip(names, sources, strict=True)})
+        held = entity.stored_name(name)
+        term = f"#{held} IN ({', '.join(names)})"
+        attribute = entity.attributes[name]
+        if isinstance(attribute, Choice) and attribute.initial in sources:
+            # Declared since the item was written: absent, it is its initial value.
+            term = f"{term} OR attribute_not_exists(#{held})"
+        terms.append(term)
+    return terms, bound
+
+
+def all_of(terms: list[str]) -> str | None:
+    """The terms joined by AND, those with an OR in parentheses: DynamoDB refuses
+    parentheses around a whole condition, which `update_request` adds."""
+    if len(terms) < 2:
+        return terms[0] if terms else None
+    return " AND ".join(f"({t})" if " OR " in t else t for t in terms)

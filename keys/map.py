@@ -146,6 +146,17 @@ def cell_of(places: Places, key: Mapping[str, Any]) -> str:
     return str(key[table.partition_key]).split("#", 1)[1] + str(key[table.sort_key])
 
 
+def kept_by(places: Places, partition: str) -> str | None:
+    """What an item of the partition `partition` is to an entity with `places`: "place",
+    "cell" (a count) or None (not one of its places' items)."""
+    if partition.startswith(f"{places.places}#"):
+        return "place"
+    rest = partition.removeprefix(places.cells)
+    if rest != partition and (rest.startswith("#") or rest[:1].isdigit()):
+        return "cell"
+    return None
+
+
 def _partition(label: str, prefix: str) -> str:
     return f"{label}#{prefix}"
 

@@ -256,11 +256,6 @@ def _check_update(pattern: Update) -> None:
             raise ModelError(f"{where}: {name!r} is not an attribute a client may change")
         if name in entity.key_attributes:
             raise ModelError(f"{where}: {name!r} is part of the primary key")
-    if entity.places is not None:
-        raise ModelError(
-            f"{where}: an entity kept by place is not updated (its place and counts would"
-            " not follow): remove it and create it anew"
-        )
     for transitions in pattern.moves:
         attribute = entity.attributes.get(transitions.attribute)
         if transitions.attribute not in pattern.changes or not isinstance(attribute, Choice):

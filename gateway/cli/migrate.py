@@ -71,9 +71,11 @@ def item_lines(tally: Tally, *, done: bool) -> list[str]:
     of_model = sum(tally.items.values())
     by_entity = ", ".join(f"{name} {count:,}" for name, count in sorted(tally.items.items()))
     others = sum(tally.others.values())
+    derived = sum(tally.derived.values())
     lines = [
         f"scanned {tally.scanned:,} items: {of_model:,} of the model"
         + (f" ({by_entity})" if by_entity else "")
+        + (f", {derived:,} derived from them (places, cell counts)" if derived else "")
         + (f", {others:,} of the engine or of no entity of the model" if others else "")
     ]
     verb = "written" if done else "to write"
