@@ -4,7 +4,7 @@ types (`Roots.type_of`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -22,17 +22,26 @@ FIRST_ADMIN = SignedIn("any signed-in caller, who becomes its first ADMIN member
 enum(Role)  # the stored roles are the schema's enum
 
 
-@strawberry.input
+ORGANIZATION_NAME = "The organization's name, in any case."
+USERNAME = "The member's username, in any case."
+
+
+@strawberry.input(description="The organization to create, its caller its first ADMIN member.")
 class CreateOrganizationInput:
-    name: str
+    name: str = strawberry.field(description="Its name: 1 to 64 letters, digits, '.', '_', '-'.")
 
 
-@strawberry.input
+@strawberry.input(description="The member to add to an organization, and their role.")
 class AddMemberInput:
-    organization: str
-    username: str
-    name: str
-    role: Role
+    organization: str = strawberry.field(description=ORGANIZATION_NAME)
+    username: str = strawberry.field(description=USERNAME)
+    name: str = strawberry.field(description="The member's name as shown, 1 to 200 characters.")
+    role: Role = strawberry.field(description="What the member may do in it.")
+
+
+def _argument(kind: Any, description: str) -> Any:
+    """An argument's type, with its description."""
+    return Annotated[kind, strawberry.argument(description=description)]
 
 
 def organization_mutations(derived: Roots) -> type[Any]:
@@ -77,7 +86,7 @@ def organization_mutations(derived: Roots) -> type[Any]:
         )
         return derived.node(TEAM, made)
 
-    named = {"organization": (str, REQUIRED)}
+    named = {"organization": (_argument(str, ORGANIZATION_NAME), REQUIRED)}
     fields = {
         "createOrganization": mutation_with_cost(
             writes(organizations.create_organization), FIRST_ADMIN
@@ -85,7 +94,7 @@ def organization_mutations(derived: Roots) -> type[Any]:
             signed(
                 create_organization,
                 "createOrganization",
-                {"input": (CreateOrganizationInput, REQUIRED)},
+                {"input": (_argument(CreateOrganizationInput, "The new organization."), REQUIRED)},
                 derived.type_of(ORGANIZATION),
             )
         ),
@@ -93,7 +102,7 @@ def organization_mutations(derived: Roots) -> type[Any]:
             signed(
                 add_member,
                 "addMember",
-                {"input": (AddMemberInput, REQUIRED)},
+                {"input": (_argument(AddMemberInput, "The new member."), REQUIRED)},
                 derived.type_of(MEMBER),
             )
         ),
@@ -103,7 +112,11 @@ def organization_mutations(derived: Roots) -> type[Any]:
             signed(
                 set_member_role,
                 "setMemberRole",
-                {**named, "username": (str, REQUIRED), "role": (Role, REQUIRED)},
+                {
+                    **named,
+                    "username": (_argument(str, USERNAME), REQUIRED),
+                    "role": (_argument(Role, "The member's new role."), REQUIRED),
+                },
                 derived.type_of(MEMBER),
             )
         ),
@@ -111,9 +124,17 @@ def organization_mutations(derived: Roots) -> type[Any]:
             signed(
                 create_team,
                 "createTeam",
-                {**named, "name": (str, REQUIRED)},
+                {**named, "name": (_argument(str, "The new team's name."), REQUIRED)},
                 derived.type_of(TEAM),
             )
         ),
     }
+    said = {
+        "createOrganization": "Creates an organization, its caller its first ADMIN member.",
+        "addMember": "Adds a member to an organization, by one of its ADMIN members.",
+        "setMemberRole": "Changes a member's role, keeping the organization's last ADMIN.",
+        "createTeam": "Creates a team in an organization, at most 100 of them.",
+    }
+    for name, description in said.items():
+        fields[name].description = description
     return strawberry.type(type("OrganizationsMutation", (), fields))

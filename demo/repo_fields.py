@@ -4,7 +4,7 @@ root types are made (`Roots.type_of`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -18,14 +18,23 @@ from resolvers.derived_roots import Roots
 
 Info = strawberry.Info[Context, None]
 AS_USERNAME = Themselves("the caller, as `username`", "username", "username", fold_case=True)
-NAMED = {"owner": (str, REQUIRED), "name": (str, REQUIRED), "username": (str, REQUIRED)}
+OWNER = "The repository's owner, in any case."
+NAME = "The repository's name, in any case."
+NAMED = {
+    "owner": (Annotated[str, strawberry.argument(description=OWNER)], REQUIRED),
+    "name": (Annotated[str, strawberry.argument(description=NAME)], REQUIRED),
+    "username": (
+        Annotated[str, strawberry.argument(description="Whose star: the caller's username.")],
+        REQUIRED,
+    ),
+}
 
 
-@strawberry.input
+@strawberry.input(description="The repository to open an issue in, and the issue's title.")
 class OpenIssueInput:
-    owner: str
-    name: str
-    title: str
+    owner: str = strawberry.field(description=OWNER)
+    name: str = strawberry.field(description=NAME)
+    title: str = strawberry.field(description="The issue's title, 1 to 200 characters.")
 
 
 def issue_mutation(derived: Roots) -> type[Any]:
@@ -38,9 +47,14 @@ def issue_mutation(derived: Roots) -> type[Any]:
         )
         return derived.node(ISSUE, opened)
 
-    parameters = {"input": (OpenIssueInput, REQUIRED)}
+    issue = Annotated[OpenIssueInput, strawberry.argument(description="The issue to open.")]
+    parameters = {"input": (issue, REQUIRED)}
     field = mutation_with_cost(writes(repos.open_issue), AUTHOR)(
         signed(open_issue, "openIssue", parameters, derived.type_of(ISSUE))
+    )
+    field.description = (
+        "Opens an issue numbered after the repository's last, gapless: its counter and the"
+        " issue in one transaction."
     )
     return strawberry.type(type("OpenIssueMutation", (), {"openIssue": field}))
 
@@ -67,4 +81,6 @@ def star_mutations(derived: Roots) -> type[Any]:
             signed(unstar, "unstarRepo", NAMED, repo)
         ),
     }
+    fields["starRepo"].description = "Stars a repository: the star and its count together."
+    fields["unstarRepo"].description = "Takes a star back: the star and its count together."
     return strawberry.type(type("StarMutation", (), fields))

@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import sys
 import traceback
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -34,7 +35,8 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
         raise SettingsError(failure_in_model(name, exc)) from None
     if not isinstance(roots, Roots):
         raise SettingsError(f"DYNAGATE_MODEL={name!r}: its roots() returned no Roots")
-    return roots
+    # The entities' types, and so the model the schema describes, whatever the hook kept.
+    return roots if roots.types is not None else replace(roots, types=derived.types)
 
 
 def declared(name: str = DEFAULT_MODEL) -> Model:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from html import escape
 from typing import Any
 
-from gateway.cli.model_check import pattern_field, pattern_requests
+from data.pattern_requests import pattern_field, pattern_requests
 from gateway.cli.model_examples import example_item
 from keys.table import Index
 from keys.template import KeyTemplate

@@ -1,135 +1,17 @@
 """`dynagate model check`: a model built as the gateway builds it (every declaration the
 engine could not serve refused, naming it), then each access pattern with the DynamoDB
-requests it leads to and its worst case (docs/model.md)."""
+requests it leads to and its worst case (docs/model.md), said by `data/pattern_requests.py`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
-from data import entity_places, entity_writes
-from data.entities import most_bytes
-from keys.table import Index
-from keys.template import KeyTemplate
-from model import Create, Delete, Entity, Heatmap, ListOf, Lookup, Model, Near, Pattern, Update
-from store.pagination import query_calls
-
-# The page a connection reads when its client gives no size.
-DEFAULT_PAGE = 20
+from data.pattern_requests import pattern_field, pattern_requests
+from model import Model
 
 
 def described(model: Model) -> Iterator[str]:
     """One line per access pattern: its field, what it reads or writes, its worst case."""
     for pattern in model.patterns:
         yield f"{pattern_field(model, pattern)}: {pattern_requests(model, pattern)}"
-
-
-def pattern_field(model: Model, pattern: Pattern) -> str:
-    """The GraphQL field of an access pattern, on its type (`Customer.orders`)."""
-    if isinstance(pattern, ListOf) and not pattern.root:
-        parent = model.parent_of(pattern.entity)
-        return f"{parent.name if parent else '?'}.{pattern.field}"
-    root = "Mutation" if isinstance(pattern, Create | Update | Delete) else "Query"
-    return f"{root}.{pattern.field}"
-
-
-def pattern_requests(model: Model, pattern: Pattern) -> str:
-    """The DynamoDB requests an access pattern leads to (its key condition), and its worst
-    case."""
-    entity = pattern.entity
-    if isinstance(pattern, Lookup):
-        if entity.readers is not None and entity.readers.parent_owner:
-            return (
-                f"GetItem {_key(entity, entity.table)} (batched per request), then its parent's"
-                " for its readers; worst 2 calls, 2 items"
-            )
-        return f"GetItem {_key(entity, entity.table)} (batched per request); worst 1 call, 1 item"
-    if isinstance(pattern, ListOf):
-        return _list(pattern)
-    if isinstance(pattern, Create):
-        calls = entity_writes.create_calls(model, entity)
-        return f"PutItem or TransactWriteItems; worst {_n(calls, 'call')}"
-    if isinstance(pattern, Update):
-        calls, items = entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets))
-        key = _key(entity, entity.table)
-        if pattern.access == "parent_owner":
-            return (
-                f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
-                f" parent's owner, Update of {key}), GetItem of it; worst {_n(calls + 2, 'call')},"
-                f" {items + 2} read"
-            )
-        if pattern.access == "owner":
-            return (
-                f"GetItem (consistent), then UpdateItem of {key} held to its owner; worst"
-                f" {_n(calls + 1, 'call')}, {items + 1} read"
-            )
-        return f"UpdateItem of {key}; worst {_n(calls, 'call')}, {items} read"
-    if isinstance(pattern, Delete):
-        calls, items = entity_writes.delete_calls(entity)
-        if pattern.access in ("owner", "parent_owner"):
-            calls, items = calls + 1, items + 1  # the item's owner, or its parent's, read first
-        if pattern.access == "parent_owner":
-            return (
-                f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
-                f" parent's owner, Delete); worst {_n(calls, 'call')}, {items} read"
-            )
-        if pattern.access == "owner":
-            return (
-                f"GetItem (consistent), then TransactWriteItems (Delete held to its owner);"
-                f" worst {_n(calls, 'call')}, {items} read"
-            )
-        return f"TransactWriteItems; worst {_n(calls, 'call')}, {items} read"
-    if isinstance(pattern, Near):
-        calls, items = entity_places.search_bound(entity, 100)
-        return (
-            f"Query per geohash range of the view; worst {_n(calls, 'call')}, {items} items"
-            " (limit 100)"
-        )
-    assert isinstance(pattern, Heatmap)
-    return "Query per cell partition of the view; worst within the request's limits"
-
-
-def _list(pattern: ListOf) -> str:
-    entity = pattern.entity
-    size = pattern.whole or DEFAULT_PAGE
-    calls = query_calls(size + 2, most_bytes(entity))
-    reads = [_on(entity, pattern.index, pattern)]
-    if pattern.unnarrowed is not None:
-        reads.append(
-            f"without {', '.join(pattern.equal)}: {_on(entity, pattern.unnarrowed, pattern)}"
-        )
-    filters = [*pattern.filtered, *([entity.discriminator.attribute] if pattern.mixed else [])]
-    filtered = f"; FilterExpression on {', '.join(filters)}" if filters else ""
-    page = f"every item, at most {size}" if pattern.whole else f"a page of {size} by default"
-    return (
-        f"{'; '.join(reads)}{filtered}; {page}: worst {_n(calls, 'call')}, {size + 2} items"
-        " (with the parent and the item past the page)"
-    )
-
-
-def _on(entity: Entity, index: Index, pattern: ListOf) -> str:
-    where = index.name or "the table"
-    copies = entity.copies
-    if copies is not None and copies.index == index:
-        partition = entity.copy_templates[index.partition_key]
-        sort = entity.copy_templates[index.sort_key]
-    else:
-        partition, sort = entity.templates[index.partition_key], entity.templates[index.sort_key]
-    narrowed = [s.name for s in sort.segments if s.name in pattern.narrowing]
-    condition = f"begins_with {sort.prefix()}" if not narrowed else f"on {', '.join(narrowed)}"
-    shape = _shape(partition, pattern.at)
-    return f"Query {where} {index.partition_key}={shape}, {index.sort_key} {condition}"
-
-
-def _key(entity: Entity, index: Index) -> str:
-    templates = entity.templates
-    return f"{_shape(templates[index.partition_key])} / {_shape(templates[index.sort_key])}"
-
-
-def _shape(template: KeyTemplate, fixed: Mapping[str, Any] | None = None) -> str:
-    """The key with each segment named (`CUSTOMER#<id>`), or its value where fixed."""
-    return template.described(fixed)
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -20,6 +20,7 @@ from gateway.documents.limits import limits_rule
 from gateway.documents.parsing import MAX_DOCUMENT_BYTES, DocumentParser, DocumentValidation
 from gateway.documents.persisted import DocumentRegistration, PersistedDocuments
 from gateway.schema.cached_answers import CachedAnswers
+from gateway.schema.descriptions import describe
 from gateway.schema.execution import PlainFieldsExecutionContext
 from gateway.schema.extensions import CodedMaskErrors, CostReport, OperationChoice
 from gateway.schema.idempotency import KEEP_SECONDS, Idempotency
@@ -27,6 +28,7 @@ from gateway.served_model import served
 from gateway.settings import DEFAULT_MODEL
 from resolvers.derived_roots import Roots
 from resolvers.scalars import DATETIME_SCALAR
+from resolvers.strawberry_internals import core_schema
 
 if TYPE_CHECKING:
     from gateway.traces.spans import Traces
@@ -80,8 +82,9 @@ def build_schema(
         extensions.append(CostReport)
     if traces is not None:
         extensions[:] = _traced(extensions, traces)
-    query, mutation, subscription = _root_types(roots or served())
-    return Schema(
+    roots = roots or served()
+    query, mutation, subscription = _root_types(roots)
+    schema = Schema(
         query=query,
         mutation=mutation,
         subscription=subscription,
@@ -93,6 +96,9 @@ def build_schema(
         ),
         execution_context_class=PlainFieldsExecutionContext,
     )
+    if roots.types is not None:
+        describe(core_schema(schema), roots.types.model)
+    return schema
 
 
 def _traced(

@@ -1,0 +1,245 @@
+"""What the schema says of a derived type, field or argument its declaration leaves
+undescribed: a sentence from what it is (an attribute's kind and bounds, a list's
+arguments) and, for a field that reads or writes, what its access pattern asks of DynamoDB
+and its worst case, as `dynagate model check` prints them (`data/pattern_requests.py`)."""
+
+from __future__ import annotations
+
+from data.entity_places import DEFAULT_LIMIT, MAX_LIMIT
+from data.pattern_requests import item_key, list_read, pattern_requests, sort_of
+from model import (
+    Author,
+    Choice,
+    Code,
+    Coordinate,
+    Counter,
+    Create,
+    Delete,
+    Email,
+    Entity,
+    Flag,
+    GeneratedId,
+    Geohash,
+    Handle,
+    Heatmap,
+    Identifier,
+    Json,
+    Lines,
+    ListOf,
+    Lookup,
+    Model,
+    Near,
+    Number,
+    NumberSet,
+    Pattern,
+    Real,
+    Text,
+    TextSet,
+    Timestamp,
+    Total,
+    Update,
+    Version,
+)
+from model.attributes import Attribute
+from store.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+
+_IDENTIFIER = "1 to 64 letters, digits, '.', '_' or '-'"
+
+
+def attribute_sentence(attribute: Attribute) -> str:
+    """What an attribute holds, said from its kind and its bounds."""
+    said = _kind(attribute)
+    return f"{said}; may be null." if attribute.optional else f"{said}."
+
+
+def _kind(attribute: Attribute) -> str:
+    if isinstance(attribute, Identifier):
+        return f"An identifier: {_IDENTIFIER}"
+    if isinstance(attribute, Handle):
+        return f"A name of {_IDENTIFIER}, compared ignoring case"
+    if isinstance(attribute, GeneratedId):
+        return "An identifier made on create (a KSUID: ids sort as they were made)"
+    if isinstance(attribute, Text):
+        lines = ", newlines and tabs allowed" if attribute.multiline else ""
+        return f"Text of 1 to {attribute.max_length:,} characters{lines}"
+    if isinstance(attribute, Email):
+        return "An e-mail address"
+    if isinstance(attribute, Code):
+        return f"{attribute.described[0].upper()}{attribute.described[1:]}, kept in lower case"
+    if isinstance(attribute, Number):
+        return f"A whole number from {attribute.low:,} to {attribute.high:,}"
+    if isinstance(attribute, Real):
+        return f"A number from {attribute.low:g} to {attribute.high:g}"
+    if isinstance(attribute, Flag):
+        return "True or false"
+    if isinstance(attribute, TextSet):
+        return (
+            f"Distinct texts of 1 to {attribute.max_length:,} characters, at most"
+            f" {attribute.most}, sorted"
+        )
+    if isinstance(attribute, NumberSet):
+        return (
+            f"Distinct whole numbers from {attribute.low:,} to {attribute.high:,}, at most"
+            f" {attribute.most}, in order"
+        )
+    if isinstance(attribute, Json):
+        return f"A list or an object, at most {attribute.limit:,} bytes as JSON"
+    if isinstance(attribute, Coordinate):
+        axis = "latitude, -90" if attribute.axis == "lat" else "longitude, -180"
+        return f"Degrees of {axis} to {axis.split('-')[1]}"
+    if isinstance(attribute, Geohash):
+        return "The position's geohash (12 characters), made from its coordinates"
+    if isinstance(attribute, Choice):
+        return _choice(attribute)
+    if isinstance(attribute, Timestamp):
+        return _time(attribute)
+    if isinstance(attribute, Author):
+        return f"Who {attribute.verb} it: the signed-in caller's username"
+    if isinstance(attribute, Lines):
+        return (
+            f"1 to {attribute.most} lines, each numbered by `{attribute.numbered}` from 1;"
+            " given once, on create"
+        )
+    if isinstance(attribute, Total):
+        unit = f" in {attribute.unit}" if attribute.unit else ""
+        product = " times ".join(attribute.of)
+        return f"The sum over `{attribute.lines}` of {product}{unit}, computed on create"
+    if isinstance(attribute, Counter):
+        return "A count the engine keeps: 0 when made"
+    if isinstance(attribute, Version):
+        return "The item's version: 1 when made, one more at every change"
+    return "A value"
+
+
+def _choice(attribute: Choice) -> str:
+    values = ", ".join(str(value) for value in attribute.values)
+    if attribute.initial is None:
+        return f"One of {values}"
+    if attribute.settable:
+        return f"One of {values}; {attribute.initial} when left out on create"
+    return f"One of {values}; {attribute.initial} when made"
+
+
+def _time(attribute: Timestamp) -> str:
+    said = "A time in UTC, to the millisecond"
+    if attribute.stamped == "write":
+        return f"{said}, set at every write"
+    if attribute.stamped == "create":
+        earlier = "; admins may give an earlier one" if attribute.imported else ""
+        return f"{said}, set on create{earlier}"
+    return said
+
+
+def one(noun: str, *, capital: bool = False) -> str:
+    """`an order`, `a customer`; `An order` with `capital`."""
+    article = "an" if noun[:1].lower() in "aeiou" else "a"
+    return f"{article.capitalize() if capital else article} {noun}"
+
+
+def plural(noun: str) -> str:
+    """`repository` → `repositories`, `branch` → `branches`."""
+    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        return noun[:-1] + "ies"
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"
+
+
+def entity_sentence(entity: Entity) -> str:
+    return f"{one(entity.noun, capital=True)}, one item keyed {item_key(entity)}."
+
+
+def pattern_sentence(model: Model, pattern: Pattern) -> str:
+    """A root field's or a list's: what it answers, then its requests and worst case."""
+    entity = pattern.entity
+    noun, many = entity.noun, plural(entity.noun)
+    requests = pattern_requests(model, pattern)
+    if isinstance(pattern, Lookup):
+        return f"{one(noun, capital=True)} by its key, null when there is none: {requests}."
+    if isinstance(pattern, ListOf):
+        if pattern.whole is not None:
+            every = f"Every one of its {many} (at most {pattern.whole})"
+            return f"{every}, in key order: {list_read(pattern)}."
+        order = "descending" if pattern.descending else "ascending"
+        return f"The {many} of one partition, {order} by {sort_of(pattern)}: {list_read(pattern)}."
+    if isinstance(pattern, Create):
+        return f"Creates {one(noun)}: {requests}."
+    if isinstance(pattern, Update):
+        return f"Changes {one(noun)} named by its key: {requests}."
+    if isinstance(pattern, Delete):
+        return f"Removes the {noun} its key names, true once removed: {requests}."
+    if isinstance(pattern, Near):
+        return f"The {many} inside a viewport: {requests}."
+    if isinstance(pattern, Heatmap):
+        return f"Exact counts of {many} in the geohash cells meeting a viewport: {requests}."
+    return _within(f"The {many}: {requests}.")
+
+
+# The longest description: one sentence beside a name in GraphiQL.
+LONGEST = 200
+
+
+def _within(sentence: str) -> str:
+    """`sentence`, cut after its last clause that ends within `LONGEST` characters."""
+    if len(sentence) <= LONGEST:
+        return sentence
+    cut = sentence.rfind("; ", 0, LONGEST)
+    return sentence[:cut] + "." if cut > 0 else sentence[: LONGEST - 1] + "…"
+
+
+def followed_sentence(pattern: ListOf | Near) -> str:
+    many = plural(pattern.entity.noun)
+    if isinstance(pattern, Near):
+        return f"Each of the {many} entering, changing in or leaving the viewport, as it happens."
+    return (
+        f"Each change to the {many} `{pattern.field}` lists with these arguments (added,"
+        " changed or removed), as it happens."
+    )
+
+
+def list_arguments(pattern: ListOf) -> dict[str, str]:
+    """What each of a list's own arguments does, by name."""
+    entity = pattern.entity
+    many = plural(entity.noun)
+    said: dict[str, str] = {}
+    for name in pattern.equal:
+        said[name] = f"Only the {many} whose {name} is this: it narrows the key condition."
+    if pattern.range is not None:
+        said[pattern.range.argument] = (
+            f"Only the {many} whose {pattern.range.attribute} is within these bounds: it"
+            " narrows the key condition."
+        )
+    for name in pattern.filtered:
+        said[name] = (
+            f"Only the {many} whose {name} is this, as a filter: a page is refilled until"
+            " it is full or the list ends."
+        )
+    copies = entity.copies
+    if copies is not None and copies.index == pattern.index:
+        for name in copies.either:
+            said[name] = f"Only the {many} whose {name} is this; left out, any."
+        for name, argument in copies.sets.items():
+            said[argument] = f"Only the {many} whose {name} is one of these; left out, any."
+    default = "DESC" if pattern.descending else "ASC"
+    said["direction"] = f"Which way to read the sort key; {default} when left out."
+    return said
+
+
+# The arguments every connection, search or heatmap takes, by name.
+ARGUMENTS = {
+    "first": (
+        f"At most this many items from the start, or after `after` (1 to {MAX_PAGE_SIZE};"
+        f" {DEFAULT_PAGE_SIZE} when neither first nor last is given)."
+    ),
+    "after": "The cursor of the edge the page follows.",
+    "last": f"At most this many items from the end, or before `before` (1 to {MAX_PAGE_SIZE}).",
+    "before": "The cursor of the edge the page precedes.",
+    "viewport": "The area: its edges in degrees, at most 0.5° a side.",
+    "latitude": "The point's latitude, in degrees from -90 to 90.",
+    "longitude": "The point's longitude, in degrees from -180 to 180.",
+    "radiusMeters": "How far from the point to look, in metres.",
+    "limit": f"The most answered, 1 to {MAX_LIMIT:,} ({DEFAULT_LIMIT} when left out).",
+    "precision": (
+        "The cells' geohash length, 1 to 8; left out, the largest the view and the limits allow."
+    ),
+}
