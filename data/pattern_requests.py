@@ -7,11 +7,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from data import entity_places, entity_writes
+from data import entity_nearest, entity_places, entity_writes
 from data.entities import most_bytes
 from keys.table import Index
 from keys.template import KeyTemplate
-from model import Create, Delete, Entity, Heatmap, ListOf, Lookup, Model, Near, Pattern, Update
+from model import (
+    Create,
+    Delete,
+    Entity,
+    Heatmap,
+    ListOf,
+    Lookup,
+    Model,
+    Near,
+    Nearest,
+    Pattern,
+    Update,
+)
 from store.pagination import query_calls
 
 # The page a connection reads when its client gives no size.
@@ -79,6 +91,8 @@ def pattern_requests(model: Model, pattern: Pattern) -> str:
             f"Query per geohash range of the view; worst {_n(calls, 'call')}, {items} items"
             " (limit 100)"
         )
+    if isinstance(pattern, Nearest):
+        return entity_nearest.described(pattern, DEFAULT_PAGE)
     assert isinstance(pattern, Heatmap)
     return "Query per cell partition of the view; worst within the request's limits"
 

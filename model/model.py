@@ -14,10 +14,20 @@ from model.entities import Discriminator, Entity
 from model.errors import ModelError
 from model.layout_checks import check_indexes, mixed
 from model.list_checks import check_list, on
-from model.patterns import Create, Delete, Heatmap, ListOf, Lookup, Near, Pattern, Update
+from model.patterns import (
+    Create,
+    Delete,
+    Heatmap,
+    ListOf,
+    Lookup,
+    Near,
+    Nearest,
+    Pattern,
+    Update,
+)
 from model.reach_checks import check_reach
 
-P = TypeVar("P", Lookup, ListOf, Create, Update, Delete, Near, Heatmap)
+P = TypeVar("P", Lookup, ListOf, Create, Update, Delete, Near, Heatmap, Nearest)
 
 
 @dataclass(frozen=True)
@@ -46,7 +56,7 @@ class Model:
                 _check_update(pattern)
             elif isinstance(pattern, Create):
                 _check_create(pattern)
-            elif isinstance(pattern, Near | Heatmap):
+            elif isinstance(pattern, Near | Heatmap | Nearest):
                 _check_places_read(pattern)
             if isinstance(pattern, Update | Delete):
                 _check_writer(self, pattern)
@@ -161,7 +171,7 @@ def _check_owner(pattern: Pattern) -> None:
     )
 
 
-def _check_places_read(pattern: Near | Heatmap) -> None:
+def _check_places_read(pattern: Near | Heatmap | Nearest) -> None:
     if pattern.entity.places is None:
         raise ModelError(f"{pattern.field}: {pattern.entity.name} declares no places")
     accesses = [pattern.access]
@@ -322,6 +332,9 @@ def _check_names(model: Model) -> None:
     for pattern in model.patterns:
         if isinstance(pattern, Lookup | Heatmap):
             roots["Query"].append(pattern.field)
+        elif isinstance(pattern, Nearest):
+            roots["Query"].append(pattern.field)
+            types += [f"{pattern.entity.name}Nearby{kind}" for kind in ("Connection", "Edge")]
         elif isinstance(pattern, Near):
             roots["Query"].append(pattern.field)
             types.append(f"{pattern.entity.name}Search")

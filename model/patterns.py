@@ -217,4 +217,33 @@ class Heatmap:
     description: str | None = None
 
 
-Pattern = Lookup | ListOf | Create | Update | Delete | Near | Heatmap
+# The largest `max_radius` a model may declare, in metres: a place partition is 156 km
+# from south to north, so a circle of this radius meets at most a few of them.
+MOST_RADIUS = 100_000.0
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """A Query field answering the entities within `radiusMeters` of a point (`latitude`,
+    `longitude`), nearest first by great-circle distance, ties by the entity's key: a
+    connection paged by `first` and `after` whose edges carry `distanceMeters` (seed 002's
+    places, read cell by cell nearest first, `keys/nearest.py`); the radius at most
+    `max_radius` metres (up to `MOST_RADIUS`)."""
+
+    entity: Entity
+    field: str
+    access: Access = "anyone"
+    description: str | None = None
+    max_radius: float = 50_000.0
+
+    def __post_init__(self) -> None:
+        radius = self.max_radius
+        if isinstance(radius, bool) or not isinstance(radius, int | float):
+            raise ModelError(f"{self.field}: max_radius is a number of metres")
+        if not 0 < radius <= MOST_RADIUS:
+            raise ModelError(
+                f"{self.field}: max_radius {radius:g} is outside 0 to {MOST_RADIUS:,.0f} metres"
+            )
+
+
+Pattern = Lookup | ListOf | Create | Update | Delete | Near | Heatmap | Nearest

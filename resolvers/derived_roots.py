@@ -27,6 +27,7 @@ from model import (
     Lookup,
     Model,
     Near,
+    Nearest,
     Update,
 )
 from resolvers import derived_places, lookahead
@@ -46,6 +47,7 @@ from resolvers.derived_arguments import (
     narrowing,
     signed,
 )
+from resolvers.derived_nearest import nearest_field
 from resolvers.derived_types import EntityTypes, filtering, shown_key
 from resolvers.derived_writes import create_field, delete_field, update_field
 from resolvers.readers import reads_parent, require_list
@@ -121,6 +123,8 @@ def derived_roots(model: Model) -> Roots:
                 )
         elif isinstance(pattern, Heatmap):
             query[pattern.field] = derived_places.heatmap(pattern, on_token(pattern.access))
+        elif isinstance(pattern, Nearest):
+            query[pattern.field] = nearest_field(types, pattern, on_token(pattern.access))
         else:
             if pattern.root:
                 query[pattern.field] = _root_list(types, pattern)

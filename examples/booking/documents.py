@@ -26,6 +26,12 @@ OPERATIONS = {
     "VenuesNear": f"""query VenuesNear($viewport: Viewport!, $limit: Int) {{
   venues(viewport: $viewport, limit: $limit) {{ venues {{ {VENUE} }} truncated }}
 }}""",
+    "VenuesNearby": f"""query VenuesNearby($latitude: Float!, $longitude: Float!,
+    $radiusMeters: Float!, $first: Int, $after: String) {{
+  venuesNearby(latitude: $latitude, longitude: $longitude, radiusMeters: $radiusMeters,
+      first: $first, after: $after) {{
+    edges {{ cursor distanceMeters node {{ {VENUE} }} }} pageInfo {{ hasNextPage endCursor }} }}
+}}""",
     "VenueHeatmap": """query VenueHeatmap($viewport: Viewport!, $precision: Int) {
   venueHeatmap(viewport: $viewport, precision: $precision) {
     precision cells { geohash count } }

@@ -28,7 +28,10 @@ anyone may read and find on the map. So a booking shows no guest, and a venue's 
 its public calendar; who booked is kept in `guestId` (the owner, GSI1's partition) and the
 author, which the rules read. A guest reads and follows their own bookings
 (`guestBookings`, `guestBookingChanges`: the owner's partition of GSI1). Venues
-are kept by place, so they are neither changed nor removed.
+are kept by place, so they are neither changed nor removed. A map finds them by view
+(`venues`, `venueHeatmap`) and an app the nearest to its user first (`venuesNearby(latitude,
+longitude, radiusMeters)`, each with its distance in metres), reading the same place
+partitions cell by cell outward from the user.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from model import (
     Lookup,
     Model,
     Near,
+    Nearest,
     Number,
     Owner,
     Parent,
@@ -171,6 +175,12 @@ MODEL = Model(
             subscription="venueChanges",
         ),
         Heatmap(VENUE, "venueHeatmap", description="How many venues each cell of a view holds."),
+        Nearest(
+            VENUE,
+            "venuesNearby",
+            description="The venues within a radius of a point, nearest first.",
+            max_radius=50_000,
+        ),
         Create(VENUE, "createVenue", access="admins"),
         Lookup(BOOKING, "booking", access="owner"),
         ListOf(

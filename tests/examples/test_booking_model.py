@@ -30,14 +30,17 @@ def test_the_model_check_passes_and_prints_every_pattern() -> None:
     assert checked.returncode == 0, checked.stderr
     *lines, summary = checked.stdout.splitlines()
     model = declared(BOOKING)
-    assert len(lines) == len(model.patterns) == 17
-    assert summary == "model 'examples/booking/model.py': 3 entities, 17 access patterns, ok"
+    assert len(lines) == len(model.patterns) == 18
+    assert summary == "model 'examples/booking/model.py': 3 entities, 18 access patterns, ok"
     by_field = dict(line.split(": ", 1) for line in lines)
     assert "Query the table PK=VENUE#<venueId>" in by_field["Venue.latestBookings"]
     assert "GSI2SK on status, bookedAt" in by_field["Venue.bookings"]
     assert "GSI3PK=BOOKINGS#PENDING" in by_field["Query.pendingBookings"]
     assert "GSI1PK=GUEST#<guestId>, GSI1SK on startsAt" in by_field["Query.guestBookings"]
     assert "VENUE#<venueId>#<language>#<rating>" in by_field["Venue.reviews"]
+    nearby = by_field["Query.venuesNearby"]
+    assert "on BkVe#<geohash[0:3]>" in nearby
+    assert "worst 32 calls, 4096 items (first 20" in nearby
     # A status change reads the time booked first, which its by-status key holds.
     assert by_field["Mutation.setBookingStatus"].endswith("worst 2 calls, 1 read")
 

@@ -5,7 +5,8 @@
             GSI2  SHELF#<shelfId> / BOOK#<genre>#<year>#<ksuid>  composite: genre, then years
             GSI3  LOANS / BOOK#<updatedAt>#<ksuid>               sparse: while ON_LOAN
     review  PK = SK = REVIEW#<ksuid>, 16 copies  GSI1  SHELF#<shelfId>#<form|~>#<stars> / …
-    branch  PK = SK = BRANCH#<id>, its place LbBr#<cell[0:3]> / …, its cells counted LbCe#…
+    branch  PK = SK = BRANCH#<id>, its place LbBr#<cell[0:3]> / …, its cells counted LbCe#…;
+            found by viewport, and nearest first within a radius of a point
 A book is lent only while available, and given back only while on loan."""
 
 from __future__ import annotations
@@ -110,6 +111,7 @@ MODEL = m.Model(
         m.Delete(REVIEW, "removeReview"),
         m.Near(BRANCH, "branches", subscription="branchChanges"),
         m.Heatmap(BRANCH, "branchMap"),
+        m.Nearest(BRANCH, "branchesNearby"),
         m.Create(BRANCH, "openBranch", access="admins"),
         m.Delete(BRANCH, "closeBranch", access="admins"),
     ),

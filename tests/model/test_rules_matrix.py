@@ -1,8 +1,8 @@
 """Every shipped model's rules, walked as its callers would: the demo, the booking example
 and the tests' library, each with its data, every root field that reaches an entity — a
-lookup, a root list, a map's search and heatmap — with the lists below it, and every
-subscription, asked for items that exist as anonymous, the item's owner, another user, a
-member of the model's groups and an admin; each answers exactly what its access allows
+lookup, a root list, a map's search, heatmap and nearest first — with the lists below it,
+and every subscription, asked for items that exist as anonymous, the item's owner, another
+user, a member of the model's groups and an admin; each answers exactly what its access allows
 (the whole answer, or FORBIDDEN / UNAUTHENTICATED at that field and nothing of the items).
 The same walk is then answered again, from the read cache where it holds the reads, and
 answers alike. The paths are made from the models' own patterns and schema, so a pattern
@@ -28,7 +28,7 @@ from data.entities import record
 from gateway.schema.build import schema_sdl
 from gateway.served_model import declared
 from keys.codecs import format_timestamp
-from model import Coordinate, Entity, Group, Heatmap, ListOf, Lookup, Model, Near
+from model import Coordinate, Entity, Group, Heatmap, ListOf, Lookup, Model, Near, Nearest
 from tests.caching import caching
 from tests.client import settings_for
 from tests.docs.test_model_guide import cli_env, dynagate
@@ -180,6 +180,21 @@ def walks(model: Model, items: list[dict[str, Any]]) -> Iterator[Walk]:
                 f"{{ {pattern.field}(viewport: {viewport(entity, found)}) {{ __typename }} }}"
             )
             yield Walk(pattern.field, document, who_may(pattern.access, None))
+        elif isinstance(pattern, Nearest):
+            assert found is not None, f"no {entity.name} seeded for {pattern.field}"
+            document = (
+                f"{{ {pattern.field}({point(entity, found)}, radiusMeters: 100, first: 1)"
+                " { edges { node { __typename } } } }"
+            )
+            yield Walk(pattern.field, document, who_may(pattern.access, None))
+
+
+def point(entity: Entity, found: Mapping[str, Any]) -> str:
+    """The item's own position, as a nearest-first field takes it."""
+    at = {
+        a.axis: float(found[n]) for n, a in entity.attributes.items() if isinstance(a, Coordinate)
+    }
+    return f"latitude: {at['lat']}, longitude: {at['lon']}"
 
 
 def partition(pattern: ListOf) -> tuple[str, ...]:
@@ -308,7 +323,8 @@ async def test_each_shipped_path_answers_exactly_whom_its_access_lets_in(
             await seed_library(as_admin)
         items = await scan_all(client, table)
         walked = list(walks(model, items))
-        asked = {p.field for p in model.patterns if isinstance(p, Lookup | Near | Heatmap)}
+        roots = Lookup | Near | Heatmap | Nearest
+        asked = {p.field for p in model.patterns if isinstance(p, roots)}
         assert asked <= {w.field for w in walked}
         users: list[str | None] = [None, STRANGER, MEMBER, ADMIN]
         cached = 0
