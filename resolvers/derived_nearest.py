@@ -29,7 +29,16 @@ def nearest_field(types: EntityTypes, pattern: Nearest, rule: Any) -> Any:
         type(
             f"{entity.name}NearbyEdge",
             (),
-            {"__annotations__": {"cursor": str, "distance_meters": float, "node": node}},
+            {
+                "__annotations__": {"cursor": str, "distance_meters": float, "node": node},
+                "cursor": strawberry.field(
+                    description=f"Where the {entity.noun} stands: give it as `after` to go on."
+                ),
+                "distance_meters": strawberry.field(
+                    description="Metres along the great circle from the point (haversine, on"
+                    " the mean Earth radius of 6,371,008.8 m)."
+                ),
+            },
         ),
         description=f"A {entity.noun} and its great-circle distance from the point, in metres.",
     )
@@ -39,7 +48,10 @@ def nearest_field(types: EntityTypes, pattern: Nearest, rule: Any) -> Any:
             (),
             {
                 "__annotations__": {"edges": list[edge], "page_info": PageInfo},  # type: ignore[valid-type]
-                "edges": strawberry.field(metadata=cost(FieldCost(fanout=PAGE))),
+                "edges": strawberry.field(
+                    description=f"The page, nearest first: each {entity.noun} with its distance.",
+                    metadata=cost(FieldCost(fanout=PAGE)),
+                ),
             },
         ),
         description="Nearest first; at one distance, by key.",
