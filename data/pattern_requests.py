@@ -64,6 +64,12 @@ def pattern_requests(model: Model, pattern: Pattern) -> str:
                 f" parent's owner, Update of {key}), GetItem of it; worst {_n(calls + 2, 'call')},"
                 f" {items + 2} read"
             )
+        if entity.places is not None:
+            return (
+                "GetItem (consistent), then TransactWriteItems (the item and its place; on a"
+                " move the old place and the cell counts left and entered), again when raced;"
+                f" worst {_n(calls, 'call')}, {items} read"
+            )
         if pattern.access == "owner":
             return (
                 f"GetItem (consistent), then UpdateItem of {key} held to its owner; worst"

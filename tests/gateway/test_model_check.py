@@ -62,3 +62,16 @@ def test_writes_held_to_an_owner_say_what_they_read_first(
         " parent's owner, Delete); worst 5 calls, 1 read"
     )
     assert by_field["Mutation.cancelOrder"].startswith("GetItem (consistent)")
+
+
+def test_an_update_of_an_entity_kept_by_place_says_it_moves_its_place(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["model", "check", "--model", "tests.model.sites"]) == 0
+    lines = capsys.readouterr().out.splitlines()[:-1]
+    by_field = dict(line.split(": ", 1) for line in lines)
+    assert by_field["Mutation.changeSite"] == (
+        "GetItem (consistent), then TransactWriteItems (the item and its place; on a move the"
+        " old place and the cell counts left and entered), again when raced; worst 15 calls,"
+        " 3 read"
+    )

@@ -216,10 +216,6 @@ def _placed(name: str = "Spot", **attributes: Any) -> Entity:
             "`writer` decides writes only",
         ),
         (
-            lambda: Model((spot := _placed(),), (Update(spot, "move", ("lat",), access="admins"),)),
-            "an entity kept by place is not updated",
-        ),
-        (
             lambda: Model((_placed(), _placed(name="Other")), ()),
             "Other and Spot both keep places under 'SpPl'",
         ),
