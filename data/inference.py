@@ -32,7 +32,7 @@ from data.inference_keys import (
 from data.inference_kinds import Drafted, field_name, kind_of, offered
 from data.inspection import pages
 from keys.table import Index, Layout, LayoutError
-from model.entities import ENGINE_ATTRIBUTES
+from model.entities import ENGINE_ATTRIBUTES, plural
 from model.layout_checks import ENGINE_LABELS
 from store.client import Store
 from store.requests import Item
@@ -358,13 +358,7 @@ def _texts(key: DraftedKey) -> list[str]:
 
 
 def _plural(name: str, listed: set[str], parent: EntityDraft) -> str:
-    single = name[0].lower() + name[1:]
-    if single.endswith(("s", "x", "ch", "sh")):
-        base = single + "es"
-    elif single.endswith("y") and single[-2:-1] not in "aeiou":
-        base = single[:-1] + "ies"
-    else:
-        base = single + "s"
+    base = plural(name[0].lower() + name[1:])
     held = {a.name for a in parent.attributes} | listed
     found, number = base, 2
     while found in held:

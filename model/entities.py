@@ -216,6 +216,11 @@ class Entity:
         return self.name[0].lower() + self.name[1:]
 
     @property
+    def plural_field(self) -> str:
+        """Its name as a field holding several ("tickets", "orderLines", "branches")."""
+        return plural(self.field_name)
+
+    @property
     def all_keys(self) -> dict[Index, Keys]:
         return {self.table: self.key, **self.indexes}
 
@@ -320,6 +325,15 @@ class Entity:
         if one.written is None:
             return KeyTemplate(one.label, tuple(segments))
         return KeyTemplate(one.label, tuple(segments), one.written.texts, one.written.casing)
+
+
+def plural(noun: str) -> str:
+    """`repository` → `repositories`, `branch` → `branches`."""
+    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        return noun[:-1] + "ies"
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"
 
 
 def number_codec(attribute: Attribute | None) -> Codec[Any] | None:

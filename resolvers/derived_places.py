@@ -56,18 +56,20 @@ def near(types: EntityTypes, pattern: Near, rule: Any) -> Any:
     entity = pattern.entity
     node = types.types[entity.name]
     counts = next((p.field for p in types.model.of_kind(Heatmap) if p.entity is entity), None)
+    # Named by what it holds, never after the root field again (`eventsNear { events }`).
+    found = entity.plural_field
     namespace = {
-        "__annotations__": {pattern.field: list[node], "truncated": bool},  # type: ignore[valid-type]
-        pattern.field: strawberry.field(metadata=cost(FieldCost(fanout=PAGE))),
+        "__annotations__": {found: list[node], "truncated": bool},  # type: ignore[valid-type]
+        found: strawberry.field(metadata=cost(FieldCost(fanout=PAGE))),
     }
     found_type = strawberry.type(type(f"{entity.name}Search", (), namespace))
 
     async def resolve(self: Any, info: Info, viewport: ViewportInput, **arguments: Any) -> Any:
         view = viewport.to_viewport()
         limit = arguments.get("limit")
-        found = await entity_places.search(info.context.store, entity, view, limit, counts)
-        nodes = [types.node(entity, record) for record in found.found]
-        return found_type(**{pattern.field: nodes, "truncated": found.truncated})
+        search = await entity_places.search(info.context.store, entity, view, limit, counts)
+        nodes = [types.node(entity, record) for record in search.found]
+        return found_type(**{found: nodes, "truncated": search.truncated})
 
     def most(args: Args) -> int:
         """The entities a search may answer with; 0 when the field refuses its `limit`."""

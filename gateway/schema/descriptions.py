@@ -27,9 +27,9 @@ from gateway.schema.sentences import (
     list_arguments,
     one,
     pattern_sentence,
-    plural,
 )
 from model import Choice, Create, Delete, Entity, Lines, ListOf, Model, Near, Update
+from model.entities import plural
 from model.patterns import Pattern
 
 # A coordinate, (type,), (type, field) or (type, field, argument), and its sentence.
@@ -166,7 +166,7 @@ def _pattern(model: Model, pattern: Pattern) -> Iterator[Entry]:
     elif isinstance(pattern, Near):
         search = f"{entity.name}Search"
         yield (search,), f"The {many} inside a viewport, at most `limit` of them."
-        yield (search, field), f"The {many} found."
+        yield (search, entity.plural_field), f"The {many} found."
         yield (search, "truncated"), "Whether more lie inside the viewport than `limit`."
         if pattern.subscription is not None:
             said = pattern.subscription_description or followed_sentence(pattern)

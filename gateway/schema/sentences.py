@@ -41,6 +41,7 @@ from model import (
     Version,
 )
 from model.attributes import Attribute
+from model.entities import plural
 from store.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 
 _IDENTIFIER = "1 to 64 letters, digits, '.', '_' or '-'"
@@ -134,15 +135,6 @@ def one(noun: str, *, capital: bool = False) -> str:
     """`an order`, `a customer`; `An order` with `capital`."""
     article = "an" if noun[:1].lower() in "aeiou" else "a"
     return f"{article.capitalize() if capital else article} {noun}"
-
-
-def plural(noun: str) -> str:
-    """`repository` → `repositories`, `branch` → `branches`."""
-    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
-        return noun[:-1] + "ies"
-    if noun.endswith(("s", "x", "ch", "sh")):
-        return noun + "es"
-    return noun + "s"
 
 
 def entity_sentence(entity: Entity) -> str:

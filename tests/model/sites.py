@@ -33,7 +33,7 @@ MODEL = m.Model(
     (SITE,),
     (
         m.Lookup(SITE, "site", access="anyone"),
-        m.Near(SITE, "sites"),
+        m.Near(SITE, "sitesNear"),
         m.Heatmap(SITE, "siteMap"),
         m.ListOf(SITE, GSI1, "sitesOf", root=True, access="anyone"),
         m.Create(SITE, "addSite"),

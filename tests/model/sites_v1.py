@@ -19,7 +19,7 @@ MODEL = m.Model(
     (SITE_V1,),
     (
         m.Lookup(SITE_V1, "site", access="anyone"),
-        m.Near(SITE_V1, "sites"),
+        m.Near(SITE_V1, "sitesNear"),
         m.Heatmap(SITE_V1, "siteMap"),
         m.Create(SITE_V1, "addSite"),
         m.Delete(SITE_V1, "removeSite"),

@@ -29,7 +29,8 @@ pytestmark = pytest.mark.overrides(model="tests.model.sites", **SECURED)
 ADD = "mutation ($input: AddSiteInput!) { addSite(input: $input) { id } }"
 CHANGE = """mutation ($input: ChangeSiteInput!) {
   changeSite(input: $input) { id name lat lon category } }"""
-NEAR = "query ($v: Viewport!) { sites(viewport: $v) { sites { id name category } } }"
+# The search's list is named by what it holds, not after the root field again.
+NEAR = "query ($v: Viewport!) { sitesNear(viewport: $v) { sites { id name category } } }"
 BY = "query ($c: Category!) { sitesOf(category: $c) { edges { node { id } } } }"
 OSLO = {"north": 60.0, "south": 59.8, "east": 10.9, "west": 10.6}
 ROME = {"north": 42.0, "south": 41.8, "east": 12.6, "west": 12.4}
@@ -71,14 +72,14 @@ async def test_a_site_is_renamed_recategorized_and_moved(api: Api, client: Any) 
     (await ann(ADD, input=given)).ok()
     renamed = await ann(CHANGE, input={"id": "s1", "name": "Fram Museum", "category": "MUSEUM"})
     assert renamed.ok()["changeSite"]["name"] == "Fram Museum"
-    near = (await api(NEAR, v=OSLO)).ok()["sites"]["sites"]
+    near = (await api(NEAR, v=OSLO)).ok()["sitesNear"]["sites"]
     assert near == [{"id": "s1", "name": "Fram Museum", "category": "MUSEUM"}]
     assert [e["node"]["id"] for e in (await api(BY, c="MUSEUM")).ok()["sitesOf"]["edges"]] == ["s1"]
     assert (await api(BY, c="OTHER")).ok()["sitesOf"]["edges"] == []
     moved = await ann(CHANGE, input={"id": "s1", "lat": 41.9, "lon": 12.5})
     assert moved.ok()["changeSite"]["lat"] == 41.9
-    assert (await api(NEAR, v=OSLO)).ok()["sites"]["sites"] == []
-    assert [s["id"] for s in (await api(NEAR, v=ROME)).ok()["sites"]["sites"]] == ["s1"]
+    assert (await api(NEAR, v=OSLO)).ok()["sitesNear"]["sites"] == []
+    assert [s["id"] for s in (await api(NEAR, v=ROME)).ok()["sitesNear"]["sites"]] == ["s1"]
     assert await places_of(client, api.settings.table) == {"s1": encode(41.9, 12.5, 12)}
     stored, made = await recounted(client, api.settings.table)
     assert stored == made and stored[encode(41.9, 12.5, 8)] == 1
