@@ -75,6 +75,9 @@ OPERATIONS = {
     "CreateVenue": f"""mutation CreateVenue($input: CreateVenueInput!) {{
   createVenue(input: $input) {{ {VENUE} }}
 }}""",
+    "ChangeVenue": f"""mutation ChangeVenue($input: ChangeVenueInput!) {{
+  changeVenue(input: $input) {{ {VENUE} }}
+}}""",
     "BookVenue": f"""mutation BookVenue($input: BookVenueInput!) {{
   bookVenue(input: $input) {{ {BOOKING} }}
 }}""",

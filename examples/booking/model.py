@@ -28,7 +28,9 @@ anyone may read and find on the map. So a booking shows no guest, and a venue's 
 its public calendar; who booked is kept in `guestId` (the owner, GSI1's partition) and the
 author, which the rules read. A guest reads and follows their own bookings
 (`guestBookings`, `guestBookingChanges`: the owner's partition of GSI1). Venues
-are kept by place, so they are neither changed nor removed. A map finds them by view
+are kept by place: an admin renames and moves one (`changeVenue`: its place and the cell
+counts follow in the same transaction); a venue is not removed, as it heads the partition
+of its bookings and is the parent of its reviews. A map finds them by view
 (`venues`, `venueHeatmap`) and an app the nearest to its user first (`venuesNearby(latitude,
 longitude, radiusMeters)`, each with its distance in metres), reading the same place
 partitions cell by cell outward from the user.
@@ -182,6 +184,13 @@ MODEL = Model(
             max_radius=50_000,
         ),
         Create(VENUE, "createVenue", access="admins"),
+        Update(
+            VENUE,
+            "changeVenue",
+            ("name", "city", "latitude", "longitude"),
+            access="admins",
+            description="Renames or moves a venue: its place and the map's counts follow.",
+        ),
         Lookup(BOOKING, "booking", access="owner"),
         ListOf(
             BOOKING,

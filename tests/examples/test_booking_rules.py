@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.client import Api, settings_for
-from tests.examples.booking import BOOKING, DOCUMENT, VENUES, at, ids
+from tests.examples.booking import BOOKING, DOCUMENT, LISBON, VENUES, at, ids
 from tests.identity import SECURED, as_user, token
 from tests.live import Served, connected, served
 
@@ -60,6 +60,27 @@ async def _bookings(api: Api) -> None:
     assert (await bob(DOCUMENT["CancelBooking"], **where)).codes == ["FORBIDDEN"]
     cancelled = (await ann(DOCUMENT["CancelBooking"], **where)).ok()["cancelBooking"]
     assert cancelled["status"] == "CANCELLED"
+
+
+async def test_admins_rename_and_move_venues_and_the_map_follows(api: Api) -> None:
+    async with Api.serving(replace(api.settings, **SECURED)) as secured:
+        admin, ann = as_user(secured, "root", admin=True), as_user(secured, "ann")
+        (await admin(DOCUMENT["CreateVenue"], input=VENUES[0])).ok()
+        booked = await ann(DOCUMENT["BookVenue"], input={**STAY, "guestId": "ann"})
+        booked.ok()
+        porto = {"id": "v1", "name": "Casa do Porto", "latitude": 41.15, "longitude": -8.61}
+        assert (await ann(DOCUMENT["ChangeVenue"], input=porto)).codes == ["FORBIDDEN"]
+        moved = (await admin(DOCUMENT["ChangeVenue"], input=porto)).ok()["changeVenue"]
+        assert (moved["name"], moved["latitude"]) == ("Casa do Porto", 41.15)
+        view = {"north": 41.2, "south": 41.1, "east": -8.5, "west": -8.7}
+        found = (await api(DOCUMENT["VenuesNear"], viewport=view)).ok()["venues"]["venues"]
+        assert [v["name"] for v in found] == ["Casa do Porto"]
+        assert (await api(DOCUMENT["VenuesNear"], viewport=LISBON)).ok()["venues"]["venues"] == []
+        heat = (await api(DOCUMENT["VenueHeatmap"], viewport=view, precision=4)).ok()
+        assert [c["count"] for c in heat["venueHeatmap"]["cells"]] == [1]
+        # Its bookings stay with it: the venue's key, their partition, did not change.
+        calendar = (await api(DOCUMENT["VenueWithLatestBookings"], id="v1", first=5)).ok()
+        assert ids(calendar["venue"]["latestBookings"]) == [booked.data["bookVenue"]["id"]]
 
 
 async def test_reviewers_keep_their_reviews(api: Api) -> None:
