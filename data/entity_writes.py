@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from data import entity_copies, entity_places, place_updates, validation
@@ -264,7 +265,8 @@ async def update(
                 item = await store.update(request)
             else:
                 refused = not_parent_owner(entity, parent_owner_of)
-                item = await update_under(store, check, request, key, _refusal, refused)
+                why = partial(_refusal, described(entity, arguments))
+                item = await update_under(store, check, request, key, why, refused)
         except ConditionFailed as exc:
             if exc.item is None:
                 raise NotFound(missing) from None
@@ -299,11 +301,12 @@ async def update(
     raise Conflict(f"{described(entity, arguments)} is being changed by other requests; try again")
 
 
-def _refusal(found: Item | None) -> DynagateError:
-    """Why an update under its parent's check was refused, by the item it found."""
+def _refusal(named: str, found: Item | None) -> DynagateError:
+    """Why an update of the entity `named` under its parent's check was refused, by the
+    item it found."""
     if found is None:
-        return NotFound("it does not exist")
-    return Conflict("it changed meanwhile, or may not move so from its state; read it again")
+        return NotFound(f"{named} does not exist")
+    return Conflict(f"{named} changed meanwhile, or may not move so from its state; read it again")
 
 
 def _give(names: list[str]) -> str:

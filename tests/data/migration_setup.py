@@ -3,7 +3,12 @@ it, items written through its API, and the check of every item against the newer
 
 from __future__ import annotations
 
+import asyncio
+import os
 import random
+import signal
+import subprocess
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +74,36 @@ async def assert_items_are_the_models(client: Any, table: str, books: int, revie
         assert review["version"] == 1
     partitions = group(library.REVIEW, items).values()
     assert all(diff(library.REVIEW, p.primary, p.copies).clean for p in partitions)
+
+
+async def killed_and_resumed(
+    command: list[str],
+    env: dict[str, str],
+    *,
+    seed: int,
+    shortest: float = 1.0,
+    after_kill: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """`command` (a `dynagate migrate apply`) killed with SIGKILL after a random while and
+    started again, until a run finishes by itself (at most 12 runs); `after_kill` looks at
+    the table after each kill."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
+    draw = random.Random(seed)
+    for _ in range(12):
+        process = await asyncio.create_subprocess_exec(
+            *command, env={**clean, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            await asyncio.wait_for(process.wait(), timeout=draw.uniform(shortest, 4.0))
+        except TimeoutError:
+            os.kill(process.pid, signal.SIGKILL)
+            await process.wait()
+            if after_kill is not None:
+                await after_kill()
+            continue
+        assert process.returncode == 0
+        return
+    raise AssertionError("the migration never finished")
 
 
 def cli_env(endpoint: str, table: str) -> dict[str, str]:

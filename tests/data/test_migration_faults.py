@@ -27,6 +27,7 @@ from tests.data.migration_setup import (
     V2,
     assert_items_are_the_models,
     cli_env,
+    killed_and_resumed,
     written_by_v1,
 )
 from tests.faults import FaultProxy, without_backoff
@@ -43,31 +44,21 @@ async def test_killed_at_random_points_it_resumes_and_loses_and_duplicates_nothi
 ) -> None:
     books, reviews = 40, 24
     await written_by_v1(client, old_table, books=books, reviews=reviews)
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
-    env = {**clean, **cli_env(endpoint, old_table)}
     command = [DYNAGATE, "migrate", "apply", "--model", V2, "--max-wcu", "150"]
-    draw = random.Random(11)
     killed_midway = 0
-    for _ in range(12):
-        process = await asyncio.create_subprocess_exec(
-            *command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+
+    async def checkpoint_kept() -> None:
+        nonlocal killed_midway
+        kept = await client.get_item(
+            TableName=old_table,
+            Key={k: {"S": v} for k, v in checkpoint_key(TABLE).items()},
+            ConsistentRead=True,
         )
-        try:
-            await asyncio.wait_for(process.wait(), timeout=draw.uniform(1.0, 4.0))
-        except TimeoutError:
-            os.kill(process.pid, signal.SIGKILL)
-            await process.wait()
-            kept = await client.get_item(
-                TableName=old_table,
-                Key={k: {"S": v} for k, v in checkpoint_key(TABLE).items()},
-                ConsistentRead=True,
-            )
-            killed_midway += "Item" in kept
-            continue
-        assert process.returncode == 0
-        break
-    else:
-        pytest.fail("the migration never finished")
+        killed_midway += "Item" in kept
+
+    await killed_and_resumed(
+        command, cli_env(endpoint, old_table), seed=11, after_kill=checkpoint_kept
+    )
     assert killed_midway >= 1  # it was stopped with a checkpoint kept, and resumed from it
     await assert_items_are_the_models(client, old_table, books=books, reviews=reviews)
 

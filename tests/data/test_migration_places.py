@@ -6,18 +6,14 @@ list lists every site, and the cell counts are untouched."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import random
-import signal
-import subprocess
 from typing import Any
 
 from data.migration_items import Derived, ItemChange, change_of, entity_labels
 from gateway.cli.seeding import Seeding
 from keys.geohash import encode
 from tests.client import Api, settings_for
-from tests.data.migration_setup import cli_env
+from tests.data.migration_setup import cli_env, killed_and_resumed
 from tests.gateway.test_cli import DYNAGATE
 from tests.gateway.test_cli import run as run_cli
 from tests.model import sites
@@ -73,23 +69,8 @@ async def test_killed_and_resumed_it_brings_every_site_to_the_model(
     assert f"({sites.SITE.name} {SITES})" in planned.stdout, planned.stdout
     assert f"Site: {SITES} items to write: GSI1PK, GSI1SK, category given" in planned.stdout
     assert "derived from them" in planned.stdout
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
     command = [DYNAGATE, "migrate", "apply", "--model", V2, "--max-wcu", "40"]
-    draw = random.Random(13)
-    for _ in range(12):
-        process = await asyncio.create_subprocess_exec(
-            *command, env={**clean, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        try:
-            await asyncio.wait_for(process.wait(), timeout=draw.uniform(1.5, 4.0))
-        except TimeoutError:
-            os.kill(process.pid, signal.SIGKILL)
-            await process.wait()
-            continue
-        assert process.returncode == 0
-        break
-    else:
-        raise AssertionError("the migration never finished")
+    await killed_and_resumed(command, env, seed=13, shortest=1.5)
     verified = run_cli("verify", "--model", V2, env=env)
     assert verified.returncode == 0, (verified.stdout, verified.stderr)
     items = await scan_all(client, table)

@@ -50,12 +50,17 @@ def test_a_model_the_engine_cannot_serve_is_refused_by_name(
     assert "Beta and Alpha keys on the table can collide" in capsys.readouterr().err
 
 
+def checked(model: str, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """What `model check` says of each field of `model`, by field."""
+    assert main(["model", "check", "--model", model]) == 0
+    lines = capsys.readouterr().out.splitlines()[:-1]
+    return dict(line.split(": ", 1) for line in lines)
+
+
 def test_writes_held_to_an_owner_say_what_they_read_first(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["model", "check", "--model", "tests.model.ticketing"]) == 0
-    lines = capsys.readouterr().out.splitlines()[:-1]
-    by_field = dict(line.split(": ", 1) for line in lines)
+    by_field = checked("tests.model.ticketing", capsys)
     assert by_field["Mutation.reseat"].startswith("GetItem of its parent (consistent)")
     assert by_field["Mutation.dropOrder"] == (
         "GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
@@ -67,10 +72,7 @@ def test_writes_held_to_an_owner_say_what_they_read_first(
 def test_an_update_of_an_entity_kept_by_place_says_it_moves_its_place(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["model", "check", "--model", "tests.model.sites"]) == 0
-    lines = capsys.readouterr().out.splitlines()[:-1]
-    by_field = dict(line.split(": ", 1) for line in lines)
-    assert by_field["Mutation.changeSite"] == (
+    assert checked("tests.model.sites", capsys)["Mutation.changeSite"] == (
         "GetItem (consistent), then TransactWriteItems (the item and its place; on a move the"
         " old place and the cell counts left and entered), again when raced; worst 15 calls,"
         " 3 read"

@@ -100,6 +100,7 @@ async def test_the_event_s_organizer_changes_its_orders(seeded: Api) -> None:
     assert done.ok()["reseat"] == {"seats": 4}
     missing = await seeded.signed_in(token(ORGANIZER))(RESEAT.replace('"o1"', '"o9"'))
     assert missing.errors[0]["extensions"]["code"] == "NOT_FOUND", missing.errors
+    assert missing.errors[0]["message"] == "order (eventId 'ev1', id 'o9') does not exist"
 
 
 DROP = 'mutation {{ dropOrder(eventId: "ev1", id: "{id}") }}'
