@@ -29,6 +29,7 @@ from gateway.schema.sentences import (
     pattern_sentence,
 )
 from model import Choice, Create, Delete, Entity, Lines, ListOf, Model, Near, Update
+from model.attributes import Attribute
 from model.entities import plural
 from model.patterns import Pattern
 
@@ -151,11 +152,11 @@ def _pattern(model: Model, pattern: Pattern) -> Iterator[Entry]:
     yield (root, field), sentence
     # A lookup's, a delete's and an inline update's arguments are attributes.
     for name, attribute in entity.attributes.items():
-        yield (root, field, name), attribute_sentence(attribute)
+        yield (root, field, name), _argument(entity, name, attribute, pattern)
     kind = f"{field[0].upper()}{field[1:]}Input"
     if isinstance(pattern, Create | Update):
         for name, attribute in entity.attributes.items():
-            yield (kind, name), attribute_sentence(attribute)
+            yield (kind, name), _argument(entity, name, attribute, pattern)
     if isinstance(pattern, Create):
         yield (root, field, "input"), f"The new {noun}."
         yield (kind,), f"What a client gives to create {one(noun)}."
@@ -171,6 +172,16 @@ def _pattern(model: Model, pattern: Pattern) -> Iterator[Entry]:
         if pattern.subscription is not None:
             said = pattern.subscription_description or followed_sentence(pattern)
             yield ("Subscription", pattern.subscription), said
+
+
+def _argument(entity: Entity, name: str, attribute: Attribute, pattern: Pattern) -> str:
+    """An attribute given as an argument: what it holds, and for a key naming an existing
+    item, whose key it is ("The order's eventId (part of its key): an identifier: …")."""
+    said = attribute_sentence(attribute)
+    if isinstance(pattern, Create) or name not in entity.key_attributes:
+        return said
+    part = "its key" if len(entity.key_attributes) == 1 else "part of its key"
+    return f"The {entity.noun}'s {name} ({part}): {said[:1].lower()}{said[1:]}"
 
 
 def _list(model: Model, pattern: ListOf, sentence: str) -> Iterator[Entry]:

@@ -84,3 +84,14 @@ def test_descriptions_change_no_name_or_type(model: str) -> None:
     assert find_breaking_changes(before, after) == []
     assert find_dangerous_changes(before, after) == []
     assert print_schema(before) == print_schema(after)
+
+
+def test_a_key_argument_says_whose_key_it_is() -> None:
+    said = dict(described(exported("tests.model.ticketing")))
+    assert said["Query.event(id)"] == (
+        "The event's id (its key): an identifier: 1 to 64 letters, digits, '.', '_' or '-'."
+    )
+    assert str(said["Query.order(eventId)"]).startswith("The order's eventId (part of its key):")
+    assert str(said["Mutation.reseat(seats)"]).startswith("A whole number")
+    # A create's key is the new item's: nothing exists yet.
+    assert not str(said["AddEventInput.id"]).startswith("The event's")
