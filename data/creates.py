@@ -4,10 +4,18 @@ transaction, under an item that must exist."""
 from __future__ import annotations
 
 from data.clock import new_token
+from data.removal_marks import open_under
 from keys.errors import Conflict, NotFound
 from store.client import Store
 from store.errors import ConditionFailed, TransactionCanceled
-from store.requests import Item, Key, condition_check, put_request, transaction_put
+from store.requests import (
+    Item,
+    Key,
+    also_holding,
+    condition_check,
+    put_request,
+    transaction_put,
+)
 
 
 async def put_new(store: Store, item: Item, conflict: str) -> None:
@@ -40,17 +48,29 @@ async def put_all(store: Store, item: Item, copies: list[Item], conflict: str) -
 
 
 async def put_under(
-    store: Store, parent: Key, missing: str, item: Item, *copies: Item, retry: str
+    store: Store,
+    parent: Key,
+    missing: str,
+    item: Item,
+    *copies: Item,
+    retry: str,
+    removing: str,
 ) -> None:
     """Write the new `item`, and its `copies` as they are, in one transaction with the check
-    that `parent` exists: NOT_FOUND saying `missing` when it does not, CONFLICT saying
-    `retry` when a concurrent write got in the way."""
+    that `parent` exists and is not being removed (`data/removal_marks.py`): NOT_FOUND
+    saying `missing` when it does not, CONFLICT saying `removing` when it is being removed,
+    or `retry` when a concurrent write got in the way."""
+    check = also_holding(
+        condition_check(store.table, parent, exists=True), *open_under(), old_on_failure=True
+    )
     actions = [
-        condition_check(store.table, parent, exists=True),
+        check,
         transaction_put(store.table, item, new_on=store.layout.table),
         *(transaction_put(store.table, copy) for copy in copies),
     ]
     try:
         await store.transact(actions)
     except TransactionCanceled as exc:
-        raise exc.explained({0: NotFound(missing)}, retry) from exc
+        closed = exc.items[0] is not None
+        refusal = Conflict(removing) if closed else NotFound(missing)
+        raise exc.explained({0: refusal}, retry) from exc

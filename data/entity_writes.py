@@ -102,8 +102,16 @@ async def create(
     retry = f"the {entity.noun} could not be {done}; try again"
     if parent is not None and entity.parent is not None:
         theirs = {their: values[mine] for mine, their in entity.parent.attributes.items()}
-        missing = f"{described(parent, theirs)} does not exist"
-        await put_under(store, parent.primary_key(theirs), missing, item, *copies, retry=retry)
+        named = described(parent, theirs)
+        await put_under(
+            store,
+            parent.primary_key(theirs),
+            f"{named} does not exist",
+            item,
+            *copies,
+            retry=retry,
+            removing=f"{named} is being removed",
+        )
     elif copies:
         await put_all(store, item, copies, f"{described(entity, values)} already exists")
     elif entity.places is not None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from data import entity_nearest, entity_places, entity_writes
+from data import entity_nearest, entity_places, entity_writes, parent_removals
 from data.entities import most_bytes
 from keys.table import Index
 from keys.template import KeyTemplate
@@ -24,6 +24,7 @@ from model import (
     Pattern,
     Update,
 )
+from model.entities import plural
 from store.pagination import query_calls
 
 # The page a connection reads when its client gives no size.
@@ -76,6 +77,8 @@ def pattern_requests(model: Model, pattern: Pattern) -> str:
                 f" {_n(calls + 1, 'call')}, {items + 1} read"
             )
         return f"UpdateItem of {key}; worst {_n(calls, 'call')}, {items} read"
+    if isinstance(pattern, Delete) and model.children_of(entity):
+        return _parent_delete(model, pattern)
     if isinstance(pattern, Delete):
         calls, items = entity_writes.delete_calls(entity)
         if pattern.access in ("owner", "parent_owner"):
@@ -101,6 +104,28 @@ def pattern_requests(model: Model, pattern: Pattern) -> str:
         return entity_nearest.described(pattern, DEFAULT_PAGE)
     assert isinstance(pattern, Heatmap)
     return "Query per cell partition of the view; worst within the request's limits"
+
+
+def _parent_delete(model: Model, pattern: Delete) -> str:
+    """A parent's delete: its mark, its children's reads, then one transaction."""
+    calls, items = parent_removals.removal_calls(model, pattern.entity)
+    reads = []
+    for place in parent_removals.places_below(model, pattern.entity):
+        how = "consistent" if place.exact else f"after {parent_removals.INDEX_SETTLE:g} s"
+        index = place.index
+        reads.append(
+            f"Query {index.name or 'the table'} {index.partition_key}={_shape(place.partition)}"
+            f" of its {plural(place.child.noun)} ({how})"
+        )
+    then = (
+        "CONFLICT naming any found, else TransactWriteItems (Delete held to the mark)"
+        if pattern.children == "refuse"
+        else f"TransactWriteItems removing it and them (at most {parent_removals.MOST_ACTIONS})"
+    )
+    return (
+        f"UpdateItem (its removal's mark), {', '.join(reads)}, then {then}; worst"
+        f" {_n(calls, 'call')}, {items} read"
+    )
 
 
 def _list(pattern: ListOf) -> str:

@@ -25,7 +25,17 @@ if TYPE_CHECKING:
 
 # Attributes the engine writes itself on items, or uses for its own fields.
 ENGINE_ATTRIBUTES = frozenset(
-    {"type", "author", "authorKey", "writeToken", "expiresAt", "record", "prefetched", "version"}
+    {
+        "type",
+        "author",
+        "authorKey",
+        "writeToken",
+        "expiresAt",
+        "record",
+        "prefetched",
+        "version",
+        "removing",
+    }
 )
 # GraphQL's Int: 32 bits, signed.
 INT_MAX = 2**31 - 1

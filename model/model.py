@@ -10,6 +10,7 @@ from typing import TypeVar
 
 from keys.table import TABLE, Index, Layout
 from model.attributes import Choice
+from model.children import check_parent_delete
 from model.entities import Discriminator, Entity
 from model.errors import ModelError
 from model.layout_checks import check_indexes, mixed
@@ -103,6 +104,10 @@ class Model:
 
     def parent_of(self, entity: Entity) -> Entity | None:
         return None if entity.parent is None else self.entity(entity.parent.entity)
+
+    def children_of(self, entity: Entity) -> list[Entity]:
+        """The entities whose parent is `entity`."""
+        return [e for e in self.entities if self.parent_of(e) is entity]
 
     def of_kind(self, kind: type[P]) -> Iterator[P]:
         return (pattern for pattern in self.patterns if isinstance(pattern, kind))
@@ -212,7 +217,7 @@ def _check_create(pattern: Create) -> None:
 def _check_writer(model: Model, pattern: Update | Delete) -> None:
     """Only an author can be held to a `writer` rule; a child cannot move to another
     parent (nothing would check the new one exists); a parent is not deleted from under
-    its children."""
+    its children unless its delete says what becomes of them."""
     entity = pattern.entity
     where = f"{entity.name} {pattern.field!r}"
     if pattern.access == "writer" and entity.author is None:
@@ -236,9 +241,7 @@ def _check_writer(model: Model, pattern: Update | Delete) -> None:
         if moved:
             raise ModelError(f"{where}: {moved} hold its parent's key, which an update keeps")
     if isinstance(pattern, Delete):
-        children = sorted(e.name for e in model.entities if model.parent_of(e) is entity)
-        if children:
-            raise ModelError(f"{where}: {entity.name} is the parent of {children}")
+        check_parent_delete(pattern, model.children_of)
 
 
 def _check_update(pattern: Update) -> None:

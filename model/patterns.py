@@ -182,11 +182,14 @@ class Update:
 class Delete:
     """A mutation removing the entity its key names, answering true; a missing one is
     NOT_FOUND. With `access="writer"` only its author (or an admin) may, which the delete's
-    own condition decides."""
+    own condition decides. Of a parent, `children` says what becomes of the entities below
+    it: `refuse` (CONFLICT naming them while any exist) or `remove` (with it, in one
+    transaction; more than one holds is `dynagate remove`'s work)."""
 
     entity: Entity
     field: str
     access: Access = "writer"
+    children: Literal["refuse", "remove"] = "refuse"
 
 
 @dataclass(frozen=True)

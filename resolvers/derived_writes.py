@@ -8,7 +8,7 @@ from typing import Any
 
 import strawberry
 
-from data import entity_writes
+from data import entity_writes, parent_removals
 from model import Choice, Create, Delete, Model, Timestamp, Update
 from model.attributes import Attribute
 from resolvers.access import AdminsGive, SignedIn
@@ -118,9 +118,21 @@ def update_field(model: Model, types: EntityTypes, pattern: Update) -> Any:
 def delete_field(model: Model, pattern: Delete) -> Any:
     entity = pattern.entity
     parent = model.parent_of(entity)
+    below = model.children_of(entity)
 
     async def resolve(self: Any, info: Info, **arguments: Any) -> bool:
         context = info.context
+        if below:
+            return await parent_removals.delete(
+                context.store,
+                context.items,
+                model,
+                entity,
+                arguments,
+                caller=context.caller,
+                writer_only=pattern.access == "writer",
+                children=pattern.children,
+            )
         return await entity_writes.delete(
             context.store,
             context.items,
@@ -133,7 +145,8 @@ def delete_field(model: Model, pattern: Delete) -> Any:
         )
 
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
-    cost = write_calls(*entity_writes.delete_calls(entity))
+    calls = parent_removals.removal_calls(model, entity) if below else None
+    cost = write_calls(*(calls or entity_writes.delete_calls(entity)))
     if pattern.access in ("owner", "parent_owner"):
         cost = with_item_read(cost)  # the item's owner, or the parent's, read first
     under = parent if pattern.access == "parent_owner" else None

@@ -91,6 +91,7 @@ class Store(Writes):
         filter: Filter | None = None,
         max_scanned: int | None = None,
         max_calls: int | None = None,
+        consistent: bool = False,
     ) -> QueryResult:
         """Items matching `condition`, up to `limit` (all when None).
 
@@ -100,7 +101,8 @@ class Store(Writes):
         as far as the last read while nothing matched), so a sparse stretch costs a few
         requests rather than one per item; matches past `limit` are dropped. With a budget
         (`max_scanned` items evaluated, `max_calls` calls) the read stops when it is spent
-        and says so (`stopped`), `last_key` telling where to go on.
+        and says so (`stopped`), `last_key` telling where to go on. `consistent` reads the
+        table strongly consistent, past the read cache: for a decision before a write.
         """
         items: list[Item] = []
         scanned = read = calls = 0
@@ -122,9 +124,13 @@ class Store(Writes):
                 start_key=start_key,
                 filter=filter,
             )
-            response, fresh = await self._query_call(
-                condition, request, filtered=filter is not None
-            )
+            if consistent:
+                response = await self._call(self.client.query, {**request, "ConsistentRead": True})
+                fresh = True
+            else:
+                response, fresh = await self._query_call(
+                    condition, request, filtered=filter is not None
+                )
             calls += 1
             page = [from_attributes(i) for i in response.get("Items", [])]
             # A page from the cache counts as DynamoDB's did, so that the read goes on as it

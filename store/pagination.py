@@ -272,9 +272,15 @@ class Paginator:
         start: Key | None,
         filter: Filter | None,
     ) -> QueryResult:
-        budget = {} if filter is None else {"max_scanned": FILTER_SCAN, "max_calls": FILTER_CALLS}
+        filtered = filter is not None
         return await self.store.query(
-            condition, forward=forward, limit=limit, start_key=start, filter=filter, **budget
+            condition,
+            forward=forward,
+            limit=limit,
+            start_key=start,
+            filter=filter,
+            max_scanned=FILTER_SCAN if filtered else None,
+            max_calls=FILTER_CALLS if filtered else None,
         )
 
 

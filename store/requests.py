@@ -304,6 +304,32 @@ def expecting(
     return {kind: changed}
 
 
+def also_holding(
+    action: Mapping[str, Any],
+    condition: str,
+    names: Mapping[str, str],
+    values: Mapping[str, Any],
+    *,
+    old_on_failure: bool = False,
+) -> dict[str, Any]:
+    """A transaction's `action` that applies only where `condition` (with its `names` and
+    `values`) holds too, on top of any condition it has."""
+    ((kind, body),) = action.items()
+    terms = [f"({body['ConditionExpression']})"] if "ConditionExpression" in body else []
+    changed = {
+        **body,
+        "ConditionExpression": " AND ".join([*terms, f"({condition})"]),
+        "ExpressionAttributeNames": {**body.get("ExpressionAttributeNames", {}), **names},
+        "ExpressionAttributeValues": {
+            **body.get("ExpressionAttributeValues", {}),
+            **to_attributes(values),
+        },
+    }
+    if old_on_failure:
+        changed["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return {kind: changed}
+
+
 def expecting_version(action: Mapping[str, Any], version: int) -> dict[str, Any]:
     """A transaction's Put or Delete `action` that applies only while the stored item's
     `version` is `version` (an optimistic lock)."""

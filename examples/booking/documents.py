@@ -78,6 +78,9 @@ OPERATIONS = {
     "ChangeVenue": f"""mutation ChangeVenue($input: ChangeVenueInput!) {{
   changeVenue(input: $input) {{ {VENUE} }}
 }}""",
+    "RemoveVenue": """mutation RemoveVenue($id: ID!) {
+  removeVenue(id: $id)
+}""",
     "BookVenue": f"""mutation BookVenue($input: BookVenueInput!) {{
   bookVenue(input: $input) {{ {BOOKING} }}
 }}""",

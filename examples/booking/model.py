@@ -29,11 +29,12 @@ its public calendar; who booked is kept in `guestId` (the owner, GSI1's partitio
 author, which the rules read. A guest reads and follows their own bookings
 (`guestBookings`, `guestBookingChanges`: the owner's partition of GSI1). Venues
 are kept by place: an admin renames and moves one (`changeVenue`: its place and the cell
-counts follow in the same transaction); a venue is not removed, as it heads the partition
-of its bookings and is the parent of its reviews. A map finds them by view
-(`venues`, `venueHeatmap`) and an app the nearest to its user first (`venuesNearby(latitude,
-longitude, radiusMeters)`, each with its distance in metres), reading the same place
-partitions cell by cell outward from the user.
+counts follow in the same transaction), and removes one with its bookings and reviews
+(`removeVenue`: one transaction while they fit in one, else `dynagate remove Venue id=…`
+in steps; a booking or review made meanwhile is refused, never left behind). A map finds
+them by view (`venues`, `venueHeatmap`) and an app the nearest to its user first
+(`venuesNearby(latitude, longitude, radiusMeters)`, each with its distance in metres),
+reading the same place partitions cell by cell outward from the user.
 """
 
 from __future__ import annotations
@@ -191,6 +192,7 @@ MODEL = Model(
             access="admins",
             description="Renames or moves a venue: its place and the map's counts follow.",
         ),
+        Delete(VENUE, "removeVenue", access="admins", children="remove"),
         Lookup(BOOKING, "booking", access="owner"),
         ListOf(
             BOOKING,

@@ -212,6 +212,12 @@ def migrate_apply(args: argparse.Namespace) -> int:
     return migrate.apply(args)
 
 
+def remove(args: argparse.Namespace) -> int:
+    from gateway.cli.removal import remove
+
+    return remove(args)
+
+
 def dynamodb_local(args: argparse.Namespace) -> int:
     from gateway.cli.dynamodb_local import run_foreground
 

@@ -240,6 +240,20 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "--segments", type=positive_int, default=4, help="parallel Scan segments (a fresh run's)"
     )
 
+    removal = add_command(
+        subcommands,
+        "remove",
+        commands.remove,
+        "remove a parent and everything below it, in steps, resumable",
+        description="For a parent with more below it than its delete removes in one call: "
+        "closes it to new children, removes them a transaction at a time, then the parent. "
+        "Stopped at any point and run again, it goes on with what is left. Exit status: 0 "
+        "removed, 1 not (the reason printed).",
+        options=on_model,
+    )
+    removal.add_argument("entity", help="the parent's entity, as the model names it (Venue)")
+    removal.add_argument("key", nargs="+", help="its key, as NAME=VALUE (id=v1)")
+
     token = add_command(
         subcommands,
         "token",

@@ -30,8 +30,8 @@ def test_the_model_check_passes_and_prints_every_pattern() -> None:
     assert checked.returncode == 0, checked.stderr
     *lines, summary = checked.stdout.splitlines()
     model = declared(BOOKING)
-    assert len(lines) == len(model.patterns) == 19
-    assert summary == "model 'examples/booking/model.py': 3 entities, 19 access patterns, ok"
+    assert len(lines) == len(model.patterns) == 20
+    assert summary == "model 'examples/booking/model.py': 3 entities, 20 access patterns, ok"
     by_field = dict(line.split(": ", 1) for line in lines)
     assert "Query the table PK=VENUE#<venueId>" in by_field["Venue.latestBookings"]
     assert "GSI2SK on status, bookedAt" in by_field["Venue.bookings"]
@@ -41,6 +41,10 @@ def test_the_model_check_passes_and_prints_every_pattern() -> None:
     nearby = by_field["Query.venuesNearby"]
     assert "on BkVe#<geohash[0:3]>" in nearby
     assert "worst 32 calls, 4096 items (first 20" in nearby
+    # A venue's removal: its bookings from its partition, its reviews from their index.
+    removal = by_field["Mutation.removeVenue"]
+    assert removal.startswith("UpdateItem (its removal's mark), Query the table PK=VENUE#<venueId>")
+    assert "GSI1PK=VENUE#<venueId>#<language>#<rating> of its reviews (after 1 s)" in removal
     # A status change reads the time booked first, which its by-status key holds.
     assert by_field["Mutation.setBookingStatus"].endswith("worst 2 calls, 1 read")
 

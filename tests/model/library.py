@@ -101,6 +101,7 @@ MODEL = m.Model(
         ),
         m.ListOf(BOOK, GSI3, "onLoan", descending=True, root=True, subscription="loanChanges"),
         m.Create(SHELF, "createShelf", access="admins"),
+        m.Delete(SHELF, "removeShelf", access="admins"),
         m.Create(BOOK, "addBook", done="added"),
         m.Update(BOOK, "updateBook", ("title", "genre", "year", "loan", "note"), moves=(LENDING,)),
         m.Delete(BOOK, "removeBook"),

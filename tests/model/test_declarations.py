@@ -20,7 +20,6 @@ from keys.table import GSI1, GSI2, TABLE
 from model import (
     Choice,
     Create,
-    Delete,
     Entity,
     GeneratedId,
     Identifier,
@@ -328,8 +327,6 @@ def test_a_list_read_with_its_parent_has_nothing_else_in_between() -> None:
         ModelError, match="Note's items \\(#NOTE\\) sort between its own and Shelf's"
     ):
         Model((shelf, mags, notes), (ListOf(mags, GSI1, "mags"),))
-    with pytest.raises(ModelError, match="Shelf 'drop': Shelf is the parent of \\['Mag'\\]"):
-        Model((shelf, mags), (Delete(shelf, "drop", access="admins"),))
 
 
 def test_an_update_that_would_move_an_item_into_a_sparse_index_unasked_is_refused() -> None:

@@ -222,3 +222,31 @@ async def test_a_filtered_subscription_sees_reviews_enter_and_leave(
             {"kind": "CHANGED", "id": top["id"], "review": {"form": "AUDIO"}},
             {"kind": "REMOVED", "id": top["id"], "review": {"form": "AUDIO"}},
         ]
+
+
+async def test_a_shelf_is_not_removed_from_under_its_books_and_reviews(
+    api: Api, client: Any
+) -> None:
+    """`removeShelf` refuses (the default `children="refuse"`): CONFLICT naming what is
+    still on it, read from the indexes once they have caught up; the shelf stays open to
+    new books. Emptied, it goes."""
+    posted = await reviewed(api)
+    add = "mutation ($input: AddBookInput!) { addBook(input: $input) { id } }"
+    given = {"shelfId": "s1", "title": "Kept", "genre": "NOVEL", "year": 2000}
+    book = (await api(add, input=given)).ok()["addBook"]["id"]
+    remove = 'mutation { removeShelf(id: "s1") }'
+    refused = await api(remove)
+    assert refused.codes == ["CONFLICT"]
+    message = refused.errors[0]["message"]
+    assert message.startswith(f"shelf 's1' still has 1 book (book '{book}') and 3 or more reviews")
+    assert message.endswith("; remove them first")
+    assert refused.cost["operations"] == {"UpdateItem": 2, "Query": 2}  # the mark, then back
+    # Refused, it is open to new books at once.
+    (await api(add, input={**given, "title": "Another"})).ok()
+    books = [i["id"] for i in await scan_all(client, api.settings.table) if i.get("type") == "BOOK"]
+    for one in books:
+        (await api("mutation ($id: ID!) { removeBook(id: $id) }", id=one)).ok()
+    for review in posted:
+        (await api(REMOVE, id=review["id"])).ok()
+    assert (await api(remove)).ok() == {"removeShelf": True}
+    assert (await api('{ shelf(id: "s1") { id } }')).ok() == {"shelf": None}
