@@ -19,6 +19,8 @@ ROOT = Path(__file__).parents[2]
 GIVEN = {
     "old": str(ROOT / "schema.graphql"),
     "manifest": str(ROOT / "examples" / "trusted-documents.json"),
+    "entity": "Customer",
+    "key": "id=c1",
 }
 
 RAISES = """\
@@ -90,7 +92,15 @@ def test_every_command_that_reads_a_model_is_tried() -> None:
     named = {
         " ".join(c[:2]) if c[0] in {"documents", "model", "migrate"} else c[0] for c in COMMANDS
     }
-    assert {"serve", "check", "seed", "export-schema", "model check", "migrate apply"} <= named
+    assert {
+        "serve",
+        "check",
+        "seed",
+        "export-schema",
+        "model check",
+        "migrate apply",
+        "remove",
+    } <= named
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
