@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from data.callers import OPEN, Caller
 from data.clock import new_ksuid, new_token
 from data.entities import record, stored
-from data.entity_places import place_item
-from data.entity_writes import new_items
-from data.update_keys import index_changes
+from data.places.items import place_item
+from data.writes.entities import new_items
+from data.writes.key_changes import index_changes
 from demo.model.comments import COMMENT, PRODUCT
 from demo.model.markers import MARKER, MARKER_PLACES
 from demo.model.orders import CUSTOMER, ORDER, OrderStatus

@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING, Any
 import aioboto3
 from aiobotocore.config import AioConfig
 
-from data import entity_writes
 from data.callers import OPEN, Caller
 from data.clock import now
 from data.entities import stored as stored_values
+from data.writes import entities as entity_writes
 from demo.model import MODEL
 from demo.model.markers import MARKER, MARKER_PLACES
 from demo.model.orders import CUSTOMER, ORDER, OrderStatus
 from keys import map as map_keys
 from model import Update
 from store.client import Store
-from store.connection import LOCAL_CREDENTIALS
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, primary_key, to_attributes
 from store.tables import create_table
+from store.transport.connection import LOCAL_CREDENTIALS
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from keys.errors import Unauthenticated
+from errors.vocabulary import Unauthenticated
 
 # The stored author of what a signed-in caller wrote (`Comment.author`, `Issue.author`,
 # `Ticket.openedBy`, `Marker.createdBy`), and its lower-case form, which conditions compare

@@ -31,7 +31,7 @@ class ChangeKind(StrEnum):
 
 
 class Record(Protocol):
-    """What a change is made of: one stream record (`store.stream.StreamRecord`)."""
+    """What a change is made of: one stream record (`store.stream.reader.StreamRecord`)."""
 
     @property
     def keys(self) -> Mapping[str, Any]: ...

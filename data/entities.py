@@ -17,8 +17,8 @@ from typing import Any
 from data import stored_values, validation
 from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
+from errors.vocabulary import BadUserInput
 from keys.codecs import to_millis
-from keys.errors import BadUserInput
 from model import (
     Author,
     Choice,

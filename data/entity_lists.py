@@ -12,8 +12,8 @@ from typing import Any
 from data.changes import Followed
 from data.collections import PageRead
 from data.entities import Record, RecordOf, checked, values_of
+from errors.vocabulary import BadUserInput
 from keys.conditions import KeyCondition, narrowed_to, within
-from keys.errors import BadUserInput
 from keys.table import Index
 from model import Entity, Handle, ListOf
 from model.kinds import domain

@@ -24,7 +24,7 @@ from data.changes import (
     entity_changes,
     kind_of,
 )
-from keys.errors import Unavailable
+from errors.vocabulary import Unavailable
 
 Topic = tuple[str, str]
 logger = logging.getLogger("dynagate")

@@ -16,9 +16,9 @@ from contextlib import suppress
 from dataclasses import dataclass
 
 from data.clock import new_token, now
+from errors.vocabulary import Unavailable
 from keys import idempotency as keys
 from keys.codecs import format_timestamp
-from keys.errors import Unavailable
 from keys.table import CLASSIC, Layout
 from store.client import Store
 from store.errors import ConditionFailed

@@ -7,8 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from data import entity_nearest, entity_places, entity_writes, parent_removals
 from data.entities import most_bytes
+from data.places import items as entity_places
+from data.places import nearest as entity_nearest
+from data.writes import entities as entity_writes
+from data.writes import parents as parent_removals
 from keys.table import Index
 from keys.template import KeyTemplate
 from model import (

@@ -12,8 +12,8 @@ from math import isfinite
 from typing import Any
 
 from data import validation
+from errors.vocabulary import BadUserInput
 from keys.codecs import format_timestamp, from_epoch, parse_timestamp, to_epoch, to_millis
-from keys.errors import BadUserInput
 from model.attributes import TimeFormat
 from model.stored_values import Flag, Json, NumberSet, Real, TextSet
 

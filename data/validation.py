@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import KSUID_EPOCH, identifier
-from keys.errors import BadUserInput
 from store.requests import Key
 
 TEXT_MAX = 200

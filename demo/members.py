@@ -20,7 +20,7 @@ from typing import Any
 from data.entities import Record, record
 from data.entity_lists import list_read
 from demo.model.organizations import MEMBER, ORGANIZATION, PATTERNS, Role
-from keys.errors import Conflict, DynagateError, Forbidden, NotFound
+from errors.vocabulary import Conflict, DynagateError, Forbidden, NotFound
 from keys.table import GSI3, TABLE
 from model import ListOf
 from store.client import Store

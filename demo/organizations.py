@@ -10,9 +10,9 @@ from datetime import datetime
 from data import validation
 from data.callers import OPEN, Caller
 from data.clock import new_token, now
-from data.creates import put_new
 from data.entities import Record, checked, record
-from data.entity_writes import new_items
+from data.writes.creates import put_new
+from data.writes.entities import new_items
 from demo.members import (
     WITNESS_READ,
     admin_check,
@@ -27,7 +27,7 @@ from demo.members import (
     role_update,
 )
 from demo.model.organizations import MAX_TEAMS, MEMBER, ORGANIZATION, TEAM, Role
-from keys.errors import Conflict, DynagateError
+from errors.vocabulary import Conflict, DynagateError
 from store.client import TRANSACT_CALLS, Store
 from store.cost import worst_case
 from store.errors import ConditionFailed, TransactionCanceled

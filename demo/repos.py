@@ -13,9 +13,9 @@ from typing import Any
 from data.callers import OPEN, Caller
 from data.clock import now
 from data.entities import Record, checked, described, record
-from data.entity_writes import new_items
+from data.writes.entities import new_items
 from demo.model.repos import ISSUE, ISSUE_NUMBER_MAX, REPO, STAR
-from keys.errors import Conflict, NotFound
+from errors.vocabulary import Conflict, NotFound
 from store.client import TRANSACT_CALLS, Store
 from store.cost import worst_case
 from store.errors import TransactionCanceled

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from data.map_counts import rebuild_short_counts
+from data.places.counts import rebuild_short_counts
 from demo.model.markers import MARKER_PLACES
 from gateway.cli.seeding import SEED_USER, Seeding
 from store.client import Store

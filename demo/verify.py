@@ -1,7 +1,7 @@
 """`dynagate verify [--repair]`: every comment's 32 copies checked against the comment, and
 the heatmap's counts of cells of lengths 2 and 1 against their children's.
 
-The check and the repair are the access patterns' (`data/copies_verify.py`, which says
+The check and the repair are the access patterns' (`data/copies/verify.py`, which says
 what each kind of difference means and how it is repaired); this is the command: progress
 bars, the report and its exit code.
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, get_args
 
 from tqdm import tqdm
 
-from data.copies_verify import (
+from data.copies.verify import (
     KINDS,
     Difference,
     Outcome,
@@ -26,7 +26,7 @@ from data.copies_verify import (
     repair_one,
     scan_partitions,
 )
-from data.map_counts import rebuild_short_counts, short_count_differences
+from data.places.counts import rebuild_short_counts, short_count_differences
 from demo.model.comments import COMMENT
 from demo.model.markers import MARKER_PLACES
 from store.client import Store

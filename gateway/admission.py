@@ -13,11 +13,11 @@ from functools import partial
 from graphql import GraphQLError
 
 from data.callers import ANONYMOUS, OPEN, Caller
+from errors.vocabulary import Code
 from gateway.demand.ratelimit import capacity_units
 from gateway.documents.persisted import PersistedDocuments
 from gateway.identity import TokenVerifier
 from gateway.runtime import Runtime
-from keys.errors import Code
 from resolvers.context import Context
 from store.cost import Cost
 

@@ -18,10 +18,10 @@ import jwt
 
 from data import validation
 from data.callers import ANONYMOUS, Caller
+from errors.vocabulary import BadUserInput, Unauthenticated, Unavailable
 from gateway.provider_keys import KeySetUnavailable, ProviderKeys, UnknownKey
 from gateway.settings import Settings, SettingsError
 from keys.codecs import IDENTIFIER_PATTERN
-from keys.errors import BadUserInput, Unauthenticated, Unavailable
 
 if TYPE_CHECKING:
     from jwt.types import Options

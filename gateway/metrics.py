@@ -2,7 +2,7 @@
 
 Each application has its own registry (a process runs one; tests build many). GraphQL
 requests are counted when they end, from what their `Exchange` noted; DynamoDB calls are
-counted as the store's client makes them (`store.observation.observe_calls`), so every
+counted as the store's client makes them (`store.transport.observation.observe_calls`), so every
 call is seen whichever code path made it, failed ones included.
 """
 
@@ -29,9 +29,9 @@ from prometheus_client.multiprocess import MultiProcessCollector, mark_process_d
 from starlette.requests import Request
 from starlette.responses import Response
 
+from errors.vocabulary import Code
 from gateway.exchange import Exchange
-from keys.errors import Code
-from store.observation import observe_calls
+from store.transport.observation import observe_calls
 
 if TYPE_CHECKING:
     from store.client import DynamoDBClient
@@ -234,14 +234,14 @@ class Metrics:
         self.events.labels(outcome).inc(count)
 
     def read(self, records: int, lag_seconds: float | None) -> None:
-        """A batch the stream reader read (`store.stream.StreamObserver`)."""
+        """A batch the stream reader read (`store.stream.reader.StreamObserver`)."""
         if lag_seconds is not None:
             self.stream_lag.set(max(lag_seconds, 0.0))
 
     def failed(self, reason: str) -> None:
         self.stream_failures.inc()
 
-    # The read cache (`store.cached_reads.CacheObserver`).
+    # The read cache (`store.cache.reads.CacheObserver`).
 
     def cache_hit(self) -> None:
         self.cache_reads.labels("hit").inc()

@@ -30,13 +30,13 @@ from gateway.replicas.fanout import ChangeFanout
 from gateway.replicas.shared_limits import REDIS_SECONDS, SharedRateLimiter
 from gateway.served_model import declared, served
 from gateway.settings import Settings
-from store.cached_reads import CachedReads
+from store.cache.reads import CachedReads
 from store.client import Store
-from store.connection import open_streams_client
 from store.cursors import CursorCodec
-from store.leases import ShardLeases
-from store.stream import StreamReader
-from store.stream_records import StreamRecord
+from store.stream.leases import ShardLeases
+from store.stream.reader import StreamReader
+from store.stream.records import StreamRecord
+from store.transport.connection import open_streams_client
 
 if TYPE_CHECKING:
     from gateway.traces.spans import Traces

@@ -16,7 +16,7 @@ from gateway.demand.control import Limits
 from gateway.setting_table import SETTINGS
 from gateway.setting_values import on_this_machine, traces_exporter
 from store.client import DynamoDBClient
-from store.connection import open_client
+from store.transport.connection import open_client
 
 logger = logging.getLogger("dynagate")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, Protocol, TypeVar
 
-from keys.errors import BadUserInput
+from errors.vocabulary import BadUserInput
 
 DELIMITERS = frozenset("#/~")
 # A whole segment meaning "any value" (seed 003's `PRODUCT#42/~/~`); no codec's own

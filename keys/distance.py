@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from keys.errors import BadUserInput
+from errors.vocabulary import BadUserInput
 from keys.geohash import Box
 
 # The mean Earth radius (IUGG), in metres.

@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from errors.vocabulary import BadUserInput
 from keys.conditions import KeyCondition
-from keys.errors import BadUserInput
 from keys.table import Index
 
 DOCUMENTS = "DOCUMENTS"

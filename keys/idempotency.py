@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from keys.errors import BadUserInput
+from errors.vocabulary import BadUserInput
 from keys.table import Index
 
 HEADER = "Idempotency-Key"

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import KEY_MAX
 from keys.conditions import KeyCondition
-from keys.errors import BadUserInput
 from keys.geohash import (
     ALPHABET,
     Box,

@@ -28,10 +28,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from errors.vocabulary import BadUserInput
 from keys.bit_cells import PARTITION_BITS, PLACE_BITS, BitCell, cells_meeting, count_meeting
 from keys.conditions import KeyCondition
 from keys.distance import Point, circle_boxes, distance, farthest_in, nearest_in
-from keys.errors import BadUserInput
 from keys.map import PLACE_PARTITION_LENGTH, Places
 
 T = TypeVar("T")

@@ -1,1 +1,2 @@
-"""Strawberry types and resolvers, one module per area; thin by design."""
+"""Strawberry types of a declared model and their resolvers: thin by design, each field
+asking the access patterns (`data/`) and answering a type."""

@@ -17,7 +17,7 @@ from strawberry import UNSET
 from strawberry.permission import BasePermission
 
 from data.callers import Caller
-from keys.errors import Forbidden, Unauthenticated
+from errors.vocabulary import Forbidden, Unauthenticated
 from resolvers.context import Context
 
 # The key of a field's rule in Strawberry's field metadata.

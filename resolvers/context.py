@@ -10,7 +10,7 @@ from data.callers import OPEN, Caller
 from data.feed import ChangeFeed
 from data.idempotency import MalformedKey
 from model import CLASSIC, Layout
-from store.cached_reads import CachedReads
+from store.cache.reads import CachedReads
 from store.client import Store
 from store.cost import Cost
 from store.cursors import CursorCodec

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from data.callers import Caller
-from keys.errors import Forbidden
+from errors.vocabulary import Forbidden
 from model import Access, Entity, Group, Handle
 from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, Members, Rule, Stored, Themselves
 

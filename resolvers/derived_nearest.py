@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 import strawberry
 
-from data import entity_nearest
-from keys.errors import BadUserInput
+from data.places import nearest as entity_nearest
+from errors.vocabulary import BadUserInput
 from model import Nearest
 from resolvers.context import Context
 from resolvers.cost import PAGE, Args, FieldCost, cost, field_with_cost, page_size

@@ -11,10 +11,10 @@ from typing import Any
 
 import strawberry
 
-from data import entity_places
 from data.changes import ChangeKind
-from data.entity_places import Viewport
-from keys.errors import BadUserInput
+from data.places import items as entity_places
+from data.places.items import Viewport
+from errors.vocabulary import BadUserInput
 from model import Heatmap, Near, Places
 from resolvers.context import Context
 from resolvers.cost import PAGE, Args, FieldCost, Tune, cost, field_with_cost

@@ -11,10 +11,11 @@ from typing import Any
 
 import strawberry
 
-from data import entities, entity_places
+from data import entities
 from data.callers import Caller
 from data.changes import ChangeKind, Followed
 from data.entity_lists import Narrowed, followed, list_read, topic_of, whole_page
+from data.places import items as entity_places
 from data.readers import by_token
 from model import (
     Choice,

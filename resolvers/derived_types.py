@@ -24,7 +24,7 @@ from data.collections import Prefetched, page_for
 from data.entities import described
 from data.entity_lists import list_read, whole_page
 from data.readers import reads_item
-from keys.errors import Forbidden
+from errors.vocabulary import Forbidden
 from model import Author, Entity, ListOf, Model, Near
 from model.attributes import Attribute, Lines
 from resolvers.context import Context

@@ -8,7 +8,8 @@ from typing import Any
 
 import strawberry
 
-from data import entity_writes, parent_removals
+from data.writes import entities as entity_writes
+from data.writes import parents as parent_removals
 from model import Choice, Create, Delete, Model, Timestamp, Update
 from model.attributes import Attribute
 from resolvers.access import AdminsGive, SignedIn

@@ -23,7 +23,7 @@ from graphql import GraphQLError, GraphQLObjectType, get_named_type
 from graphql.execution.values import VariableValues, get_argument_values
 
 from data.collections import PageRead
-from keys.errors import DynagateError
+from errors.vocabulary import DynagateError
 from resolvers.selections import fields_in
 from resolvers.strawberry_internals import core_info
 from store.pagination import PageArgs

@@ -9,7 +9,7 @@ from typing import Any
 
 from data import entities
 from data.readers import by_token, reads_item, reads_list
-from keys.errors import Forbidden
+from errors.vocabulary import Forbidden
 from model import Entity, ListOf, Model, Readers
 from resolvers.context import Context
 

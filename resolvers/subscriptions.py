@@ -16,7 +16,7 @@ import strawberry
 
 from data.changes import Change, ChangeKind
 from data.feed import Topic
-from keys.errors import Unavailable
+from errors.vocabulary import Unavailable
 from resolvers.access import Rule
 from resolvers.context import Context
 from resolvers.cost import FieldCost, field_options

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from keys.errors import Unavailable
+from errors.vocabulary import Unavailable
 from keys.table import CLASSIC, Layout
-from store.cached_reads import CachedReads
+from store.cache.memory import Dependency
+from store.cache.reads import CachedReads
 from store.cost import Cost
 from store.errors import UNREACHABLE, BoundExceeded, mapped
-from store.observation import Method as Method
-from store.observation import Tracing
-from store.read_cache import Dependency
+from store.transport.observation import Method as Method
+from store.transport.observation import Tracing
 from store.witness import Intent
 
 if TYPE_CHECKING:

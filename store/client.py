@@ -14,11 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from errors.vocabulary import Unavailable
 from keys.conditions import KeyCondition
-from keys.errors import Unavailable
 from keys.table import Index
-from store import read_dependencies
-from store.cached_reads import (
+from store.cache import dependencies as read_dependencies
+from store.cache.memory import Dependency
+from store.cache.reads import (
     BatchTickets,
     CachedReads,
     item_cache_key,
@@ -29,7 +30,6 @@ from store.cached_reads import (
 )
 from store.calls import DynamoDBClient as DynamoDBClient
 from store.cost import Cost
-from store.read_cache import Dependency
 from store.requests import (
     BATCH_GET_LIMIT,
     Filter,

@@ -61,7 +61,7 @@ class Cost:
     # Calls refused because they would have passed the request's bound (not reported to
     # the client: a cost model too low is ours to fix, counted in /metrics).
     past_bound: int = 0
-    # Reads answered from the read cache (`store/cached_reads.py`), and the capacity
+    # Reads answered from the read cache (`store/cache/reads.py`), and the capacity
     # DynamoDB would have consumed for them.
     cached_requests: int = 0
     saved_read_capacity_units: float = 0.0

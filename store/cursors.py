@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from keys.errors import BadCursor
+from errors.vocabulary import BadCursor
 
 # AES-256-SIV takes two 256-bit keys: one for the synthetic IV (a CMAC), one for CTR.
 _KEY_BYTES = 64

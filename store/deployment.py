@@ -34,7 +34,7 @@ ITEM_ACTIONS = (
     "Query",
     "UpdateItem",
 )
-# Reading the table's stream for subscriptions (`store/stream.py`).
+# Reading the table's stream for subscriptions (`store/stream/reader.py`).
 STREAM_ACTIONS = ("DescribeStream", "GetRecords", "GetShardIterator")
 # What `migrate` and `verify` call besides the item calls: a Scan, and an index added.
 MIGRATE_ACTIONS = ("Scan", "UpdateTable")

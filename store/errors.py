@@ -1,4 +1,4 @@
-"""The one place botocore's errors become the product's (`keys/errors.py`), and the
+"""The one place botocore's errors become the product's (`errors/vocabulary.py`), and the
 store's own signals to the access patterns above it.
 
     ConditionFailed        a conditional write found the item in another state
@@ -21,7 +21,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError, NoCredentialsError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from keys.errors import Conflict, DynagateError, Unavailable
+from errors.vocabulary import Conflict, DynagateError, Unavailable
 from store.requests import WRITE_TOKEN, Item, from_attributes
 
 logger = logging.getLogger("dynagate.store")

@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, TypeVar
 
+from errors.vocabulary import BadCursor, BadUserInput
 from keys.conditions import KeyCondition
-from keys.errors import BadCursor, BadUserInput
 from store.client import QueryResult, Store
 from store.cursors import Binding, CursorCodec
 from store.requests import Filter, Item, Key, page_key

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from store.client import DynamoDBClient
 
 
-# What subscriptions read (`store.stream`): each change with the item before and after it.
+# What subscriptions read (`store.stream.reader`): each change with the item before and after it.
 STREAM: StreamSpecificationTypeDef = {
     "StreamEnabled": True,
     "StreamViewType": "NEW_AND_OLD_IMAGES",

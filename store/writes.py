@@ -1,6 +1,6 @@
 """The writes of the store: each answered once it is known to be applied (`store.witness`),
 transactions sent again after a mere conflict, and with a read cache, what a write touched
-dropped from it before the write is answered (`store/cached_reads.py`)."""
+dropped from it before the write is answered (`store/cache/reads.py`)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from keys.errors import Conflict, Unavailable
-from store import read_dependencies, witness
+from errors.vocabulary import Conflict, Unavailable
+from store import witness
+from store.cache import dependencies as read_dependencies
+from store.cache.memory import Dependency
 from store.calls import Calls, Method
 from store.errors import ConditionFailed, TransactionCanceled
-from store.read_cache import Dependency
 from store.requests import Item, Key, from_attributes, get_request, transaction_update
 from store.trace_marks import marked_actions, marked_put, marked_update
 from store.witness import Intent, Witness

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from gateway.settings import Settings
-from store.cached_reads import CachedReads
+from store.cache.reads import CachedReads
 from tests.identity import token
 from tests.live import Served, served
 from tests.subscribing import until

@@ -13,7 +13,7 @@ import httpx
 
 from gateway.http.app import create_app
 from gateway.settings import Settings
-from store.cached_reads import CachedReads
+from store.cache.reads import CachedReads
 
 
 @dataclass

@@ -22,8 +22,8 @@ from hypothesis import settings as hypothesis_settings
 from gateway.cli.dynamodb_local import DynamoDBLocal
 from gateway.settings import Settings
 from store.client import Store
-from store.connection import open_client
 from store.tables import create_table
+from store.transport.connection import open_client
 from tests.client import Api, settings_for
 from tests.faults import FaultProxy
 from tests.jwks import JwksServer

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from data import entities, entity_copies, entity_lists, entity_writes
+from data import entities, entity_lists
 from data.callers import OPEN, Caller
 from data.collections import PageRead
+from data.copies import writes as entity_copies
 from data.entities import Record, record
+from data.writes import entities as entity_writes
 from demo.model import MODEL
 from demo.model.comments import BODY_MAX, COMMENT, PRODUCT
 from keys.codecs import Codec, format_timestamp

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from data import entity_places, entity_writes
 from data.callers import OPEN, Caller
 from data.entities import record
+from data.places import items as entity_places
+from data.writes import entities as entity_writes
 from demo.model import MODEL
 from demo.model.markers import MARKER, MARKER_PLACES
 from keys import map as map_keys

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from data import entities, entity_lists, entity_writes
+from data import entities, entity_lists
 from data.callers import OPEN, Caller
+from data.writes import entities as entity_writes
 from demo.model import MODEL
 from demo.model.orders import CUSTOMER, ORDER, OrderStatus
 from keys.conditions import KeyCondition

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from data import entities, entity_lists, entity_writes
+from data import entities, entity_lists
 from data.callers import OPEN, Caller
 from data.collections import PageRead, Prefetched
+from data.writes import entities as entity_writes
 from demo import repos as hook
 from demo.model import MODEL
 from demo.model.repos import ISSUE, ISSUE_NUMBER_MAX, REPO, STAR, IssueState

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from data import entities, entity_lists, entity_writes
+from data import entities, entity_lists
 from data.callers import OPEN, Caller
 from data.collections import PageRead, Prefetched
 from data.entities import Record
+from data.writes import entities as entity_writes
 from demo.model import MODEL
 from demo.model.tickets import QUEUE, TICKET, TicketStatus
 from keys.conditions import KeyCondition

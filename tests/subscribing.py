@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from store.stream import StreamRecord
+from store.stream.reader import StreamRecord
 from tests.demo_repos import issue_key
 
 ISSUES = """subscription ($state: IssueState) {

@@ -14,7 +14,6 @@ from aiobotocore.config import AioConfig
 
 from gateway.settings import Settings
 from store.client import Store
-from store.connection import CLIENT_CONFIG, LOCAL_CREDENTIALS
 from store.requests import (
     WRITE_TOKEN,
     Item,
@@ -23,6 +22,7 @@ from store.requests import (
     from_attributes,
     to_attributes,
 )
+from store.transport.connection import CLIENT_CONFIG, LOCAL_CREDENTIALS
 
 
 async def scan_all(client: Any, table: str) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
-PRODUCT = ("gateway", "resolvers", "data", "store", "keys")
+PRODUCT = ("gateway", "resolvers", "data", "store", "keys", "errors")
 SUPPORT = ("tests", "bench")
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import grimp
 
-PRODUCT = ("gateway", "resolvers", "data", "store", "keys")
+PRODUCT = ("gateway", "resolvers", "data", "store", "keys", "errors")
 
 
 def cycles(graph: grimp.ImportGraph) -> set[tuple[str, ...]]:

@@ -21,7 +21,7 @@ from botocore import xform_name
 from store.client import Store
 
 ROOT = Path(__file__).resolve().parents[1]
-ABOVE_THE_STORE = ("gateway", "resolvers", "data", "keys")
+ABOVE_THE_STORE = ("gateway", "resolvers", "data", "keys", "errors")
 # What only a client has: its event system and its error classes.
 CLIENT_ATTRIBUTES = {"meta", "exceptions"}
 # A client's methods that are not operations of the service.

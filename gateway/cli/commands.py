@@ -253,7 +253,7 @@ INSPECT_MOST = 10_000
 
 def model_inspect(args: argparse.Namespace) -> int:
     """`dynagate model inspect`: the model held against a live table and a sample of it."""
-    from data.inspection import sample
+    from data.inference.inspection import sample
     from gateway.served_model import declared, served
     from store.client import Store
     from store.tables import describe, layout_differences, stream_problem

@@ -10,12 +10,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from errors.vocabulary import Unavailable
 from gateway.cli.dynamodb_local import DynamoDBLocalError
 from gateway.cli.errors import CommandFailed
 from gateway.cli.parser import command_parser
 from gateway.logs import logging_config
 from gateway.settings import DEFAULT_MODEL, SettingsError
-from keys.errors import Unavailable
 from model import ModelError
 from store.errors import NO_CREDENTIALS, UNREACHABLE, DynamoDBFailure, admin_failures
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from data.migration import Pass, Tally, WriteBudget, index_attributes, run
-from data.migration_checkpoint import Checkpoint, MigrationBusy
-from data.migration_items import fingerprint
+from data.migration.checkpoint import Checkpoint, MigrationBusy
+from data.migration.items import fingerprint
+from data.migration.passes import Pass, Tally, WriteBudget, index_attributes, run
 from gateway.cli.errors import CommandFailed
 from gateway.served_model import declared
 from gateway.settings import Settings

@@ -1,6 +1,6 @@
 """`dynagate model infer`: a first model file drafted from a live table's description and a
 sample of its items (an admin's command: a Scan within a budget of items), written to a new
-file or printed, to edit from there (`data/inference.py` drafts it)."""
+file or printed, to edit from there (`data/inference/drafts.py` drafts it)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from data.inference import InferenceError, drafted, sampled
-from data.inference_source import source
+from data.inference.drafts import InferenceError, drafted, sampled
+from data.inference.source import source
 from gateway.cli.errors import CommandFailed
 from gateway.settings import Settings
 from store.client import Store

@@ -1,5 +1,5 @@
 """`dynagate remove ENTITY NAME=VALUE…`: a parent and everything below it, in steps
-(`data/removal_steps.py`), for a parent with more below it than its delete removes in one
+(`data/writes/removal_steps.py`), for a parent with more below it than its delete removes in one
 call (docs/model.md#removing-a-parent). Resumable: stopped at any point and run again, it
 goes on with what is left. Exit status: 0 removed, 1 not (the reason printed)."""
 
@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from data.entities import checked
-from data.removal_steps import Removed, remove_in_steps
+from data.writes.removal_steps import Removed, remove_in_steps
+from errors.vocabulary import DynagateError
 from gateway.cli.errors import CommandFailed
 from gateway.served_model import declared
 from gateway.settings import Settings
-from keys.errors import DynagateError
 from model import Entity, Model, Number
 from store.client import Store
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from data.callers import Caller
+from errors.vocabulary import Code
 from gateway.cli.errors import CommandFailed
 from gateway.schema.build import build_schema
 from gateway.served_model import declared, served
 from gateway.settings import DEFAULT_MODEL
-from keys.errors import Code
 from resolvers.context import Context
 from store.cursors import CursorCodec
 

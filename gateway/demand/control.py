@@ -18,8 +18,8 @@ from graphql import ExecutionResult, GraphQLError
 from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
+from errors.vocabulary import Code
 from gateway.demand.bound import Bound, bound_operation
-from keys.errors import Code
 from resolvers.context import Context
 from resolvers.strawberry_internals import core_schema
 

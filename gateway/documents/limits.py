@@ -19,7 +19,7 @@ from graphql import (
     ValidationContext,
 )
 
-from keys.errors import Code
+from errors.vocabulary import Code
 from resolvers.selections import Walk, fragments_of
 
 # Depth as `QueryDepthLimiter` counts it, aliases as `MaxAliasesLimiter` does.

@@ -35,7 +35,7 @@ from graphql.language.parser import Parser
 from graphql.validation.validate import ValidationAbortedError
 from strawberry.extensions import SchemaExtension
 
-from keys.errors import Code
+from errors.vocabulary import Code
 from resolvers.strawberry_internals import core_schema
 
 CACHE_SIZE = 256

@@ -44,12 +44,12 @@ from strawberry.http import GraphQLRequestData
 from data.callers import Caller
 from data.changes import Record
 from data.documents import load_document, register_document, registered_by
+from errors.vocabulary import BadUserInput, DynagateError, Forbidden, UnknownDocument
 from gateway.documents.parsing import oversized
 from gateway.documents.registrations import Replicas, ThroughRedis
 from gateway.exchange import is_request_error
 from gateway.runtime import Runtime
 from keys.documents import checked_hash, digest
-from keys.errors import BadUserInput, DynagateError, Forbidden, UnknownDocument
 from resolvers.context import Context
 from store.client import Store
 

@@ -10,9 +10,9 @@ from cross_web import HTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from errors.vocabulary import Code
 from gateway.exchange import note_codes
 from gateway.http.batches import batch_size_refusal
-from keys.errors import Code
 
 
 def errors_body(message: str, code: Code) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from graphql import GraphQLError
 from strawberry.http import GraphQLRequestData
 from strawberry.types import ExecutionResult
 
+from errors.vocabulary import DynagateError
 from gateway.demand.control import Limits, too_complex
-from keys.errors import DynagateError
 from resolvers.context import Context
 
 Execute = Callable[[GraphQLRequestData, Context], Awaitable[ExecutionResult]]

@@ -9,9 +9,9 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from errors.vocabulary import Code
 from gateway.exchange import Exchange, closed, graphql_request, opened
 from gateway.metrics import Metrics
-from keys.errors import Code
 
 logger = logging.getLogger("dynagate.requests")
 errors = logging.getLogger("dynagate.errors")

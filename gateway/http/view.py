@@ -24,6 +24,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
 from data.idempotency import MalformedKey
+from errors.vocabulary import BadUserInput, Code, DynagateError, Unauthenticated, Unavailable
 from gateway.admission import Admission, RateLimited
 from gateway.demand.ratelimit import bucket
 from gateway.documents.persisted import persisted_documents, resolved
@@ -37,7 +38,6 @@ from gateway.runtime import Runtime
 from gateway.schema.build import build_schema
 from gateway.schema.idempotency import REPLAYED, kept, requested_key
 from gateway.served_model import served
-from keys.errors import BadUserInput, Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
 from store.cost import Cost
 

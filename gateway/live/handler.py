@@ -41,10 +41,10 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 )
 from strawberry.utils.aio import aclosing
 
+from errors.vocabulary import Code, DynagateError, Unauthenticated, Unavailable
 from gateway.demand.ratelimit import bucket
 from gateway.exchange import Exchange, closed, opened
 from gateway.schema.build import MAX_TOKENS
-from keys.errors import Code, DynagateError, Unauthenticated, Unavailable
 from resolvers.context import Context
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Changes of the table's stream heard by every replica through Redis
 (docs/subscriptions.md#several-replicas).
 
-With DYNAGATE_REDIS_URL, the process holding a shard's lease (`store.leases`) hands each
+With DYNAGATE_REDIS_URL, the process holding a shard's lease (`store.stream.leases`) hands each
 batch it reads to `publish`: XADDs to a Redis stream (the last ten minutes kept). Every
 process that serves subscriptions reads that Redis stream (`consume`, XREAD from the last
 entry it saw) and hands the records to its own change feed, which renders each change for
@@ -30,10 +30,10 @@ import orjson
 from redis.asyncio import Redis
 
 from gateway.replicas.shared_limits import FAILURES, REDIS_SECONDS
-from store.cached_reads import CachedReads
-from store.read_cache import Dependency
-from store.stream import DeliveryFailed
-from store.stream_records import StreamRecord, decoded, encoded
+from store.cache.memory import Dependency
+from store.cache.reads import CachedReads
+from store.stream.reader import DeliveryFailed
+from store.stream.records import StreamRecord, decoded, encoded
 
 logger = logging.getLogger("dynagate")
 CHANGES = "dynagate:changes"

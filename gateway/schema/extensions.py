@@ -11,8 +11,8 @@ from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import MaskErrors, SchemaExtension
 from strawberry.types import ExecutionContext
 
+from errors.vocabulary import Code, DynagateError
 from gateway.exchange import current, request_id
-from keys.errors import Code, DynagateError
 from resolvers.context import Context
 
 logger = logging.getLogger("dynagate.errors")

@@ -24,7 +24,7 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from data.idempotency import MalformedKey, Record, find_record, keep_answer, new_intent
-from keys.errors import BadUserInput, Code, DynagateError
+from errors.vocabulary import BadUserInput, Code, DynagateError
 from keys.idempotency import HEADER, checked_key, fingerprint
 from resolvers.context import Context
 

@@ -5,8 +5,8 @@ and its worst case, as `dynagate model check` prints them (`data/pattern_request
 
 from __future__ import annotations
 
-from data.entity_places import DEFAULT_LIMIT, MAX_LIMIT
 from data.pattern_requests import item_key, list_read, pattern_requests, sort_of
+from data.places.items import DEFAULT_LIMIT, MAX_LIMIT
 from model import (
     Author,
     Choice,

@@ -10,10 +10,10 @@ from opentelemetry.propagate import extract
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from errors.vocabulary import Code
 from gateway.exchange import Exchange, current, graphql_request
 from gateway.traces.spans import Traces
 from gateway.traces.spans import current as answering
-from keys.errors import Code
 
 # The headers a trace continues from (`OTEL_PROPAGATORS`: W3C trace context and baggage).
 _PROPAGATED = {b"traceparent", b"tracestate", b"baggage"}

@@ -1,5 +1,5 @@
 """The traces of the process, and the spans the store and the subscriptions ask for
-(`store.observation.Tracing`): one per DynamoDB call, one per delivered event.
+(`store.transport.observation.Tracing`): one per DynamoDB call, one per delivered event.
 
 Each is made only inside a span that is recorded: a request its sampler left out makes
 none, and costs one look at a context variable per call.
@@ -41,7 +41,7 @@ from gateway.settings import SettingsError
 from gateway.traces.otlp import EncodedSpan, LeanOTLPSpanExporter
 from store.calls import operation_of
 from store.cost import Cost
-from store.observation import Method
+from store.transport.observation import Method
 
 SCOPE = "dynagate"
 _TRACE_CONTEXT = TraceContextTextMapPropagator()
@@ -52,7 +52,7 @@ _UNSET = Status(StatusCode.UNSET)
 
 
 class Traces:
-    """The process's traces; `store.observation.Tracing` for the store and subscriptions.
+    """The process's traces; `store.transport.observation.Tracing` for the store and subscriptions.
 
     The SDK's sampler decides once per request (and per event), on its root span, whose
     parent may come from the client (`root`). Every span is written straight as the SDK's

@@ -20,7 +20,7 @@ from bench.servers import REPOSITORY
 from bench.speed import FLOOR_APPS
 from bench.speed_report import FLOORS
 from gateway.settings import Settings
-from store.connection import CLIENT_CONFIG
+from store.transport.connection import CLIENT_CONFIG
 
 QUERY = {
     "Items": [
@@ -79,8 +79,8 @@ def test_the_aioboto3_floor_loads_no_project_code() -> None:
 
 
 async def test_the_aioboto3_floor_refuses_to_open_beside_the_store() -> None:
-    assert "store.connection" in floor.project_modules()
-    with pytest.raises(RuntimeError, match=r"must not run beside .*store\.connection"):
+    assert "store.transport.connection" in floor.project_modules()
+    with pytest.raises(RuntimeError, match=r"must not run beside .*store\.transport\.connection"):
         async with floor.plain_client():
             pass
 

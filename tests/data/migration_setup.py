@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from data.copies_verify import diff, group
+from data.copies.verify import diff, group
 from data.entities import record
 from gateway.cli.seeding import Seeding
 from tests.model import library

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from data.callers import ANONYMOUS, AUTHOR, AUTHOR_KEY, OPEN, Caller, author_of, wrote
-from keys.errors import Unauthenticated
+from errors.vocabulary import Unauthenticated
 
 ALICE = Caller("Alice")
 ADMIN = Caller("root", admin=True)

@@ -19,8 +19,8 @@ from data.feed import ChangeFeed
 from demo.model.orders import OrderStatus
 from demo.model.repos import IssueState
 from demo.model.tickets import QUEUE, TICKET
+from errors.vocabulary import BadUserInput, Unavailable
 from gateway.served_model import served
-from keys.errors import BadUserInput, Unavailable
 from keys.map import Viewport
 from tests.demo_comments import comment_changes, comment_items
 from tests.demo_map import marker_changes, marker_items

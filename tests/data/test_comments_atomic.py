@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from keys.errors import Conflict
+from errors.vocabulary import Conflict
 from store.client import Store
 from store.loaders import ItemLoader
 from tests import demo_comments as data

@@ -1,4 +1,4 @@
-"""Comment copies checked against their comment, and repaired (`data/copies_verify.py`):
+"""Comment copies checked against their comment, and repaired (`data/copies/verify.py`):
 grouping, comparing and repair plans offline; scanning and guarded repairs against
 DynamoDB Local. The command around them is tested in tests/gateway/test_verify.py."""
 
@@ -8,8 +8,8 @@ from typing import Any, cast
 
 import pytest
 
-from data import copies_verify as comments_verify
-from data.copies_verify import (
+from data.copies import verify as comments_verify
+from data.copies.verify import (
     Difference,
     diff,
     group,

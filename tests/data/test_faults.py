@@ -14,15 +14,15 @@ import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
-from data.copies_verify import diff, group
+from data.copies.verify import diff, group
 from demo.model.comments import COMMENT
+from errors.vocabulary import Conflict, Unavailable
 from keys.codecs import format_timestamp
-from keys.errors import Conflict, Unavailable
 from keys.table import TABLE
 from store.client import Store
-from store.connection import LOCAL_CREDENTIALS
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN, Item, put_request, update_request
+from store.transport.connection import LOCAL_CREDENTIALS
 from tests import demo_comments as comments
 from tests import demo_comments as products
 from tests import demo_map as markers

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from data.idempotency import find_record, new_intent
-from keys.errors import Code, Conflict
+from errors.vocabulary import Code, Conflict
 from keys.table import TABLE
 from store.client import Store
 from store.requests import put_request

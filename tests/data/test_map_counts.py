@@ -1,4 +1,4 @@
-"""Counts of lengths 1 and 2 rebuilt from length 3's (`data/map_counts.py`), straight against
+"""Counts of lengths 1 and 2 rebuilt from length 3's (`data/places/counts.py`), straight against
 DynamoDB Local: a table written while only lengths 3 to 8 were counted is made exact, a
 marker added during the rebuild is never lost, and running it again changes nothing."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from data.map_counts import rebuild_short_counts
+from data.places.counts import rebuild_short_counts
 from demo.model.markers import MARKER_PLACES
 from demo.seed import Seeder
 from keys.table import TABLE

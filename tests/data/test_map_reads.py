@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from keys.errors import Unavailable
+from errors.vocabulary import Unavailable
 from store.client import Store
 from tests import demo_map as data
 from tests import demo_map as map_keys

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from data.migration import WriteBudget, index_attributes
-from data.migration_items import ItemChange, Unmigrated, change_of, entity_labels, fingerprint
+from data.migration.items import ItemChange, Unmigrated, change_of, entity_labels, fingerprint
+from data.migration.passes import WriteBudget, index_attributes
 from model import GSI1, TABLE, Index, Layout, Model, ModelError, Number, Text
 from store.errors import DynamoDBFailure
 from store.tables import create_table, describe

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from data.migration import Pass, index_attributes, run
-from data.migration_items import ItemChange, change_of, entity_labels
+from data.migration.items import ItemChange, change_of, entity_labels
+from data.migration.passes import Pass, index_attributes, run
 from keys.migrations import checkpoint_key
 from keys.table import TABLE
 from store.client import Store
-from store.connection import open_client
+from store.transport.connection import open_client
 from tests.client import Api, settings_for
 from tests.data.migration_setup import (
     EDGES,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from data.migration_items import Derived, ItemChange, change_of, entity_labels
+from data.migration.items import Derived, ItemChange, change_of, entity_labels
 from gateway.cli.seeding import Seeding
 from keys.geohash import encode
 from tests.client import Api, settings_for

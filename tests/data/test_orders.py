@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from demo.model.orders import OrderStatus
-from keys.errors import BadUserInput
+from errors.vocabulary import BadUserInput
 from store.client import Store
 from store.cost import Cost
 from store.loaders import ItemLoader

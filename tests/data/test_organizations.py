@@ -11,7 +11,7 @@ import pytest
 
 from data.callers import OPEN, Caller
 from demo.model.organizations import Role
-from keys.errors import Conflict, Forbidden, NotFound
+from errors.vocabulary import Conflict, Forbidden, NotFound
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import to_attributes

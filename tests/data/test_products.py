@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from errors.vocabulary import BadUserInput, Conflict
 from keys.codecs import format_timestamp
-from keys.errors import BadUserInput, Conflict
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import WRITE_TOKEN

@@ -1,5 +1,5 @@
 """Queues and tickets, declared (`demo/model/tickets.py`) and written by the derived writes
-(`data/entity_writes.py`) straight against DynamoDB Local: a ticket's place in its queue
+(`data/writes/entities.py`) straight against DynamoDB Local: a ticket's place in its queue
 (GSI1) moves with every update, whatever this process's clock says."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from data import entities, entity_writes
+from data import entities
 from data.callers import Caller
+from data.writes import entities as entity_writes
 from demo.model import MODEL
 from demo.model.tickets import QUEUE, TICKET, TicketStatus
 from keys.codecs import format_timestamp

@@ -1,4 +1,4 @@
-"""An update that reads first what its keys need (`data/entity_writes.py`), against DynamoDB
+"""An update that reads first what its keys need (`data/writes/entities.py`), against DynamoDB
 Local: it tells another's entity apart before saying anything of its state, refuses a move
 nothing allows only once the entity is found, and holds its write to what it read."""
 
@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from data import entity_writes, update_keys
 from data.callers import Caller
-from keys.errors import BadUserInput, Conflict, Forbidden, NotFound
+from data.writes import entities as entity_writes
+from data.writes import key_changes as update_keys
+from errors.vocabulary import BadUserInput, Conflict, Forbidden, NotFound
 from keys.table import GSI1
 from model import (
     Author,

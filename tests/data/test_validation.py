@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from data import validation
-from keys.errors import BadUserInput
+from errors.vocabulary import BadUserInput
 from tests.demo_comments import BODY_MAX, comment_key
 from tests.keys.strategies import any_text
 

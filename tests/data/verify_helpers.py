@@ -1,5 +1,5 @@
 """Comments and their copies, whole or damaged, for the tests of `dynagate verify` and of
-the check and repair beneath it (`data/copies_verify.py`)."""
+the check and repair beneath it (`data/copies/verify.py`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from data.copies_verify import Difference
+from data.copies.verify import Difference
 from store.client import Store
 from store.requests import Item, put_request, to_attributes
 from tests import demo_comments as data

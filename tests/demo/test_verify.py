@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from data.copies_verify import Difference, Outcome
+from data.copies.verify import Difference, Outcome
 from demo import verify as verifier
 from demo.verify import Report, render
 from tests.client import Api

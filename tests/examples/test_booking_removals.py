@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from data import parent_removals, removal_steps
 from data.callers import Caller
-from data.removal_marks import MARK_LEASE, REMOVING
+from data.writes import parents as parent_removals
+from data.writes import removal_steps
+from data.writes.removal_marks import MARK_LEASE, REMOVING
 from examples.booking.model import MODEL, VENUE
 from keys.codecs import format_timestamp
 from store.client import Store

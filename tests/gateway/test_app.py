@@ -17,11 +17,11 @@ from typing import Any, NoReturn
 import pytest
 from aiobotocore.config import AioConfig
 
-from data import entity_writes
+from data.writes import entities as entity_writes
 from gateway.settings import Settings
-from store import connection
 from store.client import Store
-from store.connection import CLIENT_CONFIG
+from store.transport import connection
+from store.transport.connection import CLIENT_CONFIG
 from tests.client import COST_KEYS, Api, assert_well_formed
 
 CREATE = """mutation ($id: ID!) {

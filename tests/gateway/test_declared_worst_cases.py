@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import TypeSerializer
 
-from data import entity_writes
+from data.writes import entities as entity_writes
 from demo import organizations, repos
 from demo.model import MODEL
 from gateway.settings import Settings

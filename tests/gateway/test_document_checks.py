@@ -7,8 +7,8 @@ import graphql
 import pytest
 from graphql import GraphQLError, build_schema, specified_rules
 
+from errors.vocabulary import Code
 from gateway.documents.parsing import MAX_VALIDATION_ERRORS, coded, oversized, parse, validate
-from keys.errors import Code
 
 SCHEMA = build_schema("type Query { a: String  b: String }")
 RULES = tuple(specified_rules)

@@ -16,12 +16,12 @@ import pytest
 
 from data.callers import OPEN
 from data.documents import register_document
+from errors.vocabulary import UnknownDocument
 from gateway.documents.persisted import RECHECK_SECONDS, PersistedDocuments
 from keys.documents import document_key
-from keys.errors import UnknownDocument
 from keys.table import TABLE
 from store.client import Store
-from store.stream_records import StreamRecord
+from store.stream.records import StreamRecord
 from tests.client import settings_for
 from tests.identity import SECURED, token
 from tests.live import Served, served

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from gateway.replicas.fanout import ChangeFanout
-from store.stream_records import StreamRecord, decoded, encoded
+from store.stream.records import StreamRecord, decoded, encoded
 
 
 def record(sequence: int, shard: str = "s1", **new: Any) -> StreamRecord:

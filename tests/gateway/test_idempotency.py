@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from keys.errors import BadUserInput
+from errors.vocabulary import BadUserInput
 from keys.idempotency import checked_key, fingerprint, record_key
 from keys.table import TABLE
 from store.requests import from_attributes, to_attributes

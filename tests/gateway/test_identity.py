@@ -17,9 +17,9 @@ import pytest
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from data.callers import ANONYMOUS, Caller
+from errors.vocabulary import Unauthenticated, Unavailable
 from gateway.identity import MAX_TOKEN_CHARS, TokenVerifier, issue_token
 from gateway.settings import Settings, SettingsError
-from keys.errors import Unauthenticated, Unavailable
 from tests.identity import SECRET, token
 from tests.jwks import AUDIENCE, ISSUER, JwksServer, SigningKey
 

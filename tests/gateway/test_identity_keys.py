@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from data.callers import Caller
+from errors.vocabulary import Unauthenticated, Unavailable
 from gateway.identity import JWKS_TIMEOUT, PROVIDER_ALGORITHMS
 from gateway.provider_keys import (
     MAX_KEY_SET_BYTES,
@@ -21,7 +22,6 @@ from gateway.provider_keys import (
     download_keys,
     key_set,
 )
-from keys.errors import Unauthenticated, Unavailable
 from tests.client import Api, settings_for
 from tests.gateway.test_identity import refused, sign_in, verifier
 from tests.jwks import AUDIENCE, ISSUER, JwksServer, SigningKey

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from errors.vocabulary import BadUserInput
 from gateway.documents.persisted import requested_hash
 from keys.documents import document_key
-from keys.errors import BadUserInput
 from keys.table import TABLE
 from store.requests import to_attributes
 from tests.client import Api

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from store import cached_reads
+from store.cache import reads as cached_reads
 from tests.caching import (
     CUSTOMER,
     OPEN_ORDERS,

@@ -9,8 +9,8 @@ import asyncio
 
 import pytest
 
-from store import cached_reads
-from store.read_cache import ReadCache
+from store.cache import reads as cached_reads
+from store.cache.memory import ReadCache
 from tests.caching import (
     CUSTOMER_C9,
     NEW_CUSTOMER,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from gateway.settings import Settings
-from store.connection import CLIENT_CONFIG
+from store.transport.connection import CLIENT_CONFIG
 from tests.client import COST_KEYS, Api
 
 TIMEOUT = 1.5

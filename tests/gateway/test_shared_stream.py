@@ -19,7 +19,7 @@ import pytest
 
 from gateway.cli.dynamodb_local import free_port
 from store.client import Store
-from store.leases import ShardLeases
+from store.stream.leases import ShardLeases
 from tests.client import settings_for
 from tests.gateway.test_cli import DYNAGATE
 from tests.live import LiveClient, Served, connected, served

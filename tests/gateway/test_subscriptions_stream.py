@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from demo.model.tickets import TICKET
-from store.connection import LOCAL_CREDENTIALS
+from store.transport.connection import LOCAL_CREDENTIALS
 from tests.client import settings_for
 from tests.faults import FaultProxy
 from tests.live import LiveClient, Served, connected, served

@@ -3,7 +3,7 @@ charges, metrics, logs, a stalled subscriber and dropped sockets (sign-in, rules
 are in `test_subscriptions_access.py`).
 
 The changes are handed to the process's feed as the stream reader hands them (records of
-`store.stream`), so each test decides exactly what the stream says; the reader itself, and
+`store.stream.reader`), so each test decides exactly what the stream says; the reader itself, and
 writes reaching subscribers through DynamoDB's stream, are tested in
 `test_subscriptions_stream.py`.
 """

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import (
     DELIMITERS,
     KEY_MAX,
@@ -25,7 +26,6 @@ from keys.codecs import (
     identifier,
     to_millis,
 )
-from keys.errors import BadUserInput
 from tests.keys.strategies import (
     FAST,
     IDENTIFIER_REST,

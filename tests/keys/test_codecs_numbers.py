@@ -14,6 +14,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import (
     KSUID_EPOCH,
     KSUID_LENGTH,
@@ -25,7 +26,6 @@ from keys.codecs import (
     ksuid_bounds,
     ksuid_seconds,
 )
-from keys.errors import BadUserInput
 from tests.keys.strategies import FAST, QUICK, any_text, any_zone
 
 ksuid_seconds_range = st.integers(KSUID_EPOCH, KSUID_EPOCH + (1 << 32) - 1)

@@ -18,9 +18,9 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from demo.model.tickets import QUEUE, TICKET
+from errors.vocabulary import BadUserInput
 from keys.codecs import IDENTIFIER_PATTERN, KSUID_EPOCH, to_millis
 from keys.codecs import ksuid as make_ksuid
-from keys.errors import BadUserInput
 from keys.table import GSI1, GSI3, TABLE
 from keys.template import DELIMITER, KeyTemplate, Segment
 from tests import demo_organizations as orgs

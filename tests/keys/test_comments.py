@@ -16,8 +16,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import ANY, DELIMITERS
-from keys.errors import BadUserInput
 from keys.table import GSI1, TABLE
 from keys.template import DELIMITER
 from store.cursors import Binding

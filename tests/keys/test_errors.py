@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from keys import errors
-from keys.errors import BadUserInput, Code, DynagateError
+from errors import vocabulary as errors
+from errors.vocabulary import BadUserInput, Code, DynagateError
 from tests.client import CONTRACT_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,7 +72,7 @@ def code_literals(root: Path) -> list[str]:
 
 def test_codes_are_spelled_only_in_the_vocabulary() -> None:
     found = code_literals(ROOT)
-    assert not found, "use keys.errors.Code:\n" + "\n".join(found)
+    assert not found, "use errors.vocabulary.Code:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize(

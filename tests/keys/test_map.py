@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import KSUID_LENGTH
-from keys.errors import BadUserInput
 from keys.geohash import Box, cell_box, encode
 from keys.map import (
     Viewport,

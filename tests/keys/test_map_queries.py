@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from errors.vocabulary import BadUserInput
 from keys.conditions import KeyCondition
-from keys.errors import BadUserInput
 from keys.geohash import ALPHABET, cell_box, cell_size, cells_meeting, ordinal
 from keys.map import (
     MAX_PLACE_SPAN,

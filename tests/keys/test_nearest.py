@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from errors.vocabulary import BadUserInput
 from keys.bit_cells import PARTITION_BITS, PLACE_BITS, BitCell, of_geohash
 from keys.codecs import KEY_MAX
 from keys.conditions import KeyCondition
 from keys.distance import EARTH_RADIUS, Point, distance, farthest_in, nearest_in
-from keys.errors import BadUserInput
 from keys.geohash import Box, cell_box, encode
 from keys.map import Places, place_key
 from keys.nearest import (

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import KSUID_PAYLOAD_BYTES, to_millis
 from keys.codecs import ksuid as make_ksuid
 from keys.conditions import KeyCondition
-from keys.errors import BadUserInput
 from keys.table import GSI1, GSI2, GSI3, TABLE
 from tests.demo_orders import CUSTOMER_TEMPLATE as CUSTOMER
 from tests.demo_orders import (

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import (
     DELIMITERS,
     KSUID_EPOCH,
@@ -25,7 +26,6 @@ from keys.codecs import (
 )
 from keys.codecs import ksuid as make_ksuid
 from keys.conditions import KeyCondition
-from keys.errors import BadUserInput
 from keys.table import GSI1, TABLE
 from keys.template import DELIMITER, KeyTemplate, Segment, render_all
 from tests.keys.strategies import FAST, FEWER, QUICK, ksuids

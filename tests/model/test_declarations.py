@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from data.update_keys import index_changes, kept_values
+from data.writes.key_changes import index_changes, kept_values
 from demo.model.tickets import QUEUE, TICKET
+from errors.vocabulary import BadUserInput
 from keys.codecs import to_millis
-from keys.errors import BadUserInput
 from keys.table import GSI1, GSI2, TABLE
 from model import (
     Choice,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from data.entity_copies import copies
+from data.copies.writes import copies
 from keys.table import GSI1, TABLE
 from model import (
     Choice,

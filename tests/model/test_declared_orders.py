@@ -12,12 +12,12 @@ import pytest
 
 from data.entities import checked, total
 from data.entity_lists import list_read, narrowed
-from data.entity_writes import update_calls
-from data.update_keys import kept_values
+from data.writes.entities import update_calls
+from data.writes.key_changes import kept_values
 from demo.model import MODEL
 from demo.model.orders import CUSTOMER, ORDER, OrderStatus
 from demo.model.tickets import TICKET
-from keys.errors import BadUserInput
+from errors.vocabulary import BadUserInput
 from keys.table import GSI1, GSI2, GSI3
 from model import (
     Create,

@@ -15,11 +15,11 @@ from data import entity_lists
 from data.callers import OPEN, Caller
 from data.entities import checked, described, record
 from data.entity_lists import topic_of
-from data.entity_writes import new_items
+from data.writes.entities import new_items
 from demo.model import MODEL
 from demo.model.repos import ISSUE, REPO, STAR, IssueState
+from errors.vocabulary import BadUserInput
 from keys.codecs import to_millis
-from keys.errors import BadUserInput
 from keys.table import TABLE
 from model import (
     Author,

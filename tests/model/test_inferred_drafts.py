@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 import model
-from data.inference import InferenceError, drafted
-from data.inference_keys import drafted_key
-from data.inference_kinds import field_name, kind_of, offered
-from data.inference_source import refused, source
-from data.inspection import classify
+from data.inference.drafts import InferenceError, drafted
+from data.inference.inspection import classify
+from data.inference.key_formats import drafted_key
+from data.inference.kinds import field_name, kind_of, offered
+from data.inference.source import refused, source
 from store.requests import Item
 
 OFFERS = offered()

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from data import entity_writes
 from data.callers import Caller
+from data.writes import entities as entity_writes
+from errors.vocabulary import Conflict, NotFound
 from keys.codecs import format_timestamp
-from keys.errors import Conflict, NotFound
 from store.client import Store
 from store.loaders import ItemLoader
 from tests.data.test_faults import lost_once, of_type

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from data import entity_nearest
-from data.entity_nearest import bound
+from data.places import nearest as entity_nearest
+from data.places.nearest import bound
 from keys import nearest as keys_nearest
 from model import Nearest
 from tests.client import Api

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from data import entity_writes
 from data.callers import Caller
-from keys.errors import Conflict
+from data.writes import entities as entity_writes
+from errors.vocabulary import Conflict
 from keys.geohash import encode
 from keys.map import PLACE_QUERY_BUDGET
 from store.client import Store

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from data import entity_writes
 from data.callers import Caller
-from data.copies_verify import diff, group
+from data.copies.verify import diff, group
+from data.writes import entities as entity_writes
 from store.client import Store
 from store.loaders import ItemLoader
 from tests.client import Api

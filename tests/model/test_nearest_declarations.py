@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from data.entity_nearest import bound, described
+from data.places.nearest import bound, described
 from model import Model, ModelError, Nearest
 from tests.model.library import BOOK, BRANCH, MODEL
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from data import entity_writes
 from data.callers import Caller
-from keys.errors import Conflict
+from data.writes import entities as entity_writes
+from errors.vocabulary import Conflict
 from keys.geohash import encode
 from store.client import Store
 from store.loaders import ItemLoader

@@ -62,7 +62,7 @@ async def test_an_order_that_changed_hands_meanwhile_is_not_written(
 ) -> None:
     """The owner is read, then held by the write's own condition: an order handed to
     another between the two is refused, not paid for its new owner."""
-    from data import owner_writes
+    from data.writes import owners as owner_writes
 
     held = owner_writes.owner_held
 
@@ -77,7 +77,7 @@ async def test_an_order_that_changed_hands_meanwhile_is_not_written(
         return found
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("data.entity_writes.owner_held", then_handed_over)
+        patch.setattr("data.writes.entities.owner_held", then_handed_over)
         answer = await seeded.signed_in(token("alice"))(STATUS.format(id="o1", status="PAID"))
     assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
     stored = await client.get_item(
@@ -130,7 +130,7 @@ async def test_the_event_s_organizer_removes_its_orders(seeded: Api) -> None:
 async def test_an_event_handed_to_another_organizer_meanwhile_is_not_written_under(
     seeded: Api, client: Any, table: str, write: str
 ) -> None:
-    from data import owner_writes
+    from data.writes import owners as owner_writes
 
     check = owner_writes.parent_owner_check
 
@@ -145,7 +145,7 @@ async def test_an_event_handed_to_another_organizer_meanwhile_is_not_written_und
         return found
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("data.entity_writes.parent_owner_check", then_handed_over)
+        patch.setattr("data.writes.entities.parent_owner_check", then_handed_over)
         answer = await seeded.signed_in(token(ORGANIZER))(write)
     assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
     assert "only the event's organizer" in answer.errors[0]["message"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from data.copies_verify import diff, group
+from data.copies.verify import diff, group
 from demo.model.comments import COMMENT
 from store.requests import WRITE_TOKEN
 from tests.client import Api, Result, assert_well_formed, settings_for

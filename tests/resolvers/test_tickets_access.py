@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from data import entity_writes
+from data.writes import entities as entity_writes
 from demo.model import MODEL
 from demo.model.tickets import QUEUE as QUEUE_ENTITY
 from demo.model.tickets import TICKET as TICKET_ENTITY

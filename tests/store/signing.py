@@ -9,7 +9,7 @@ from botocore import auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from store.sigv4 import Credentials as Held
+from store.transport.sigv4 import Credentials as Held
 
 
 def signed_by_botocore(

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keys.errors import BadCursor
+from errors.vocabulary import BadCursor
 from store.cursors import Binding, CursorCodec
 
 B64URL = string.ascii_letters + string.digits + "-_"

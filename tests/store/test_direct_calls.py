@@ -1,4 +1,4 @@
-"""Calls sent from plans (`store.direct_calls`) are botocore's calls: the same requests,
+"""Calls sent from plans (`store.transport.direct_calls`) are botocore's calls: the same requests,
 signed alike, the same answers and errors, botocore's retries. Against DynamoDB Local,
 through the fault-injecting proxy where the network fails."""
 
@@ -19,9 +19,9 @@ from botocore.awsrequest import AWSPreparedRequest
 from botocore.exceptions import ClientError, HTTPClientError
 
 from store.client import DynamoDBClient
-from store.connection import LOCAL_CREDENTIALS, open_client
-from store.observation import observe_calls
-from store.sigv4 import Credentials, Signer
+from store.transport.connection import LOCAL_CREDENTIALS, open_client
+from store.transport.observation import observe_calls
+from store.transport.sigv4 import Credentials, Signer
 from tests.conftest import new_table
 from tests.faults import FaultProxy, without_backoff
 from tests.store.signing import signed_by_botocore

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from keys.errors import Conflict
+from errors.vocabulary import Conflict
 from keys.table import TABLE
 from store.client import Store
 from store.requests import (

@@ -1,6 +1,6 @@
-"""`store.lean` reads every answer as botocore's own parser does: random answers of each
-operation, serialized as DynamoDB sends them, read both ways and compared (types included).
-Pure: no network."""
+"""`store.transport.responses` reads every answer as botocore's own parser does: random
+answers of each operation, serialized as DynamoDB sends them, read both ways and compared
+(types included). Pure: no network."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from botocore.session import Session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.lean import LEAN_OPERATIONS, LeanJSONParser, LeanParserFactory
+from store.transport.responses import LEAN_OPERATIONS, LeanJSONParser, LeanParserFactory
 
 # The service models clients are made from.
 _MODELS = {name: Session().get_service_model(name) for name in ("dynamodb", "dynamodbstreams")}

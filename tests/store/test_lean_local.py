@@ -11,8 +11,8 @@ import pytest
 from aiobotocore.parsers import AioResponseParserFactory
 
 from store.client import DynamoDBClient
-from store.connection import open_client
-from store.lean import LEAN_OPERATIONS
+from store.transport.connection import open_client
+from store.transport.responses import LEAN_OPERATIONS
 from tests.store.test_lean import typed
 
 _PARTITION = {"S": "LEAN#1"}

@@ -1,7 +1,7 @@
-"""What `store.lean` relies on in aiobotocore and botocore, checked through a whole client
-call with a canned answer (no network). A failure here means an upgrade moved something
-the lean reading hooks into: its message says what; `store/lean.py` is the one place to
-mend."""
+"""What `store.transport.responses` relies on in aiobotocore and botocore, checked through a
+whole client call with a canned answer (no network). A failure here means an upgrade moved
+something the lean reading hooks into: its message says what;
+`store/transport/responses.py` is the one place to mend."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from aiobotocore.session import AioSession
 from botocore.parsers import BaseJSONParser
 from botocore.session import Session
 
-from store import lean
 from store.client import DynamoDBClient
-from store.connection import open_client
+from store.transport import responses as lean
+from store.transport.connection import open_client
 from tests.faults import without_backoff
 
 # Nothing listens there: every answer below is handed over by a `before-send` handler.
@@ -144,6 +144,7 @@ def test_every_lean_operation_has_a_plan(operation: str) -> None:
         lean.plan(shape, blob=bytes, timestamp=str)
     except lean.Unsupported as exc:
         pytest.fail(
-            f"botocore's model of {service} {operation} changed so that store/lean.py"
-            f" cannot read it ({exc}): botocore reads every answer of it again, slowly"
+            f"botocore's model of {service} {operation} changed so that"
+            f" store/transport/responses.py cannot read it ({exc}): botocore reads every answer"
+            " of it again, slowly"
         )

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from keys.errors import BadUserInput
+from errors.vocabulary import BadUserInput
 from store.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs
 
 

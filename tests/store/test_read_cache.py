@@ -1,4 +1,4 @@
-"""The read cache's bookkeeping (`store/read_cache.py`), pure: an entry answers until a
+"""The read cache's bookkeeping (`store/cache/memory.py`), pure: an entry answers until a
 change touches what it depends on; a read in flight while its range changes is never
 stored; memory is bounded; a suspended cache answers and stores nothing."""
 
@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from keys.table import GSI1, GSI2, TABLE
-from store.read_cache import ReadCache
-from store.read_dependencies import item as item_dependency
-from store.read_dependencies import of_image as partitions_of
+from store.cache.dependencies import item as item_dependency
+from store.cache.dependencies import of_image as partitions_of
+from store.cache.memory import ReadCache
 
 ORDERS = ("GSI1", "CUSTOMER#c1")
 OTHER = ("GSI1", "CUSTOMER#c2")

@@ -1,12 +1,12 @@
-"""What a cached read depends on and what a change touches (`store/read_dependencies.py`),
-and when the process's cache may answer (`store/cached_reads.py`): pure, no I/O."""
+"""What a cached read depends on and what a change touches (`store/cache/dependencies.py`),
+and when the process's cache may answer (`store/cache/reads.py`): pure, no I/O."""
 
 from __future__ import annotations
 
 from keys.conditions import KeyCondition
 from keys.table import GSI1, GSI2, TABLE
-from store import read_dependencies as deps
-from store.cached_reads import CachedReads
+from store.cache import dependencies as deps
+from store.cache.reads import CachedReads
 from store.requests import put_request, to_attributes, transaction_update, update_request
 
 ORDER = {

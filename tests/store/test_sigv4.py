@@ -1,4 +1,4 @@
-"""`store.sigv4` signs as botocore's own signer does, header for header (no I/O)."""
+"""`store.transport.sigv4` signs as botocore's own signer does, header for header (no I/O)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from store.sigv4 import Credentials, Signer, canonical_host
+from store.transport.sigv4 import Credentials, Signer, canonical_host
 from tests.store.signing import signed_by_botocore
 
 FIXED = {

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 from botocore.exceptions import ClientError
 
+from errors.vocabulary import Unavailable
 from keys.conditions import KeyCondition
-from keys.errors import Unavailable
 from keys.table import TABLE
 from store import client as store_module
 from store.client import Store

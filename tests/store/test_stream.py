@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from store.connection import open_streams_client
 from store.errors import DynamoDBFailure
 from store.requests import to_attributes
-from store.stream import StreamReader, StreamRecord
+from store.stream.reader import StreamReader, StreamRecord
 from store.tables import create_table, create_table_request, turn_stream_on
+from store.transport.connection import open_streams_client
 from tests.faults import FaultProxy, Mode, without_backoff
 
 if TYPE_CHECKING:

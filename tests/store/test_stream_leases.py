@@ -9,15 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from store.leased_shards import REPLAY_SECONDS
-from store.leases import Lease, Seen, Start
-from store.stream import StreamReader, StreamRecord
+from store.stream.leased_shards import REPLAY_SECONDS
+from store.stream.leases import Lease, Seen, Start
+from store.stream.reader import StreamReader, StreamRecord
 from tests.store.fake_stream import Clock, FakeStreams, FakeTable
 
 
 @dataclass
 class FakeLeases:
-    """`store.leases.ShardLeases` in memory; `others` hold leases on cue."""
+    """`store.stream.leases.ShardLeases` in memory; `others` hold leases on cue."""
 
     clock: Clock
     owner: str = "me"

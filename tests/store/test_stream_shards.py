@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pytest
 from botocore.exceptions import EndpointConnectionError
 
-from store.shards import Lineage
-from store.stream import StreamReader, StreamRecord
+from store.stream.reader import StreamReader, StreamRecord
+from store.stream.shards import Lineage
 from tests.store.fake_stream import ARN, Clock, FakeStreams, FakeTable, refused
 
 

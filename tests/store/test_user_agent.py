@@ -7,7 +7,7 @@ from typing import Any
 from botocore.context import start_as_current_context
 from botocore.useragent import register_feature_id
 
-from store.connection import open_client
+from store.transport.connection import open_client
 
 UNUSED = "http://127.0.0.1:9"  # no call is made
 

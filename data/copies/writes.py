@@ -1,0 +1,225 @@
+"""A copied entity's writes (`model.Copies`, seed 003): its own item and a copy in every
+list a filter can ask for, changed together in one TransactWriteItems.
+
+The own item's `version` guards every change, so a failed or concurrent write never leaves
+copies that disagree with it; the copies carry every attribute of the own item (the author
+too), since lists read the entity from them. An update or a delete first reads the item
+(consistently): which copies exist follows from the values stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import combinations, product
+from typing import Any
+
+from data.callers import AUTHOR, AUTHOR_KEY, Caller, wrote
+from data.clock import now
+from data.entities import Record, described, key_of, record, stored
+from errors.vocabulary import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
+from keys.codecs import format_timestamp, parse_timestamp
+from model import Choice, Entity, Moves
+from model.kinds import domain
+from store.client import TRANSACT_CALLS, Store
+from store.errors import TransactionCanceled
+from store.loaders import ItemLoader
+from store.requests import Item, Key, expecting, primary_key, transaction_delete, transaction_put
+
+# The read that finds the stored item, then the transaction.
+CHANGE_CALLS = 1 + TRANSACT_CALLS
+VERSION = "version"
+
+
+def copies(entity: Entity, item: Item) -> list[Item]:
+    """The copies the stored own `item` implies: its attributes (the entity's, the
+    author's and the version; not the engine's own, such as a write's token) under each
+    copy's keys."""
+    values = record(entity, item)
+    kept = (*entity.attributes, AUTHOR, AUTHOR_KEY, VERSION)
+    fields = {name: item[name] for name in kept if name in item}
+    fields["type"] = f"{entity.label}_COPY"
+    templates = entity.copy_templates
+    return [
+        {
+            **{
+                name: template.render(**{s.name: chosen[s.name] for s in template.segments})
+                for name, template in templates.items()
+            },
+            **fields,
+        }
+        for chosen in _filters(entity, values)
+    ]
+
+
+def _filters(entity: Entity, values: Record) -> Iterator[dict[str, Any]]:
+    """Each copy's values: the entity's, with each `either` filter its value or None (any)
+    and each set filter one of the sets that hold its value."""
+    assert entity.copies is not None
+    choices: list[list[tuple[str, Any]]] = []
+    for name in entity.copies.either:
+        choices.append([(name, values[name]), (name, None)])
+    for name in entity.copies.sets:
+        value = values[name]
+        others = [v for v in domain(entity.attributes[name]) if v != value]
+        choices.append(
+            [
+                (name, frozenset({value, *extra}))
+                for size in range(len(others) + 1)
+                for extra in combinations(others, size)
+            ]
+        )
+    for chosen in product(*choices):
+        yield {**values, **dict(chosen)}
+
+
+async def update(
+    store: Store,
+    items: ItemLoader,
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    values: Mapping[str, Any],
+    *,
+    caller: Caller,
+    writer_only: bool,
+    transitions: Sequence[Moves] = (),
+) -> Record:
+    """Change `values` (checked) of the entity `arguments` name and move its copies between
+    lists, in one transaction at the version read; an unchanged entity is not written."""
+    key, current = await _read(store, entity, arguments, caller, writer_only, "change")
+    check_moves(entity, arguments, transitions, values, current)
+    was = record(entity, current)
+    if all(was[name] == value for name, value in values.items()):
+        return was
+    changed = dict(stored(entity, values))
+    for stamp in entity.write_stamps:
+        # Never back in time, whatever this clock says.
+        earlier = current.get(stamp)
+        at = now() if earlier is None else max(now(), parse_timestamp(earlier))
+        changed[stamp] = format_timestamp(at)
+    # An item written before its entity kept copies has no version yet (nor copies).
+    new = {**current, **changed, VERSION: current.get(VERSION, 0) + 1}
+    new.update(entity.item_keys(record(entity, new)))
+    new_copies = copies(entity, new)
+    kept = {items.item_key(c) for c in new_copies}
+    actions = [
+        _guarded(transaction_put(store.table, new), current, caller, writer_only),
+        *(transaction_put(store.table, copy) for copy in new_copies),
+        *(
+            transaction_delete(store.table, primary_key(c, entity.table))
+            for c in copies(entity, current)
+            if items.item_key(c) not in kept
+        ),
+    ]
+    await _commit(store, entity, arguments, actions, caller, "changed")
+    items.refresh(key, new)
+    return record(entity, new)
+
+
+async def delete(
+    store: Store,
+    items: ItemLoader,
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    *,
+    caller: Caller,
+    writer_only: bool,
+) -> bool:
+    """Remove the entity `arguments` name and every copy, from every list, at once."""
+    key, current = await _read(store, entity, arguments, caller, writer_only, "remove")
+    actions = [
+        _guarded(transaction_delete(store.table, key), current, caller, writer_only),
+        *(
+            transaction_delete(store.table, primary_key(c, entity.table))
+            for c in copies(entity, current)
+        ),
+    ]
+    await _commit(store, entity, arguments, actions, caller, "removed")
+    items.forget(key)
+    return True
+
+
+async def _read(
+    store: Store,
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    caller: Caller,
+    writer_only: bool,
+    verb: str,
+) -> tuple[Key, Item]:
+    """The entity as stored; a caller who did not write it is refused here already, which
+    saves a write its condition would refuse anyway."""
+    key = key_of(entity, arguments)
+    if writer_only:
+        caller.restriction(f"sign in to {verb} a {entity.noun}")
+    current = None if key is None else await store.get(key, consistent=True)
+    if key is None or current is None:
+        raise NotFound(f"{described(entity, arguments)} does not exist")
+    if writer_only and not wrote(current, caller):
+        raise not_theirs(entity, arguments)
+    return key, current
+
+
+def _guarded(
+    action: dict[str, Any], current: Item, caller: Caller, writer_only: bool
+) -> dict[str, Any]:
+    """The own item's action: only at the version read and, for a writer's rule, while the
+    caller is its author. The stored item comes back with a refusal, to tell which failed."""
+    versioned = VERSION in current
+    expected: dict[str, Any] = {VERSION: current[VERSION]} if versioned else {}
+    restriction = caller.restriction() if writer_only else None
+    if restriction is not None:
+        expected[AUTHOR_KEY] = restriction
+    absent = () if versioned else (VERSION,)
+    return expecting(action, expected, absent=absent, old_on_failure=True)
+
+
+async def _commit(
+    store: Store,
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    actions: list[dict[str, Any]],
+    caller: Caller,
+    done: str,
+) -> None:
+    try:
+        await store.transact(actions)
+    except TransactionCanceled as exc:
+        stored_item = exc.items[0]
+        refusal: DynagateError = Conflict(
+            f"{described(entity, arguments)} was changed by another request; reload it"
+        )
+        if stored_item is not None and not wrote(stored_item, caller):
+            refusal = not_theirs(entity, arguments)
+        retry = f"the {entity.noun} could not be {done}; try again"
+        raise exc.explained({0: refusal}, retry) from exc
+
+
+def check_moves(
+    entity: Entity,
+    arguments: Mapping[str, Any],
+    transitions: Sequence[Moves],
+    values: Mapping[str, Any],
+    item: Mapping[str, Any],
+) -> None:
+    """BAD_USER_INPUT when the stored item's choice may not move to the value asked."""
+    for transition in transitions:
+        name = transition.attribute
+        sources = [str(source) for source in transition.sources(values.get(name))]
+        # A choice declared since the item was written is its initial value.
+        was = item.get(entity.stored_name(name), _initial(entity, name))
+        if name in values and was not in sources:
+            raise BadUserInput(
+                f"{described(entity, arguments)} cannot move from {was} to {values[name]}",
+                field=name,
+            )
+
+
+def _initial(entity: Entity, name: str) -> str | None:
+    attribute = entity.attributes.get(name)
+    initial = attribute.initial if isinstance(attribute, Choice) else None
+    return None if initial is None else str(initial)
+
+
+def not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:
+    verb = "written" if entity.author is None else entity.author[1].verb
+    return Forbidden(f"{described(entity, arguments)} was {verb} by someone else")
