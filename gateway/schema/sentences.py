@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from data.pattern_requests import item_key, list_read, pattern_requests, sort_of
 from data.places.items import DEFAULT_LIMIT, MAX_LIMIT
+from data.writes import parents
 from model import (
     Author,
     Choice,
@@ -158,6 +159,8 @@ def pattern_sentence(model: Model, pattern: Pattern) -> str:
         return f"Creates {one(noun)}: {requests}."
     if isinstance(pattern, Update):
         return f"Changes {one(noun)} named by its key: {requests}."
+    if isinstance(pattern, Delete) and model.children_of(entity):
+        return _parent_removal(model, pattern)
     if isinstance(pattern, Delete):
         return f"Removes the {noun} its key names, true once removed: {requests}."
     if isinstance(pattern, Near):
@@ -165,6 +168,22 @@ def pattern_sentence(model: Model, pattern: Pattern) -> str:
     if isinstance(pattern, Heatmap):
         return f"Exact counts of {many} in the geohash cells meeting a viewport: {requests}."
     return _within(f"The {many}: {requests}.")
+
+
+def _parent_removal(model: Model, pattern: Delete) -> str:
+    """A parent's delete: what becomes of what is below it, and its worst case."""
+    entity = pattern.entity
+    below = " and ".join(plural(child.noun) for child in model.children_of(entity))
+    calls, _ = parents.removal_calls(model, entity)
+    if pattern.children == "refuse":
+        return (
+            f"Removes the {entity.noun} its key names; CONFLICT naming its {below} while any"
+            f" exist; worst {calls} calls."
+        )
+    return (
+        f"Removes the {entity.noun} its key names with its {below}, in one transaction of at"
+        f" most {parents.MOST_ACTIONS} writes (beyond, `dynagate remove`); worst {calls} calls."
+    )
 
 
 # The longest description: one sentence beside a name in GraphiQL.
