@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from bench import report
+from bench.arguments import Option, arguments, positive_float, positive_int, turns
 from bench.cache_requests import (
     CREATE,
     History,
@@ -53,15 +54,7 @@ from bench.cache_requests import (
     rename,
     until_shown,
 )
-from bench.harness import (
-    Benchmark,
-    Context,
-    Progress,
-    Table,
-    dynamodb_local,
-    positive_float,
-    positive_int,
-)
+from bench.harness import Benchmark, Context, Progress, Table, dynamodb_local
 from bench.raw_http import RawClient
 from bench.scaleout import _spread, dynagate, redis_server
 
@@ -317,26 +310,13 @@ def markdown(results: dict[str, Any]) -> str:
     )
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rounds", type=positive_int, default=3, help="turns of each (default 3)")
-    parser.add_argument(
-        "--seconds", type=positive_float, default=10.0, help="seconds of load a turn (default 10)"
-    )
-    parser.add_argument(
-        "--clients", type=positive_int, default=8, help="loops sending the mix (default 8)"
-    )
-    parser.add_argument(
-        "--hot", type=positive_int, default=20, help="customers the mix reads (default 20)"
-    )
-    parser.add_argument(
-        "--window",
-        type=positive_float,
-        default=1.0,
-        help="seconds another writer's change may take to show (default 1)",
-    )
-    parser.add_argument(
-        "--writes", type=positive_int, default=30, help="changes timed on replicas (default 30)"
-    )
+add_arguments = arguments(
+    *turns(3, 10.0),
+    Option("--clients", positive_int, 8, "loops sending the mix"),
+    Option("--hot", positive_int, 20, "customers the mix reads"),
+    Option("--window", positive_float, 1.0, "seconds another writer's change may take to show"),
+    Option("--writes", positive_int, 30, "changes timed on replicas"),
+)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:

@@ -24,15 +24,8 @@ import httpx
 from graphql import parse
 
 from bench import report
-from bench.harness import (
-    Benchmark,
-    Context,
-    Progress,
-    Table,
-    dynamodb_local,
-    in_process,
-    positive_int,
-)
+from bench.arguments import Option, arguments, positive_int
+from bench.harness import Benchmark, Context, Progress, Table, in_process
 from bench.operations import ORDERS_PAGE, seed_orders
 from gateway.demand.bound import bound_operation
 from gateway.demand.control import BoundCache
@@ -167,15 +160,11 @@ def markdown(results: dict[str, Any]) -> str:
     )
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--requests", type=positive_int, default=300, help="orders pages timed (default 300)"
-    )
+add_arguments = arguments(Option("--requests", positive_int, 300, "orders pages timed"))
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    with dynamodb_local(context.say) as local:
-        results = asyncio.run(measure(Table(local.endpoint, TABLE), args.requests, context.say))
+    results = context.on_table(TABLE, lambda table: measure(table, args.requests, context.say))
     context.publish("demand", results, {"requests": args.requests}, markdown)
     return 0
 

@@ -8,12 +8,13 @@ The other shared parts: `bench.servers` serves an application in its own uvicorn
 from __future__ import annotations
 
 import argparse
+import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -24,6 +25,7 @@ from gateway.settings import Settings
 from store.tables import create_table
 
 SECRET = "bench-cursor-secret"
+T = TypeVar("T")
 
 
 class Progress:
@@ -62,6 +64,12 @@ class Context:
         print(tables)
         self.write(name, results, tables)
 
+    def on_table(self, name: str, measure: Callable[[Table], Coroutine[Any, Any, T]]) -> T:
+        """What `measure` finds on the table `name` of a DynamoDB Local of its own, in memory
+        (the benchmarks that need nothing else around the table)."""
+        with dynamodb_local(self.say) as local:
+            return asyncio.run(measure(Table(local.endpoint, name)))
+
 
 @dataclass(frozen=True)
 class Benchmark:
@@ -74,50 +82,6 @@ class Benchmark:
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Context], int]
     quick: Mapping[str, Any]
-
-
-def positive_int(text: str) -> int:
-    """An argument type: a whole number of at least 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
-    return value
-
-
-def whole_number(text: str) -> int:
-    """An argument type: a whole number of at least 0."""
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative")
-    return value
-
-
-def positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
-    return value
-
-
-def not_negative(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative")
-    return value
-
-
-def names(allowed: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
-    """An argument type: some of `allowed`, comma-separated."""
-
-    def parse(text: str) -> tuple[str, ...]:
-        chosen = tuple(n for n in text.split(",") if n)
-        if unknown := sorted(set(chosen) - set(allowed)):
-            raise argparse.ArgumentTypeError(
-                f"unknown {', '.join(unknown)}; choose from {', '.join(allowed)}"
-            )
-        return chosen
-
-    return parse
 
 
 @contextmanager

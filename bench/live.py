@@ -32,7 +32,8 @@ from websockets.asyncio.client import ClientConnection
 from websockets.typing import Subprotocol
 
 from bench import report
-from bench.harness import Benchmark, Context, Progress, Table, dynamodb_local, positive_int
+from bench.arguments import Option, arguments, positive_int
+from bench.harness import Benchmark, Context, Progress, Table
 from bench.servers import GATEWAY, serving
 
 TABLE = "bench-live"
@@ -247,36 +248,20 @@ def markdown(results: dict[str, Any]) -> str:
     )
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--subscribers",
-        type=positive_int,
-        nargs="+",
-        default=[1, 100, 1000],
-        help="fan-outs measured (default 1 100 1000)",
-    )
-    parser.add_argument(
-        "--writes", type=positive_int, default=20, help="writes per fan-out (default 20)"
-    )
-    parser.add_argument(
-        "--cost-seconds",
-        type=positive_int,
-        default=60,
-        help="seconds the read cost is measured over (default 60)",
-    )
+add_arguments = arguments(
+    Option("--subscribers", positive_int, [1, 100, 1000], "fan-outs measured", nargs="+"),
+    Option("--writes", positive_int, 20, "writes per fan-out"),
+    Option("--cost-seconds", positive_int, 60, "seconds the read cost is measured over"),
+)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    with dynamodb_local(context.say) as local:
-        results = asyncio.run(
-            measure(
-                Table(local.endpoint, TABLE),
-                list(args.subscribers),
-                args.writes,
-                float(args.cost_seconds),
-                context.say,
-            )
-        )
+    results = context.on_table(
+        TABLE,
+        lambda table: measure(
+            table, list(args.subscribers), args.writes, float(args.cost_seconds), context.say
+        ),
+    )
     config = {
         "subscribers": list(args.subscribers),
         "writes": args.writes,

@@ -33,8 +33,8 @@ from typing import Any
 import httpx
 
 from bench import events_v1, report
-from bench.harness import Benchmark, Context, Progress, Table, dynamodb_local, in_process
-from bench.harness import positive_int as whole
+from bench.arguments import Option, arguments, positive_int
+from bench.harness import Benchmark, Context, Progress, Table, in_process
 from bench.scale_write import load, open_client
 from data.entities import stored
 from store.tables import create_table
@@ -222,23 +222,20 @@ def _ms(figures: dict[str, Any]) -> list[str]:
     return [f"{figures['p50_ms']:.1f} ms", f"{figures['p99_ms']:.1f} ms"]
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--items", type=whole, default=100_000, help="events (default 10^5)")
-    parser.add_argument(
-        "--max-wcu", type=whole, default=1000, help="the migration's budget (default 1000)"
-    )
-    parser.add_argument(
-        "--before", type=float, default=20.0, help="seconds of the gateway alone (default 20)"
-    )
+add_arguments = arguments(
+    Option("--items", positive_int, 100_000, "events", shown="10^5"),
+    Option("--max-wcu", positive_int, 1000, "the migration's budget"),
+    Option("--before", float, 20.0, "seconds of the gateway alone"),
+)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    with dynamodb_local(context.say) as local:
-        results = asyncio.run(
-            migrate_while_serving(
-                Table(local.endpoint, TABLE), args.items, args.max_wcu, args.before, context.say
-            )
-        )
+    results = context.on_table(
+        TABLE,
+        lambda table: migrate_while_serving(
+            table, args.items, args.max_wcu, args.before, context.say
+        ),
+    )
     config = {"items": args.items, "max_wcu": args.max_wcu, "before_seconds": args.before}
     context.publish("migrate", results, config, markdown)
     migration = results["migration"]

@@ -18,15 +18,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from bench import wrk
-from bench.harness import (
-    Benchmark,
-    Context,
-    Table,
-    dynamodb_local,
-    names,
-    positive_float,
-    positive_int,
-)
+from bench.arguments import Option, arguments, names, positive_float, positive_int, switch
+from bench.harness import Benchmark, Context, Table, dynamodb_local
 from bench.operations import OPERATIONS
 from bench.servers import GATEWAY, PLAIN, serving
 from bench.speed import NAMES, TABLE, prepare
@@ -59,14 +52,13 @@ def top_frames(stacks: Path, top: int) -> tuple[list[tuple[str, float]], list[tu
     )
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--only", type=names(NAMES), default=("markers",), help=f"of {', '.join(NAMES)}"
-    )
-    parser.add_argument("--seconds", type=positive_float, default=10.0, help="sampled (default 10)")
-    parser.add_argument("--connections", type=positive_int, default=8, help="wrk's (default 8)")
-    parser.add_argument("--top", type=positive_int, default=25, help="frames shown (default 25)")
-    parser.add_argument("--asyncio-h11", action="store_true", help="no uvloop, httptools")
+add_arguments = arguments(
+    Option("--only", names(NAMES), ("markers",), f"of {', '.join(NAMES)}"),
+    Option("--seconds", positive_float, 10.0, "sampled"),
+    Option("--connections", positive_int, 8, "wrk's"),
+    Option("--top", positive_int, 25, "frames shown"),
+    switch("--asyncio-h11", "no uvloop, httptools"),
+)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:

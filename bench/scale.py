@@ -41,16 +41,8 @@ from bench import report
 from bench import scale_load as loading
 from bench import scale_report as summary
 from bench import scale_write as writing
-from bench.harness import (
-    Benchmark,
-    Context,
-    Progress,
-    Table,
-    dynamodb_local,
-    not_negative,
-    positive_int,
-    whole_number,
-)
+from bench.arguments import Option, arguments, not_negative, positive_int, whole_number
+from bench.harness import Benchmark, Context, Progress, Table, dynamodb_local
 from bench.scale_questions import (
     SCAN_PARALLEL,
     Answer,
@@ -110,45 +102,24 @@ def sizes(text: str) -> list[int]:
     return values
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--sizes",
-        type=sizes,
-        default=[10_000, 100_000, 1_000_000],
-        help="table sizes in items, increasing (default 10000,100000,1000000)",
-    )
-    parser.add_argument(
-        "--samples",
-        type=positive_int,
-        default=100,
-        help="gateway requests (default 100; p99 needs 100)",
-    )
-    parser.add_argument(
-        "--warmup", type=whole_number, default=20, help="discarded rounds first (default 20)"
-    )
-    parser.add_argument(
-        "--first-warmup",
-        type=not_negative,
-        default=20.0,
-        help="seconds of warm-up at least, at the first size (default 20)",
-    )
-    parser.add_argument("--scan-samples", type=positive_int, help="Scans per question and size")
-    parser.add_argument(
+add_arguments = arguments(
+    Option("--sizes", sizes, [10_000, 100_000, 1_000_000], "table sizes in items, increasing"),
+    Option("--samples", positive_int, 100, "gateway requests", shown="100; p99 needs 100"),
+    Option("--warmup", whole_number, 20, "discarded rounds first"),
+    Option("--first-warmup", not_negative, 20.0, "seconds of warm-up at least, at the first size"),
+    Option("--scan-samples", positive_int, None, "Scans per question and size"),
+    Option(
         "--scan-segments",
-        type=positive_int,
-        help="TotalSegments of the Scan (default: 1 per 10^4 items)",
-    )
-    parser.add_argument(
-        "--concurrency", type=positive_int, default=8, help="BatchWriteItem calls at once"
-    )
-    parser.add_argument(
-        "--orders", type=positive_int, default=60, help="the customer's (default 60)"
-    )
-    parser.add_argument(
-        "--comments", type=positive_int, default=100, help="the product's (default 100)"
-    )
-    parser.add_argument("--seed", type=int, default=6, help="random seed (default 6)")
-    parser.add_argument("--db-path", type=Path, help="DynamoDB Local on disk here, not in memory")
+        positive_int,
+        None,
+        "TotalSegments of the Scan (default: 1 per 10^4 items)",
+    ),
+    Option("--concurrency", positive_int, 8, "BatchWriteItem calls at once"),
+    Option("--orders", positive_int, 60, "the customer's"),
+    Option("--comments", positive_int, 100, "the product's"),
+    Option("--seed", int, 6, "random seed"),
+    Option("--db-path", Path, None, "DynamoDB Local on disk here, not in memory"),
+)
 
 
 def options(args: argparse.Namespace) -> Options:

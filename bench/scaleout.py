@@ -36,17 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import report, wrk
-from bench.harness import (
-    Benchmark,
-    Context,
-    Progress,
-    Table,
-    dynamodb_local,
-    graphql,
-    http_client,
-    positive_float,
-    positive_int,
-)
+from bench.arguments import Option, arguments, positive_int, turns
+from bench.harness import Benchmark, Context, Progress, Table, dynamodb_local, graphql, http_client
 from bench.live import NAME, OPEN, OWNER, Subscriber
 from bench.servers import wait_until_answering
 from gateway.cli.dynamodb_local import free_port
@@ -265,17 +256,11 @@ def markdown(results: dict[str, Any]) -> str:
     )
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rounds", type=positive_int, default=3, help="turns of each (default 3)")
-    parser.add_argument(
-        "--seconds", type=positive_float, default=10.0, help="seconds of load a turn (default 10)"
-    )
-    parser.add_argument(
-        "--connections", type=positive_int, default=16, help="wrk's connections (default 16)"
-    )
-    parser.add_argument(
-        "--writes", type=positive_int, default=30, help="changes timed across replicas (default 30)"
-    )
+add_arguments = arguments(
+    *turns(3, 10.0),
+    Option("--connections", positive_int, 16, "wrk's connections"),
+    Option("--writes", positive_int, 30, "changes timed across replicas"),
+)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:

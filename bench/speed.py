@@ -31,19 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from bench import cpu, wrk
-from bench.capture import Captured, capture
-from bench.harness import (
-    Benchmark,
-    Context,
-    Progress,
-    Table,
-    dynamodb_local,
-    http_client,
+from bench.arguments import (
+    Option,
+    arguments,
     names,
     not_negative,
     positive_float,
     positive_int,
+    switch,
 )
+from bench.capture import Captured, capture
+from bench.harness import Benchmark, Context, Progress, Table, dynamodb_local, http_client
 from bench.operations import OPERATIONS, Operation, seed
 from bench.report import machine
 from bench.servers import GATEWAY, PLAIN, Server, serving
@@ -65,23 +63,17 @@ class Options:
     uvicorn: tuple[str, ...]
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rounds", type=positive_int, default=3, help="rounds per server (default 3)"
-    )
-    parser.add_argument(
-        "--seconds", type=positive_float, default=10.0, help="per round (default 10)"
-    )
-    parser.add_argument("--warmup", type=not_negative, default=3.0, help="per server (default 3)")
-    parser.add_argument("--connections", type=positive_int, default=8, help="wrk's (default 8)")
-    parser.add_argument(
-        "--only", type=names(NAMES), default=tuple(NAMES), help=f"of {', '.join(NAMES)}"
-    )
-    parser.add_argument(
+add_arguments = arguments(
+    Option("--rounds", positive_int, 3, "rounds per server"),
+    Option("--seconds", positive_float, 10.0, "per round"),
+    Option("--warmup", not_negative, 3.0, "per server"),
+    Option("--connections", positive_int, 8, "wrk's"),
+    Option("--only", names(NAMES), tuple(NAMES), f"of {', '.join(NAMES)}", shown="all"),
+    switch(
         "--asyncio-h11",
-        action="store_true",
-        help="serve both with uvicorn's pure-Python loop and parser (no uvloop, httptools)",
-    )
+        "serve both with uvicorn's pure-Python loop and parser (no uvloop, httptools)",
+    ),
+)
 
 
 def options(args: argparse.Namespace) -> Options:

@@ -33,16 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench import report, wrk
+from bench.arguments import arguments, turns
 from bench.cpu import child_matching, cpu_seconds
-from bench.harness import (
-    Benchmark,
-    Context,
-    Progress,
-    Table,
-    dynamodb_local,
-    positive_float,
-    positive_int,
-)
+from bench.harness import Benchmark, Context, Progress, Table, dynamodb_local
 from bench.otlp import Receiver, receiving
 from bench.scaleout import ORDERS, _seed, dynagate
 from bench.tracing_cost import own_cost
@@ -213,13 +206,7 @@ def _judged(below: float, target: float, noise: float) -> str:
     return "within noise" if below < target + noise else "✗"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rounds", type=positive_int, default=12, help="turns of each (default 12)"
-    )
-    parser.add_argument(
-        "--seconds", type=positive_float, default=4.0, help="seconds of load a turn (default 4)"
-    )
+add_arguments = arguments(*turns(12, 4.0))
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
