@@ -4,7 +4,7 @@ declares the worst case the engine derives for it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -26,14 +26,14 @@ from store.cost import worst_case
 from store.loaders import ItemLoader
 from store.pagination import Page, PageArgs, Paginator
 from store.requests import Item
+from tests.records import FromRecord
 
 __all__ = ["BODY_MAX"]
 COMMENT_BYTES = entities.most_bytes(COMMENT)
 [COMMENTS] = [p for p in MODEL.of_kind(ListOf) if p.entity is COMMENT]
 
 
-@dataclass(frozen=True)
-class Comment:
+class Comment(FromRecord, entity=COMMENT):
     id: str
     product_id: str
     language: str
@@ -42,45 +42,23 @@ class Comment:
     created_at: datetime
     author: str | None = None
 
-    @classmethod
-    def of(cls, values: Mapping[str, Any]) -> Comment:
-        return cls(
-            values["id"],
-            values["productId"],
-            values["language"],
-            values["rating"],
-            values["body"],
-            values["createdAt"],
-            values["author"],
-        )
 
-    @classmethod
-    def from_item(cls, item: Item) -> Comment:
-        return cls.of(record(COMMENT, item))
-
-
-@dataclass(frozen=True)
-class Product:
+class Product(FromRecord, entity=PRODUCT):
     id: str
     name: str
     created_at: datetime
-
-    @classmethod
-    def from_item(cls, item: Item) -> Product:
-        values = record(PRODUCT, item)
-        return cls(values["id"], values["name"], values["createdAt"])
 
 
 @worst_case(requests=entity_writes.create_calls(MODEL, PRODUCT))
 async def create_product(store: Store, product_id: str, name: str) -> Product:
     given = {"id": product_id, "name": name}
     made = await entity_writes.create(store, MODEL, PRODUCT, given, caller=OPEN)
-    return Product(made["id"], made["name"], made["createdAt"])
+    return Product.of(made)
 
 
 async def load_product(items: ItemLoader, product_id: str) -> Product | None:
     found = await entities.load(items, PRODUCT, {"id": product_id})
-    return None if found is None else Product(found["id"], found["name"], found["createdAt"])
+    return None if found is None else Product.of(found)
 
 
 @worst_case(requests=entity_writes.create_calls(MODEL, COMMENT))

@@ -10,7 +10,6 @@ from datetime import datetime
 from typing import Any
 
 from data.callers import OPEN, Caller
-from data.entities import record
 from data.places import items as entity_places
 from data.writes import entities as entity_writes
 from demo.model import MODEL
@@ -22,6 +21,7 @@ from store.client import Store
 from store.cost import worst_case
 from store.loaders import ItemLoader
 from store.requests import Item
+from tests.records import FromRecord
 
 __all__ = ["CELL_LENGTHS", "Viewport", "cell_of", "place_geohash"]
 MAX_LIMIT = entity_places.MAX_LIMIT
@@ -30,8 +30,7 @@ CELL_BYTES = entity_places.CELL_BYTES
 PLACE_QUERY_BUDGET = map_keys.PLACE_QUERY_BUDGET
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(FromRecord, entity=MARKER):
     id: str
     lat: float
     lon: float
@@ -40,27 +39,15 @@ class Marker:
     created_at: datetime
     created_by: str | None = None
 
-    @classmethod
-    def of(cls, values: Mapping[str, Any]) -> Marker:
-        return cls(
-            values["id"],
-            values["lat"],
-            values["lon"],
-            values["geohash"],
-            values["label"],
-            values["createdAt"],
-            values["createdBy"],
-        )
-
-    @classmethod
-    def from_item(cls, item: Item) -> Marker:
-        return cls.of(record(MARKER, item))
-
 
 @dataclass(frozen=True)
 class MarkerSearch:
     markers: list[Marker]
     truncated: bool
+
+    @classmethod
+    def of(cls, found: entity_places.Search) -> MarkerSearch:
+        return cls([Marker.of(r) for r in found.found], found.truncated)
 
 
 @dataclass(frozen=True)
@@ -107,18 +94,16 @@ async def remove_marker(store: Store, marker_id: str, *, caller: Caller = OPEN) 
     )
 
 
-def _search(found: entity_places.Search) -> MarkerSearch:
-    return MarkerSearch([Marker.of(r) for r in found.found], found.truncated)
-
-
 async def search_markers(store: Store, viewport: Viewport, limit: int) -> MarkerSearch:
-    return _search(await entity_places.search(store, MARKER, viewport, limit))
+    return MarkerSearch.of(await entity_places.search(store, MARKER, viewport, limit))
 
 
 async def read_markers(
     store: Store, viewport: Viewport, conditions: Sequence[KeyCondition], limit: int
 ) -> MarkerSearch:
-    return _search(await entity_places.read_places(store, MARKER, viewport, conditions, limit))
+    return MarkerSearch.of(
+        await entity_places.read_places(store, MARKER, viewport, conditions, limit)
+    )
 
 
 async def heatmap(store: Store, viewport: Viewport, precision: int | None) -> Heatmap:

@@ -23,6 +23,7 @@ from store.loaders import ItemLoader
 from store.pagination import PageArgs
 from store.requests import Item
 from tests.records import Fields, RecordOf
+from tests.writes import moved
 
 [ORDERS, OPEN_ORDERS_LIST] = [p for p in MODEL.of_kind(ListOf) if p.entity is ORDER]
 [SET_STATUS] = [p for p in MODEL.of_kind(Update) if p.entity is ORDER]
@@ -82,17 +83,10 @@ _MOVE, _MOVE_ITEMS = entity_writes.update_calls(ORDER, SET_STATUS.changes)
 async def set_order_status(
     store: Store, items: ItemLoader, order_id: str, status: OrderStatus
 ) -> Fields:
-    moved = await entity_writes.update(
-        store,
-        items,
-        ORDER,
-        {"id": order_id},
-        {"status": status},
-        caller=OPEN,
-        writer_only=False,
-        transitions=SET_STATUS.moves,
+    arguments, changes = {"id": order_id}, {"status": status}
+    return Order.of(
+        await moved(store, items, SET_STATUS, arguments, changes, caller=OPEN, writer_only=False)
     )
-    return Order.of(moved)
 
 
 def validate_lines(lines: Sequence[OrderLine]) -> None:

@@ -33,6 +33,7 @@ from store.client import Store
 from store.loaders import ItemLoader
 from tests.data.races import interleave
 from tests.table import scan_all
+from tests.writes import moved
 
 
 class Phase(StrEnum):
@@ -58,15 +59,9 @@ ALICE, BOB = Caller("alice"), Caller("bob")
 
 
 async def move(store: Store, phase: Phase, caller: Caller, job: str = "j1") -> Any:
-    return await entity_writes.update(
-        store,
-        ItemLoader(store),
-        JOB,
-        {"id": job},
-        {"phase": phase},
-        caller=caller,
-        writer_only=True,
-        transitions=MOVE.moves,
+    changes = {"phase": phase}
+    return await moved(
+        store, ItemLoader(store), MOVE, {"id": job}, changes, caller=caller, writer_only=True
     )
 
 
