@@ -1,0 +1,23 @@
+"""What the declaration tests share: a list of declarations, each refused by name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+import model as m
+
+
+def refused_by_name(cases: Sequence[tuple[Callable[[], Any], str]]) -> Callable[..., None]:
+    """A test that each declaration of `cases` raises the ModelError that says its refusal,
+    to the letter: one body for every area's list of what the engine cannot serve."""
+
+    @pytest.mark.parametrize(("declare", "refusal"), cases)
+    def test(declare: Callable[[], Any], refusal: str) -> None:
+        with pytest.raises(m.ModelError, match=re.escape(refusal)):
+            declare()
+
+    return test
