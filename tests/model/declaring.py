@@ -1,4 +1,5 @@
-"""What the declaration tests share: a list of declarations, each refused by name."""
+"""What the declaration tests share: a list of declarations, each refused by name; and a
+drafted declaration (`dynagate model infer`) holding the lines it should."""
 
 from __future__ import annotations
 
@@ -21,3 +22,10 @@ def refused_by_name(cases: Sequence[tuple[Callable[[], Any], str]]) -> Callable[
             declare()
 
     return test
+
+
+def assert_drafted(text: str, *lines: str) -> None:
+    """Each of `lines` stands in the draft `text`: a draft's expected lines listed as lines,
+    and the one missing said with the draft."""
+    for line in lines:
+        assert line in text, f"{line!r} is not in the draft:\n{text}"

@@ -18,6 +18,7 @@ from data.inference.key_formats import drafted_key
 from data.inference.kinds import field_name, kind_of, offered
 from data.inference.source import refused, source
 from store.requests import Item
+from tests.model.declaring import assert_drafted
 
 OFFERS = offered()
 
@@ -35,6 +36,7 @@ def described(*indexes: dict[str, Any], keys: tuple[str, str] = ("pk", "sk")) ->
 
 
 def index(name: str, partition: str, sort: str, **projection: Any) -> dict[str, Any]:
+    """An index's description (global, or local on the table's partition key)."""
     return {
         "IndexName": name,
         "KeySchema": [
@@ -63,6 +65,14 @@ def clean(text: str, items: list[Item]) -> None:
     """Every item read as the drafted model's, its keys rendered back."""
     findings = classify(loaded(text), items)
     assert findings.clean, findings.lines()
+
+
+def draft_holding(description: dict[str, Any], items: list[Item], *lines: str) -> str:
+    """The draft of `items`, which holds `lines` and reads every item back (`clean`)."""
+    text = draft_of(description, items)
+    assert_drafted(text, *lines)
+    clean(text, items)
+    return text
 
 
 def customer(n: int) -> Item:
@@ -98,23 +108,24 @@ MIXED = [
 
 def test_a_discriminator_found_by_its_statistics_groups_the_items() -> None:
     text = draft_of(described(), MIXED)
-    assert 'discriminator=m.Discriminator("rtype", "Customer")' in text
-    assert 'discriminator=m.Discriminator("rtype", "Order")' in text
-    assert 'key=m.Keys(m.template("CUSTOMER#${customerId}"), m.template("PROFILE"))' in text
-    assert 'key=m.Keys(m.template("CUSTOMER#${customerId}"), m.template("ORDER#${orderId}"))' in (
-        text
+    assert_drafted(
+        text,
+        'discriminator=m.Discriminator("rtype", "Customer")',
+        'discriminator=m.Discriminator("rtype", "Order")',
+        'key=m.Keys(m.template("CUSTOMER#${customerId}"), m.template("PROFILE"))',
+        'key=m.Keys(m.template("CUSTOMER#${customerId}"), m.template("ORDER#${orderId}"))',
+        # A group with an attribute some of its items lack: optional.
+        '"note": m.Text(max_length=20, optional=True),',
+        # Numbers: round bounds around those seen; a time in ISO 8601.
+        '"total": m.Number(low=0, high=2000),',
+        '"balance": m.Number(low=-20, high=100),',
+        '"placedAt": m.Timestamp(),',
+        # The order's partition is the customer's: its child, listed below it.
+        'parent=m.Parent("Customer", {"customerId": "customerId"}),',
+        'm.ListOf(ORDER, TABLE, "orders"),',
+        # The item of no group is said, with its key.
+        "1 items of no entity drafted (for example CUSTOMER#c1 / AUDIT#1)",
     )
-    # A group with an attribute some of its items lack: optional.
-    assert '"note": m.Text(max_length=20, optional=True),' in text
-    # Numbers: round bounds around those seen; a time in ISO 8601.
-    assert '"total": m.Number(low=0, high=2000),' in text
-    assert '"balance": m.Number(low=-20, high=100),' in text
-    assert '"placedAt": m.Timestamp(),' in text
-    # The order's partition is the customer's: its child, listed below it.
-    assert 'parent=m.Parent("Customer", {"customerId": "customerId"}),' in text
-    assert 'm.ListOf(ORDER, TABLE, "orders"),' in text
-    # The item of no group is said, with its key.
-    assert "1 items of no entity drafted (for example CUSTOMER#c1 / AUDIT#1)" in text
     clean(text, MIXED[:-1])
 
 
@@ -137,9 +148,12 @@ def test_without_a_discriminator_the_shapes_of_the_keys_group_the_items() -> Non
     text = draft_of(described(index("gsi1", "gsi1pk", "gsi1sk")), [org, *events])
     assert "by the shapes of their keys" in text
     assert "discriminator=" not in text
-    assert 'key=m.same(m.template("ORG#${id}")),' in text
-    assert 'GSI1: m.Keys(m.template("DAY#${day}"), m.template("EVENT#${orgId}#${id}")),' in text
-    assert 'm.ListOf(EVENT, TABLE, "events"),' in text
+    assert_drafted(
+        text,
+        'key=m.same(m.template("ORG#${id}")),',
+        'GSI1: m.Keys(m.template("DAY#${day}"), m.template("EVENT#${orgId}#${id}")),',
+        'm.ListOf(EVENT, TABLE, "events"),',
+    )
     clean(text, [org, *events])
 
 
@@ -167,8 +181,11 @@ def test_a_draft_the_model_refuses_is_written_with_the_refusal() -> None:
         for n in (1, 2)
     ]
     text = draft_of(described(), items)
-    assert "model check refuses it: ModelError: B and A keys on the table can collide" in text
-    assert 'key=m.same(m.template("${id}")),' in text
+    assert_drafted(
+        text,
+        "model check refuses it: ModelError: B and A keys on the table can collide",
+        'key=m.same(m.template("${id}")),',
+    )
 
 
 def test_keys_stored_in_upper_case_and_values_no_attribute_holds() -> None:
@@ -190,26 +207,19 @@ def test_numbers_in_keys_are_zero_padded_numbers() -> None:
     items = [
         {"pk": "BOARD#b1", "sk": f"RANK#{n:04d}", "boardId": "b1", "rank": n} for n in (7, 42, 910)
     ]
-    text = draft_of(described(), items)
-    assert 'm.template("RANK#${rank}")' in text
-    assert '"rank": m.Number(low=0, high=9999),' in text
-    clean(text, items)
+    draft_holding(
+        described(),
+        items,
+        'm.template("RANK#${rank}")',
+        '"rank": m.Number(low=0, high=9999),',
+    )
 
 
 def test_number_keys_of_indexes_hold_numbers_and_epoch_times() -> None:
     description = described(index("gsi1", "gsi1pk", "gsi1sk"))
     description["AttributeDefinitions"][-1]["AttributeType"] = "N"
     description["AttributeDefinitions"].append({"AttributeName": "lsi1sk", "AttributeType": "N"})
-    description["LocalSecondaryIndexes"] = [
-        {
-            "IndexName": "lsi1",
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "lsi1sk", "KeyType": "RANGE"},
-            ],
-            "Projection": {"ProjectionType": "ALL"},
-        }
-    ]
+    description["LocalSecondaryIndexes"] = [index("lsi1", "pk", "lsi1sk")]
     played = 1_750_000_000_000
     items = [
         {
@@ -226,13 +236,15 @@ def test_number_keys_of_indexes_hold_numbers_and_epoch_times() -> None:
         }
         for n in range(1, 4)
     ]
-    text = draft_of(description, items)
-    assert 'GSI1 = m.Index("gsi1", "gsi1pk", "gsi1sk", types=("S", "N"))' in text
-    assert 'GSI1: m.Keys(m.template("BOARD#${board}"), m.template("${points}")),' in text
-    assert 'LSI1: m.Keys(m.template("PLAYER#${player}"), m.template("${playedAt}")),' in text
-    assert '"points": m.Number(low=0, high=500),' in text
-    assert '"playedAt": m.Timestamp(stored_as="epoch_millis"),' in text
-    clean(text, items)
+    draft_holding(
+        description,
+        items,
+        'GSI1 = m.Index("gsi1", "gsi1pk", "gsi1sk", types=("S", "N"))',
+        'GSI1: m.Keys(m.template("BOARD#${board}"), m.template("${points}")),',
+        'LSI1: m.Keys(m.template("PLAYER#${player}"), m.template("${playedAt}")),',
+        '"points": m.Number(low=0, high=500),',
+        '"playedAt": m.Timestamp(stored_as="epoch_millis"),',
+    )
 
 
 def test_written_templates_of_electrodb_in_lower_case() -> None:
@@ -285,12 +297,14 @@ def test_weird_attribute_names() -> None:
         }
         for n in range(3)
     ]
-    text = draft_of(described(), items)
-    assert '"hidden": m.Text(max_length=10, stored="_hidden"),' in text
-    assert '"tool": m.Text(max_length=10, stored="__tool__"),' in text
-    assert "'first-name' is a name no attribute takes: not declared" in text
-    assert "'version' is the engine's own name: not declared" in text
-    clean(text, items)
+    draft_holding(
+        described(),
+        items,
+        '"hidden": m.Text(max_length=10, stored="_hidden"),',
+        '"tool": m.Text(max_length=10, stored="__tool__"),',
+        "'first-name' is a name no attribute takes: not declared",
+        "'version' is the engine's own name: not declared",
+    )
 
 
 def test_the_layout_as_described() -> None:
@@ -301,27 +315,20 @@ def test_the_layout_as_described() -> None:
     description["GlobalSecondaryIndexes"].append(
         {"IndexName": "lone", "KeySchema": [{"AttributeName": "lpk", "KeyType": "HASH"}]}
     )
-    description["LocalSecondaryIndexes"] = [
-        {
-            "IndexName": "by_rank",
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "rank", "KeyType": "RANGE"},
-            ],
-            "Projection": {"ProjectionType": "ALL"},
-        }
-    ]
+    description["LocalSecondaryIndexes"] = [index("by_rank", "pk", "rank")]
     description["AttributeDefinitions"] += [{"AttributeName": "rank", "AttributeType": "N"}]
     items = [{"pk": "A#1", "sk": "A#1", "id": "1", "rank": 3}]
-    text = draft_of(description, items)
-    assert 'SLIM = m.Index("slim", "gpk", "gsk", projection="INCLUDE", included=("title",))' in text
-    assert 'KEYS = m.Index("keys", "kpk", "ksk", projection="KEYS_ONLY")' in text
-    assert 'BY_RANK = m.local_index("by_rank", TABLE, "rank", sort_type="N")' in text
-    assert "index lone is keyed by lpk alone" in text
-    assert "LAYOUT = m.Layout(TABLE, (SLIM, KEYS, BY_RANK))" in text
-    # A number key (N) holds an attribute's number itself: here, none.
-    assert "its keys on by_rank are left out: no attribute holds the number rank holds" in text
-    clean(text, items)
+    draft_holding(
+        description,
+        items,
+        'SLIM = m.Index("slim", "gpk", "gsk", projection="INCLUDE", included=("title",))',
+        'KEYS = m.Index("keys", "kpk", "ksk", projection="KEYS_ONLY")',
+        'BY_RANK = m.local_index("by_rank", TABLE, "rank", sort_type="N")',
+        "index lone is keyed by lpk alone",
+        "LAYOUT = m.Layout(TABLE, (SLIM, KEYS, BY_RANK))",
+        # A number key (N) holds an attribute's number itself: here, none.
+        "its keys on by_rank are left out: no attribute holds the number rank holds",
+    )
 
 
 @pytest.mark.parametrize(

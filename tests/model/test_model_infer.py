@@ -11,17 +11,20 @@ import asyncio
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from gateway.cli.main import main
+from tests.model.declaring import assert_drafted
 from tests.model.test_adopted_table import app_client, app_made, app_table, made_by_the_app
 from tests.other_tools import NEEDS_NODE, tool_table
 
 RUFF = [sys.executable, "-m", "ruff"]
 STYLE = ["--isolated", "--line-length", "100"]
+# The `draft` fixture: a table and a file name, and the draft written there.
+Draft = Callable[[str, str], str]
 
 
 @pytest.fixture
@@ -98,75 +101,71 @@ def drafted_and_held(
     return path.read_text()
 
 
+@pytest.fixture
+def draft(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Draft:
+    """`drafted_and_held` of a table, its draft written as `file` in the test's own folder."""
+    return lambda table, file: drafted_and_held(table, tmp_path / file, monkeypatch, capsys)
+
+
 @pytest.mark.usefixtures("cli_env")
-def test_a_table_an_app_wrote_with_boto3(
-    adopted: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    text = drafted_and_held(adopted, tmp_path / "adopted.py", monkeypatch, capsys)
+def test_a_table_an_app_wrote_with_boto3(adopted: str, draft: Draft) -> None:
+    text = draft(adopted, "adopted.py")
     assert text.startswith(f"# A first model of the table {adopted!r}, drafted by")
-    assert "sample of 4 items" in text
-    assert 'TABLE = m.Index(None, "pk", "sk")' in text
-    assert 'GSI1 = m.Index("gsi1", "gsi1pk", "gsi1sk")' in text
-    assert 'key=m.same(m.template("ORG#${id}")),' in text
-    assert 'key=m.Keys(m.template("ORG#${orgId}"), m.template("EVENT#${day}#${id}")),' in text
-    assert 'GSI1: m.Keys(m.template("DAY#${day}"), m.template("EVENT#${orgId}#${id}")),' in text
-    assert 'parent=m.Parent("Org", {"orgId": "id"}),' in text
-    assert 'm.ListOf(EVENT, TABLE, "events"),' in text
+    assert_drafted(
+        text,
+        "sample of 4 items",
+        'TABLE = m.Index(None, "pk", "sk")',
+        'GSI1 = m.Index("gsi1", "gsi1pk", "gsi1sk")',
+        'key=m.same(m.template("ORG#${id}")),',
+        'key=m.Keys(m.template("ORG#${orgId}"), m.template("EVENT#${day}#${id}")),',
+        'GSI1: m.Keys(m.template("DAY#${day}"), m.template("EVENT#${orgId}#${id}")),',
+        'parent=m.Parent("Org", {"orgId": "id"}),',
+        'm.ListOf(EVENT, TABLE, "events"),',
+        '"title": m.Text(max_length=10),',
+        '"flags": m.Json(),',  # {"beta": True}
+    )
     assert "discriminator=" not in text  # told apart by the shapes of their keys
-    assert '"title": m.Text(max_length=10),' in text
-    assert '"flags": m.Json(),' in text  # {"beta": True}
 
 
 @NEEDS_NODE
 @pytest.mark.usefixtures("cli_env")
-def test_a_table_electrodb_wrote(
-    electrodb: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    text = drafted_and_held(electrodb, tmp_path / "electrodb.py", monkeypatch, capsys)
-    assert 'm.Discriminator("__edb_e__", "event", {"__edb_v__": "1"})' in text
-    assert 'm.Discriminator("__edb_e__", "venue", {"__edb_v__": "1"})' in text
+def test_a_table_electrodb_wrote(electrodb: str, draft: Draft) -> None:
+    text = draft(electrodb, "electrodb.py")
     event = 'm.template("$ticketing#eventid_${eventId}", casing="lower")'
-    assert f'key=m.Keys({event}, m.template("$event_1")),' in text
-    assert 'm.template("$event_1#day_${day}#eventid_${eventId}", casing="lower"),' in text
-    assert '"eventTitle": m.Text(max_length=10),' in text
-    assert '"seats": m.Number(low=0, high=200),' in text
-    assert 'parent=m.Parent("Venue", {"venueId": "venueId"}),' in text
-    assert 'm.ListOf(EVENT, GSI1, "events"),' in text
+    assert_drafted(
+        text,
+        'm.Discriminator("__edb_e__", "event", {"__edb_v__": "1"})',
+        'm.Discriminator("__edb_e__", "venue", {"__edb_v__": "1"})',
+        f'key=m.Keys({event}, m.template("$event_1")),',
+        'm.template("$event_1#day_${day}#eventid_${eventId}", casing="lower"),',
+        '"eventTitle": m.Text(max_length=10),',
+        '"seats": m.Number(low=0, high=200),',
+        'parent=m.Parent("Venue", {"venueId": "venueId"}),',
+        'm.ListOf(EVENT, GSI1, "events"),',
+    )
 
 
 @NEEDS_NODE
 @pytest.mark.usefixtures("cli_env")
-def test_a_table_onetable_wrote(
-    onetable: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    text = drafted_and_held(onetable, tmp_path / "onetable.py", monkeypatch, capsys)
-    assert 'discriminator=m.Discriminator("_type", "Account"),' in text
-    assert 'key=m.Keys(m.template("account#${id}"), m.template("account#")),' in text
-    assert 'key=m.Keys(m.template("account#${accountId}"), m.template("user#${email}")),' in text
-    assert 'GS1: m.Keys(m.template("user#${email}"), m.template("user#")),' in text
-    assert '"created": m.Timestamp(stamped="create"),' in text
-    assert '"updated": m.Timestamp(stamped="write"),' in text
-    assert 'pattern="[a-z0-9._%+-]+@[a-z0-9.-]+", described="an e-mail address"' in text
-    assert 'm.ListOf(USER, TABLE, "users"),' in text
+def test_a_table_onetable_wrote(onetable: str, draft: Draft) -> None:
+    text = draft(onetable, "onetable.py")
+    assert_drafted(
+        text,
+        'discriminator=m.Discriminator("_type", "Account"),',
+        'key=m.Keys(m.template("account#${id}"), m.template("account#")),',
+        'key=m.Keys(m.template("account#${accountId}"), m.template("user#${email}")),',
+        'GS1: m.Keys(m.template("user#${email}"), m.template("user#")),',
+        '"created": m.Timestamp(stamped="create"),',
+        '"updated": m.Timestamp(stamped="write"),',
+        'pattern="[a-z0-9._%+-]+@[a-z0-9.-]+", described="an e-mail address"',
+        'm.ListOf(USER, TABLE, "users"),',
+    )
 
 
 @pytest.mark.usefixtures("cli_env")
-def test_awkward_attribute_names(
-    empty: str,
-    endpoint: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_awkward_attribute_names(empty: str, endpoint: str, draft: Draft) -> None:
     things = app_table(endpoint, empty)
     for n in range(3):
         things.put_item(
@@ -180,13 +179,16 @@ def test_awkward_attribute_names(
                 "ünïcode": "ü",
             }
         )
-    text = drafted_and_held(empty, tmp_path / "things.py", monkeypatch, capsys)
-    assert '"tool": m.Text(max_length=10, stored="__tool__"),' in text
-    assert '"hidden": m.Text(max_length=10, stored="_hidden"),' in text
-    assert "# 'first-name' is a name no attribute takes: not declared" in text
-    assert "# 'version' is the engine's own name: not declared" in text
-    assert 'key=m.Keys(m.template("THING#${thingId}"), m.template("THING")),' in text
-    assert "# made up, held by no item attribute: thingId" in text
+    text = draft(empty, "things.py")
+    assert_drafted(
+        text,
+        '"tool": m.Text(max_length=10, stored="__tool__"),',
+        '"hidden": m.Text(max_length=10, stored="_hidden"),',
+        "# 'first-name' is a name no attribute takes: not declared",
+        "# 'version' is the engine's own name: not declared",
+        'key=m.Keys(m.template("THING#${thingId}"), m.template("THING")),',
+        "# made up, held by no item attribute: thingId",
+    )
 
 
 @pytest.mark.usefixtures("cli_env")
