@@ -9,12 +9,14 @@ import os
 import shutil
 import subprocess
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.client import Api, Result
 
 TOOLS = Path(__file__).parent / "tools"
 NEEDS_NODE = pytest.mark.skipif(
@@ -58,3 +60,25 @@ async def tool_table(script: str, endpoint: str) -> AsyncIterator[str]:
         yield name
     finally:
         await asyncio.to_thread(tool, script, endpoint, name, "drop")
+
+
+def list_query(parent: str, field: str, nodes: Sequence[str]) -> str:
+    """A query of `parent`'s name and a page of its list `field` (`$first` after `$after`),
+    each node's `nodes`: the list each tool's test reads as the tool's own query does."""
+    return (
+        f"query ($first: Int, $after: String) {{ {parent} {{ name"
+        f" {field}(first: $first, after: $after) {{ edges {{ node {{ {' '.join(nodes)} }} }}"
+        " pageInfo { hasNextPage endCursor } } } }"
+    )
+
+
+async def both_pages(
+    api: Api, query: str, parent: str, field: str
+) -> tuple[Result, dict[str, Any], list[dict[str, Any]]]:
+    """The first page's answer (two nodes), its `parent`, and the nodes of both pages, the
+    second read after the first's end cursor: a list read as a client pages through it."""
+    first = await api(query, first=2)
+    owner = first.ok()[parent]
+    after = owner[field]["pageInfo"]["endCursor"]
+    rest = (await api(query, first=2, after=after)).ok()[parent][field]
+    return first, owner, [edge["node"] for edge in (*owner[field]["edges"], *rest["edges"])]

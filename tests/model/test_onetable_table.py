@@ -13,12 +13,11 @@ from typing import Any
 import pytest
 
 from tests.client import Api
-from tests.other_tools import NEEDS_NODE, table_made_by, tool
+from tests.other_tools import NEEDS_NODE, both_pages, list_query, table_made_by, tool
 
 pytestmark = [pytest.mark.overrides(model="tests.model.onetable_accounts"), NEEDS_NODE]
-USERS = """query ($first: Int, $after: String) { account(id: "acme") { name
-  users(first: $first, after: $after) { edges { node { email name created updated } }
-  pageInfo { hasNextPage endCursor } } } }"""
+SHOWN = ("email", "name", "created", "updated")
+USERS = list_query('account(id: "acme")', "users", SHOWN)
 
 
 onetable = partial(tool, "onetable.mjs")
@@ -26,18 +25,15 @@ table = table_made_by("onetable.mjs")
 
 
 def shown(user: dict[str, Any]) -> dict[str, Any]:
-    return {k: user[k] for k in ("email", "name", "created", "updated")}
+    return {k: user[k] for k in SHOWN}
 
 
 async def test_dynagate_answers_as_onetable_s_own_query(
     api: Api, endpoint: str, table: str
 ) -> None:
     theirs = await asyncio.to_thread(onetable, endpoint, table, "users", accountId="acme")
-    first = (await api(USERS, first=2)).ok()["account"]
-    assert first["name"] == "Acme"
-    after = first["users"]["pageInfo"]["endCursor"]
-    rest = (await api(USERS, first=2, after=after)).ok()["account"]["users"]
-    ours = [edge["node"] for edge in (*first["users"]["edges"], *rest["edges"])]
+    _, account, ours = await both_pages(api, USERS, "account", "users")
+    assert account["name"] == "Acme"
     assert ours == [shown(user) for user in theirs]
     assert [user["email"] for user in ours] == ["ada@acme.io", "bob@acme.io", "cy@acme.io"]
 
