@@ -14,7 +14,8 @@ from typing import Any
 from gateway.exchange import request_id
 
 TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
-_FORMATS = ("text", "json")
+# The formats DYNAGATE_LOG_FORMAT names, its default first (the settings table reads them).
+FORMATS = ("text", "json")
 
 
 class JsonFormatter(logging.Formatter):
@@ -50,9 +51,9 @@ def logging_config(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     uvicorn's, to one stderr handler in the format `DYNAGATE_LOG_FORMAT` names (`text` by
     default). uvicorn's access log is left out: the request log is the line per request."""
     env = os.environ if env is None else env
-    value = env.get("DYNAGATE_LOG_FORMAT") or "text"
+    value = env.get("DYNAGATE_LOG_FORMAT") or FORMATS[0]
     name = value.lower()
-    if name not in _FORMATS:
+    if name not in FORMATS:
         # Logging is not configured yet, and a bad format must not keep the gateway down.
         print(
             f"dynagate: DYNAGATE_LOG_FORMAT={value!r}: use text or json; logging as text",

@@ -1,14 +1,18 @@
-"""Every setting the gateway reads, in one table: its name, what it accepts, its default and
-its help. `Settings.from_env` parses with it, `dynagate --help` lists it, and a test holds
-`docs/commands.md` to it, so the three never drift apart."""
+"""Every setting the gateway reads, declared once, in one table: its name, the `Settings`
+field it fills, its default, what it accepts, how it is parsed and its help. The `Settings`
+dataclass takes its defaults from it, `Settings.from_env` parses with it, `dynagate --help`
+and `dynagate check` list it, and a test holds `docs/commands.md` to it, so none of them can
+drift apart."""
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
+from gateway.logs import FORMATS
 from gateway.setting_values import (
+    Section,
+    Setting,
+    Words,
     choice,
     claim,
     flag,
@@ -24,140 +28,158 @@ from gateway.setting_values import (
     without_credentials,
 )
 
+# The sections settings are listed in, each with the page that explains them at length.
+_TABLE = Section("Table", "[containers](containers.md)")
+_MODES = Section("Mode and playground", "[identity](identity.md#production-unless-said-otherwise)")
+_IDENTITY = Section("Identity", "[identity](identity.md)")
+_DEMAND = Section("Demand control", "[demand control](demand-control.md)")
+_HTTP = Section("HTTP, documents and browsers", "[HTTP](http.md)")
+_LIVE = Section("Subscriptions and several processes", "[subscriptions](subscriptions.md)")
+_CACHE = Section("Read cache", "[the read cache](cache.md)")
+_LOGS = Section("Logs and metrics", "[HTTP](http.md#logs)")
 
-@dataclass(frozen=True)
-class Setting:
-    """One environment variable: what `parse` makes of its text (ValueError when it cannot
-    be read), the words that say what it `accepts`, its `default` as shown to people."""
+# Capacity units per caller per minute in production when DYNAGATE_RATE_LIMIT is unset.
+PRODUCTION_RATE_LIMIT = 6_000.0
 
-    name: str
-    section: str
-    accepts: str
-    default: str
-    help: str
-    parse: Callable[[str], object] = str
-    # How an error shows the value given: a secret never is.
-    shown: Callable[[str], str] = repr
-    # Read by another program (uvicorn): listed and documented, not parsed here.
-    foreign: bool = False
-
-
-_TABLE = "Table"
-_MODES = "Mode and playground"
-_IDENTITY = "Identity"
-_DEMAND = "Demand control"
-_HTTP = "HTTP, documents and browsers"
-_LIVE = "Subscriptions and several processes"
-_CACHE = "Read cache"
-_LOGS = "Logs and metrics"
-
-SETTINGS: tuple[Setting, ...] = (
+SETTINGS: tuple[Setting[Any], ...] = (
     Setting(
         "DYNAGATE_DYNAMODB_ENDPOINT",
         _TABLE,
+        "endpoint",
+        None,
         "an http:// or https:// URL",
-        "AWS's own endpoint",
         "the DynamoDB endpoint, e.g. http://127.0.0.1:8001 for `dynagate dynamodb-local`; "
         "with an endpoint other than AWS's and no AWS credentials, dummy ones are used",
         url("http", "https"),
+        when_unset="AWS's own endpoint",
     ),
     Setting(
         "DYNAGATE_TABLE",
         _TABLE,
-        "3 to 255 letters, digits, '_', '-' or '.'",
+        "table",
         "dynagate",
+        "3 to 255 letters, digits, '_', '-' or '.'",
         "the table's name",
         table_name,
     ),
     Setting(
         "DYNAGATE_MODEL",
         _TABLE,
+        "model",
+        "demo.model",
         "a Python module's dotted name, or a .py file's path",
-        "demo.model (the demo)",
         "the model served: the module that declares its entities and access patterns "
         "(docs/model.md)",
         module_name,
+        when_unset="{} (the demo)",
     ),
     Setting(
         "AWS_REGION",
         _TABLE,
+        "region",
+        "us-east-1",
         "an AWS region such as eu-west-1",
-        "AWS_DEFAULT_REGION, else us-east-1",
         "the AWS region",
         region,
+        when_unset="AWS_DEFAULT_REGION, else {}",
     ),
     Setting(
         "DYNAGATE_ENV",
         _MODES,
+        "development",
+        True,
         "development or production",
-        "production, unless the endpoint's host is localhost or a loopback address",
         "development allows open mode, turns GraphiQL and introspection on, generates a "
         "cursor secret and sets no rate limit; production refuses open mode unless "
         "DYNAGATE_AUTH=off, needs a cursor secret of 32 bytes or more, turns GraphiQL and "
         "introspection off unless switched on and limits each caller's rate",
-        choice("development", "production"),
+        Words(development=True, production=False),
+        when_unset="production, unless the endpoint's host is localhost or a loopback address",
     ),
     Setting(
         "DYNAGATE_CURSOR_SECRET",
         _MODES,
+        "cursor_secret",
+        b"",
         "at least 32 bytes in production (e.g. `openssl rand -hex 32`)",
-        "generated per process in development; required in production",
         "the key that signs cursors, the same for every process and replica",
+        str.encode,
+        when_unset="generated per process in development; required in production",
         shown=hidden,
     ),
     Setting(
         "DYNAGATE_GRAPHIQL",
         _MODES,
+        "graphiql",
+        True,
         "true or false",
-        "on in development, off in production",
         "the GraphiQL playground at GET /graphql",
         flag,
+        when_unset="on in development, off in production",
     ),
     Setting(
         "DYNAGATE_INTROSPECTION",
         _MODES,
+        "introspection",
+        True,
         "true or false",
-        "on in development, off in production",
         "schema introspection",
         flag,
+        when_unset="on in development, off in production",
     ),
     Setting(
         "DYNAGATE_AUTH_SECRET",
         _IDENTITY,
+        "auth_secret",
+        None,
         "at least 32 bytes (e.g. `openssl rand -hex 32`)",
-        "none",
         "the HS256 secret whose tokens sign callers in (`dynagate token` makes them)",
+        str.encode,
         shown=hidden,
     ),
     Setting(
         "DYNAGATE_AUTH_JWKS_URL",
         _IDENTITY,
+        "auth_jwks_url",
+        None,
         "an https:// URL (http:// on this machine)",
-        "none",
         "an OpenID Connect provider's key set; needs DYNAGATE_AUTH_ISSUER and "
         "DYNAGATE_AUTH_AUDIENCE",
         url("http", "https"),
     ),
-    Setting("DYNAGATE_AUTH_ISSUER", _IDENTITY, "the provider's issuer", "none", "its `iss`"),
+    Setting(
+        "DYNAGATE_AUTH_ISSUER",
+        _IDENTITY,
+        "auth_issuer",
+        None,
+        "the provider's issuer",
+        "its `iss`",
+        str,
+    ),
     Setting(
         "DYNAGATE_AUTH_AUDIENCE",
         _IDENTITY,
+        "auth_audience",
+        None,
         "the provider's audience",
-        "none",
         "its `aud`, or a Cognito access token's `client_id`",
+        str,
     ),
     Setting(
         "DYNAGATE_AUTH_ADMIN_GROUP",
         _IDENTITY,
-        "a group name",
+        "auth_admin_group",
         "admin",
+        "a group name",
         "the group (`groups` or `cognito:groups`) whose members are admins",
+        str,
     ),
     Setting(
         "DYNAGATE_AUTH_GROUPS_CLAIM",
         _IDENTITY,
+        "auth_groups_claim",
+        None,
         "a claim name such as roles or custom:groups",
-        "none",
         "a claim holding the caller's groups (a name or a list of names), read beside"
         " `groups` and `cognito:groups`: the groups that entity and field readers name",
         claim,
@@ -165,8 +187,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "DYNAGATE_AUTH_USERNAME_CLAIM",
         _IDENTITY,
-        "a claim name such as sub, username or cognito:username",
+        "auth_username_claim",
         "sub",
+        "a claim name such as sub, username or cognito:username",
         "the claim whose value, 1 to 64 letters, digits, '.', '_' or '-', is the caller's "
         "username (Cognito: username in access tokens, cognito:username in ID tokens)",
         claim,
@@ -174,210 +197,201 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "DYNAGATE_AUTH",
         _IDENTITY,
+        None,
+        None,
         "off",
-        "unset",
         "off: open mode (every request may do everything) even in production",
         choice("off"),
+        when_unset="unset",
     ),
     Setting(
         "DYNAGATE_MAX_REQUESTS",
         _DEMAND,
+        "max_requests",
+        50,
         "a whole number from 1 to 1000000000",
-        "50",
         "the most DynamoDB calls an operation's bound may reach",
         whole(1, 10**9),
     ),
     Setting(
         "DYNAGATE_MAX_ITEMS",
         _DEMAND,
+        "max_items",
+        150_000,
         "a whole number from 1 to 1000000000",
-        "150000",
         "the most items an operation may read",
         whole(1, 10**9),
     ),
     Setting(
         "DYNAGATE_MAX_FIELDS",
         _DEMAND,
+        "max_fields",
+        20_000,
         "a whole number from 1 to 1000000000",
-        "20000",
         "the most fields a response may hold",
         whole(1, 10**9),
     ),
     Setting(
         "DYNAGATE_RATE_LIMIT",
         _DEMAND,
+        "rate_limit",
+        None,
         "a number above 0, or off",
-        "off in development, 6000 in production",
         "DynamoDB capacity units (read and write) each caller may consume a minute",
         rate,
+        when_unset=f"off in development, {PRODUCTION_RATE_LIMIT:g} in production",
     ),
     Setting(
         "DYNAGATE_REQUEST_TIMEOUT",
         _DEMAND,
+        "request_timeout",
+        10.0,
         "a number of seconds above 0 and at most 3600",
-        "10",
         "seconds within which every request is answered; what is not done is UNAVAILABLE",
         positive(3_600),
     ),
     Setting(
         "DYNAGATE_COST_REPORT",
         _HTTP,
+        "cost_report",
+        True,
         "true or false",
-        "true",
         "extensions.cost in every response",
         flag,
     ),
     Setting(
         "DYNAGATE_DOCUMENTS",
         _HTTP,
+        "trusted_documents",
+        False,
         "open or trusted",
-        "open",
         "trusted: only registered documents run, for every caller but admins",
-        choice("open", "trusted"),
+        Words(open=False, trusted=True),
     ),
     Setting(
         "DYNAGATE_MAX_DOCUMENT_BYTES",
         _HTTP,
+        "max_document_bytes",
+        65_536,
         "a whole number from 1 to 1048576",
-        "65536",
         "the largest document (comments included) that runs or is registered",
         whole(1, 1024 * 1024),
     ),
     Setting(
         "DYNAGATE_MAX_BATCH",
         _HTTP,
+        "max_batch",
+        0,
         "a whole number from 0 to 100",
-        "0",
         "the most requests one POST may batch in an array (0: no batches)",
         whole(0, 100),
     ),
     Setting(
         "DYNAGATE_CORS_ORIGINS",
         _HTTP,
+        "cors_origins",
+        (),
         "* or comma-separated origins such as https://app.example.com,http://localhost:5173",
-        "none (same origin only)",
         "the browser origins allowed to call the API from their pages",
         origins,
+        when_unset="{} (same origin only)",
     ),
     Setting(
         "FORWARDED_ALLOW_IPS",
         _HTTP,
-        "addresses, or *",
+        None,
         "127.0.0.1,::1",
+        "addresses, or *",
         "read by uvicorn: the proxies whose X-Forwarded-For names the client (list the "
         "load balancer: anonymous callers are rate-limited by address)",
+        str,
         foreign=True,
     ),
     Setting(
         "DYNAGATE_MAX_SUBSCRIPTIONS",
         _LIVE,
+        "max_subscriptions",
+        25,
         "a whole number from 1 to 1000000000",
-        "25",
         "subscriptions at once per socket",
         whole(1, 10**9),
     ),
     Setting(
         "DYNAGATE_MAX_CONNECTIONS",
         _LIVE,
+        "max_connections",
+        20,
         "a whole number from 1 to 1000000000",
-        "20",
         "sockets at once per caller",
         whole(1, 10**9),
     ),
     Setting(
         "DYNAGATE_SUBSCRIPTION_BUFFER",
         _LIVE,
+        "subscription_buffer",
+        100,
         "a whole number from 1 to 100000",
-        "100",
         "events one subscription may leave unsent before it ends",
         whole(1, 100_000),
     ),
     Setting(
         "DYNAGATE_REDIS_URL",
         _LIVE,
+        "redis_url",
+        None,
         "redis://host:6379/0 or rediss://… (TLS)",
-        "none (each process on its own)",
         "the Redis or Valkey that processes and replicas share rate limits and the table's "
         "stream through",
         url("redis", "rediss"),
+        when_unset="{} (each process on its own)",
         shown=without_credentials,
     ),
     Setting(
         "DYNAGATE_CACHE",
         _CACHE,
+        "cache",
+        False,
         "on or off",
-        "off (`make run`: on)",
         "answer key-condition reads again from memory until the table's stream, this "
         "gateway or a replica changes what they read",
-        choice("on", "off"),
+        Words(on=True, off=False),
+        when_unset="{} (`make run`: on)",
     ),
     Setting(
         "DYNAGATE_CACHE_BYTES",
         _CACHE,
+        "cache_bytes",
+        64 << 20,
         "a whole number of bytes from 1048576 (1 MiB) to 68719476736 (64 GiB)",
-        "67108864 (64 MiB)",
         "the most memory the read cache holds, per process",
         whole(1 << 20, 64 << 30),
+        when_unset="{} (64 MiB)",
     ),
     Setting(
         "DYNAGATE_METRICS",
         _LOGS,
+        "metrics",
+        True,
         "true or false",
-        "true",
         "GET /metrics (Prometheus)",
         flag,
     ),
     Setting(
         "DYNAGATE_LOG_FORMAT",
         _LOGS,
+        # Read by `gateway/logs.py` before any setting, to log their errors.
+        None,
+        FORMATS[0],
         "text or json",
-        "text",
         "log lines as text, or as one JSON object a line",
-        choice("text", "json"),
+        choice(*FORMATS),
     ),
 )
 
 BY_NAME = {setting.name: setting for setting in SETTINGS}
+_BY_FIELD = {setting.field: setting for setting in SETTINGS if setting.field is not None}
 
 
-def environment_help(width: int = 30, columns: int = 100) -> str:
-    """The settings for `dynagate --help`, by section, each with its default."""
-    lines = ["environment (each with its default):"]
-    section = None
-    indent = " " * (4 + width + 1)
-    for setting in SETTINGS:
-        if setting.section != section:
-            section = setting.section
-            lines.append(f"  {section}:")
-        text = f"{setting.help} (default: {setting.default})"
-        first = f"    {setting.name:<{width}} "
-        lines.extend(textwrap.wrap(text, columns, initial_indent=first, subsequent_indent=indent))
-    return "\n".join(lines) + "\n"
-
-
-# Where each section's settings are explained at length.
-_PAGES = {
-    _TABLE: "[containers](containers.md)",
-    _MODES: "[identity](identity.md#production-unless-said-otherwise)",
-    _IDENTITY: "[identity](identity.md)",
-    _DEMAND: "[demand control](demand-control.md)",
-    _HTTP: "[HTTP](http.md)",
-    _LIVE: "[subscriptions](subscriptions.md)",
-    _CACHE: "[the read cache](cache.md)",
-    _LOGS: "[HTTP](http.md#logs)",
-}
-
-
-def settings_markdown() -> str:
-    """The settings tables of `docs/commands.md`, a table a section."""
-    parts: list[str] = []
-    for section, page in _PAGES.items():
-        parts += [f"### {section}", "", f"More in {page}.", ""]
-        parts += ["| variable | accepts | default | meaning |", "| --- | --- | --- | --- |"]
-        parts += [
-            f"| `{setting.name}` | {setting.accepts} | {setting.default} | {setting.help} |"
-            for setting in SETTINGS
-            if setting.section == section
-        ]
-        parts.append("")
-    return "\n".join(parts)
+def default_of(field: str) -> Any:
+    """The default of the `Settings` field `field`, as the table declares it."""
+    return _BY_FIELD[field].default

@@ -1,12 +1,17 @@
-"""How the text of a setting becomes its value: each parser raises ValueError for text it
-cannot read, and `Settings.from_env` words the error from the setting's table entry."""
+"""What a setting is (a row of `gateway/setting_table.py`), and how its text becomes its
+value: each parser raises ValueError for text it cannot read, and `Settings.from_env` words
+the error from the setting's row; a default is shown in the words that would set it."""
 
 from __future__ import annotations
 
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Generic, NamedTuple, TypeVar
 from urllib.parse import urlsplit
+
+T = TypeVar("T")
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -51,6 +56,70 @@ def choice(*names: str) -> Callable[[str], str]:
         return value.lower()
 
     return parse
+
+
+class Words(Generic[T]):
+    """One of a few words, each standing for a value (`on` for True), in any case; and the
+    word of a value, to show a default as people would set it."""
+
+    def __init__(self, **meanings: T) -> None:
+        self.meanings = meanings
+
+    def __call__(self, value: str) -> T:
+        if value.lower() not in self.meanings:
+            raise ValueError(value)
+        return self.meanings[value.lower()]
+
+    def word(self, meant: object) -> str:
+        return next(word for word, value in self.meanings.items() if value == meant)
+
+
+class Section(NamedTuple):
+    """Settings listed together, and the page of the docs that explains them at length."""
+
+    title: str
+    page: str
+
+
+@dataclass(frozen=True)
+class Setting(Generic[T]):
+    """One environment variable: the `Settings` field it fills (None: it is read elsewhere,
+    by uvicorn, the log set-up or `Settings.from_env`'s checks), the field's `default`, the
+    words that say what it `accepts`, and what `parse` makes of its text (ValueError when it
+    cannot be read). A setting `from_env` works out from the mode when unset has the default
+    of a `Settings` made by hand, a development one's."""
+
+    name: str
+    section: Section
+    field: str | None
+    default: T
+    accepts: str
+    help: str
+    parse: Callable[[str], T]
+    # What holds when the variable is unset, as people read it: `{}` is the default in words.
+    when_unset: str = "{}"
+    # How an error shows the value given: a secret never is.
+    shown: Callable[[str], str] = repr
+    # Read by another program (uvicorn): listed and documented, not parsed here.
+    foreign: bool = False
+
+    @property
+    def default_text(self) -> str:
+        """The default as `--help`, `dynagate check`, the docs and errors say it."""
+        return self.when_unset.format(_in_words(self.default, self.parse))
+
+
+def _in_words(value: object, parse: Callable[[str], object]) -> str:
+    """A value as people would set it: 10.0 is 10, True is true, None and () are none."""
+    if isinstance(parse, Words):
+        return parse.word(value)
+    if value is None or value == ():
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def matching(pattern: re.Pattern[str]) -> Callable[[str], str]:

@@ -1,5 +1,6 @@
 """Settings read from an injectable mapping (the process environment by default), through
-the one table of `gateway/setting_table.py`."""
+the one table of `gateway/setting_table.py`, which declares each setting once: the field it
+fills, its default and how it is read."""
 
 from __future__ import annotations
 
@@ -13,15 +14,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gateway.demand.control import Limits
-from gateway.setting_table import SETTINGS
+from gateway.setting_table import PRODUCTION_RATE_LIMIT, SETTINGS, default_of
 from gateway.setting_values import on_this_machine, traces_exporter
 from store.client import DynamoDBClient
 from store.transport.connection import open_client
 
 logger = logging.getLogger("dynagate")
 
-# Capacity units per caller per minute in production when nothing is set.
-DEFAULT_RATE_LIMIT = 6_000.0
 # HS256 keys shorter than the hash (RFC 7518 section 3.2) are refused; cursor secrets too,
 # in production.
 MIN_SECRET_BYTES = 32
@@ -32,59 +31,64 @@ class SettingsError(ValueError):
 
 
 # The model served unless DYNAGATE_MODEL names another: the demo's, reached by its name.
-DEFAULT_MODEL = "demo.model"
+DEFAULT_MODEL: str = default_of("model")
 
 
 @dataclass(frozen=True)
 class Settings:
-    table: str = "dynagate"
+    """What the gateway runs with. A field a setting fills has the table's default; made by
+    hand, without `from_env`, settings are a development machine's (open mode, GraphiQL and
+    introspection on, no rate limit)."""
+
+    table: str = default_of("table")
     # The model served (docs/model.md): its module's dotted name.
-    model: str = DEFAULT_MODEL
-    endpoint: str | None = None
-    region: str = "us-east-1"
-    cursor_secret: bytes = b""
+    model: str = default_of("model")
+    endpoint: str | None = default_of("endpoint")
+    region: str = default_of("region")
+    cursor_secret: bytes = default_of("cursor_secret")
     # `DYNAGATE_ENV` (docs/identity.md#production-unless-said-otherwise).
-    development: bool = True
-    graphiql: bool = True
-    cost_report: bool = True
+    development: bool = default_of("development")
+    graphiql: bool = default_of("graphiql")
+    cost_report: bool = default_of("cost_report")
+    # Not a setting: the largest request body, whatever the document limit.
     max_body_bytes: int = 1024 * 1024
     # Demand control (docs/demand-control.md): the bound an operation may reach before it
     # runs, capacity units per caller per minute (None: no rate limit), seconds per request.
-    max_requests: int = 50
-    max_items: int = 150_000
-    max_fields: int = 20_000
-    rate_limit: float | None = None
-    request_timeout: float = 10.0
+    max_requests: int = default_of("max_requests")
+    max_items: int = default_of("max_items")
+    max_fields: int = default_of("max_fields")
+    rate_limit: float | None = default_of("rate_limit")
+    request_timeout: float = default_of("request_timeout")
     # Identity (docs/identity.md): HS256 tokens signed with `auth_secret`, and/or RS256 and
     # ES256 tokens of the provider whose keys `auth_jwks_url` serves. Neither: open mode.
-    auth_secret: bytes | None = None
-    auth_jwks_url: str | None = None
-    auth_issuer: str | None = None
-    auth_audience: str | None = None
-    auth_admin_group: str = "admin"
+    auth_secret: bytes | None = default_of("auth_secret")
+    auth_jwks_url: str | None = default_of("auth_jwks_url")
+    auth_issuer: str | None = default_of("auth_issuer")
+    auth_audience: str | None = default_of("auth_audience")
+    auth_admin_group: str = default_of("auth_admin_group")
     # A claim holding groups, read beside `groups` and `cognito:groups`.
-    auth_groups_claim: str | None = None
+    auth_groups_claim: str | None = default_of("auth_groups_claim")
     # The claim whose value is the caller's username (Cognito: `username`).
-    auth_username_claim: str = "sub"
-    introspection: bool = True
+    auth_username_claim: str = default_of("auth_username_claim")
+    introspection: bool = default_of("introspection")
     # `GET /metrics` (docs/http.md#metrics).
-    metrics: bool = True
+    metrics: bool = default_of("metrics")
     # Subscriptions (docs/subscriptions.md): at once per connection, sockets at once per
     # caller, and the events one subscriber may leave unread.
-    max_subscriptions: int = 25
-    max_connections: int = 20
-    subscription_buffer: int = 100
+    max_subscriptions: int = default_of("max_subscriptions")
+    max_connections: int = default_of("max_connections")
+    subscription_buffer: int = default_of("subscription_buffer")
     # docs/http.md: only registered documents run, but for admins; the largest document;
     # requests one POST may batch (0: none); the browser origins allowed (`*`: any).
-    trusted_documents: bool = False
-    max_document_bytes: int = 65_536
-    max_batch: int = 0
-    cors_origins: tuple[str, ...] = ()
+    trusted_documents: bool = default_of("trusted_documents")
+    max_document_bytes: int = default_of("max_document_bytes")
+    max_batch: int = default_of("max_batch")
+    cors_origins: tuple[str, ...] = default_of("cors_origins")
     # Several processes (docs/containers.md): the Redis (or Valkey) they share state in.
-    redis_url: str | None = None
+    redis_url: str | None = default_of("redis_url")
     # The read cache (docs/cache.md): on or off, and the most bytes it holds per process.
-    cache: bool = False
-    cache_bytes: int = 64 << 20
+    cache: bool = default_of("cache")
+    cache_bytes: int = default_of("cache_bytes")
     # Traces (docs/tracing.md): the exporter OpenTelemetry's `OTEL_*` settings ask for, or
     # None: no tracing code runs.
     traces: str | None = None
@@ -120,48 +124,29 @@ class Settings:
         serve no one. Each bad value is one SettingsError naming the setting."""
         source = os.environ if env is None else env
         given = _parsed(source)
-        endpoint: str | None = given.get("DYNAGATE_DYNAMODB_ENDPOINT")
-        mode = given.get("DYNAGATE_ENV")
-        development = (
-            mode == "development"
-            if mode is not None
-            else (endpoint is not None and on_this_machine(endpoint))
+        # Each setting given fills its field; a field not given keeps its default (the
+        # table's), but for those the mode decides, worked out below.
+        values = {s.field: given[s.name] for s in SETTINGS if s.field and s.name in given}
+        development = values.get("development")
+        if development is None:
+            endpoint = values.get("endpoint")
+            development = endpoint is not None and on_this_machine(endpoint)
+        values["development"] = development
+        values.setdefault("graphiql", development)
+        values.setdefault("introspection", development)
+        if not development:
+            values.setdefault("rate_limit", PRODUCTION_RATE_LIMIT)
+        # Where AWS_REGION is unset, the region the AWS CLI and SDKs read.
+        if source.get("AWS_DEFAULT_REGION"):
+            values.setdefault("region", source["AWS_DEFAULT_REGION"])
+        values["cursor_secret"] = _cursor_secret(
+            values.get("cursor_secret"), development=development, serving=serving
         )
-        region = given.get("AWS_REGION") or source.get("AWS_DEFAULT_REGION")
-        rate_limit = given.get("DYNAGATE_RATE_LIMIT", "default")
-        return cls(
-            table=given.get("DYNAGATE_TABLE", "dynagate"),
-            model=given.get("DYNAGATE_MODEL", DEFAULT_MODEL),
-            endpoint=endpoint,
-            region=region or "us-east-1",
-            cursor_secret=_cursor_secret(given, development=development, serving=serving),
-            development=development,
-            graphiql=given.get("DYNAGATE_GRAPHIQL", development),
-            introspection=given.get("DYNAGATE_INTROSPECTION", development),
-            cost_report=given.get("DYNAGATE_COST_REPORT", True),
-            metrics=given.get("DYNAGATE_METRICS", True),
-            max_requests=given.get("DYNAGATE_MAX_REQUESTS", 50),
-            max_items=given.get("DYNAGATE_MAX_ITEMS", 150_000),
-            max_fields=given.get("DYNAGATE_MAX_FIELDS", 20_000),
-            rate_limit=(
-                (None if development else DEFAULT_RATE_LIMIT)
-                if rate_limit == "default"
-                else rate_limit
-            ),
-            request_timeout=given.get("DYNAGATE_REQUEST_TIMEOUT", 10.0),
-            max_subscriptions=given.get("DYNAGATE_MAX_SUBSCRIPTIONS", 25),
-            max_connections=given.get("DYNAGATE_MAX_CONNECTIONS", 20),
-            subscription_buffer=given.get("DYNAGATE_SUBSCRIPTION_BUFFER", 100),
-            trusted_documents=given.get("DYNAGATE_DOCUMENTS", "open") == "trusted",
-            max_document_bytes=given.get("DYNAGATE_MAX_DOCUMENT_BYTES", 65_536),
-            max_batch=given.get("DYNAGATE_MAX_BATCH", 0),
-            cors_origins=given.get("DYNAGATE_CORS_ORIGINS", ()),
-            redis_url=given.get("DYNAGATE_REDIS_URL"),
-            cache=given.get("DYNAGATE_CACHE", "off") == "on",
-            cache_bytes=given.get("DYNAGATE_CACHE_BYTES", 64 << 20),
-            traces=_traces(source, serving=serving),
-            **_identity(given, development=development, serving=serving),
+        values["traces"] = _traces(source, serving=serving)
+        _check_identity(
+            values, given.get("DYNAGATE_AUTH") == "off", development=development, serving=serving
         )
+        return cls(**values)
 
 
 def _traces(env: Mapping[str, str], *, serving: bool) -> str | None:
@@ -186,7 +171,7 @@ def _parsed(env: Mapping[str, str]) -> dict[str, Any]:
         if not value:
             raise SettingsError(
                 f"{setting.name} is set but empty: use {setting.accepts}, or unset it "
-                f"(default: {setting.default})"
+                f"(default: {setting.default_text})"
             )
         try:
             given[setting.name] = setting.parse(value)
@@ -196,17 +181,16 @@ def _parsed(env: Mapping[str, str]) -> dict[str, Any]:
     return given
 
 
-def _cursor_secret(given: Mapping[str, Any], *, development: bool, serving: bool) -> bytes:
+def _cursor_secret(secret: bytes | None, *, development: bool, serving: bool) -> bytes:
     """The cursor secret: given, or generated in development and for admin commands."""
-    secret: str | None = given.get("DYNAGATE_CURSOR_SECRET")
     if secret is not None:
-        if not development and serving and len(secret.encode()) < MIN_SECRET_BYTES:
+        if not development and serving and len(secret) < MIN_SECRET_BYTES:
             raise SettingsError(
-                f"DYNAGATE_CURSOR_SECRET is {len(secret.encode())} bytes: use at least "
+                f"DYNAGATE_CURSOR_SECRET is {len(secret)} bytes: use at least "
                 f"{MIN_SECRET_BYTES} random bytes in production (for instance `openssl rand "
                 "-hex 32`), or DYNAGATE_ENV=development"
             )
-        return secret.encode()
+        return secret
     if serving and not development:
         raise SettingsError(
             "DYNAGATE_CURSOR_SECRET is required in production: set it to at least "
@@ -225,14 +209,14 @@ def _cursor_secret(given: Mapping[str, Any], *, development: bool, serving: bool
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
-def _identity(given: Mapping[str, Any], *, development: bool, serving: bool) -> dict[str, Any]:
-    """The identity settings; open mode only in development or when `DYNAGATE_AUTH=off`
-    says so (admin commands serve no one, so they are not asked)."""
-    switched_off = given.get("DYNAGATE_AUTH") == "off"
-    secret: str | None = given.get("DYNAGATE_AUTH_SECRET")
-    jwks_url: str | None = given.get("DYNAGATE_AUTH_JWKS_URL")
-    issuer = given.get("DYNAGATE_AUTH_ISSUER")
-    audience = given.get("DYNAGATE_AUTH_AUDIENCE")
+def _check_identity(
+    values: Mapping[str, Any], switched_off: bool, *, development: bool, serving: bool
+) -> None:
+    """Open mode only in development or when `DYNAGATE_AUTH=off` (`switched_off`) says so
+    (admin commands serve no one, so they are not asked); and identity settings that hold
+    together."""
+    secret: bytes | None = values.get("auth_secret")
+    jwks_url: str | None = values.get("auth_jwks_url")
     configured = secret is not None or jwks_url is not None
     if switched_off and configured:
         raise SettingsError(
@@ -251,9 +235,9 @@ def _identity(given: Mapping[str, Any], *, development: bool, serving: bool) -> 
             "open mode: no identity is configured, so every request may do everything; "
             "set DYNAGATE_AUTH_SECRET or DYNAGATE_AUTH_JWKS_URL to sign callers in"
         )
-    if secret is not None and len(secret.encode()) < MIN_SECRET_BYTES:
+    if secret is not None and len(secret) < MIN_SECRET_BYTES:
         raise SettingsError(
-            f"DYNAGATE_AUTH_SECRET is {len(secret.encode())} bytes: use at least "
+            f"DYNAGATE_AUTH_SECRET is {len(secret)} bytes: use at least "
             f"{MIN_SECRET_BYTES} random bytes (for instance `openssl rand -hex 32`)"
         )
     if jwks_url is not None:
@@ -262,17 +246,8 @@ def _identity(given: Mapping[str, Any], *, development: bool, serving: bool) -> 
         loopback = parts.scheme == "http" and parts.hostname in _LOOPBACK
         if parts.scheme != "https" and not loopback:
             raise SettingsError(f"DYNAGATE_AUTH_JWKS_URL={jwks_url!r}: use an https:// URL")
-        if issuer is None or audience is None:
+        if values.get("auth_issuer") is None or values.get("auth_audience") is None:
             raise SettingsError(
                 "DYNAGATE_AUTH_JWKS_URL needs DYNAGATE_AUTH_ISSUER and DYNAGATE_AUTH_AUDIENCE: "
                 "tokens of the provider are checked against both"
             )
-    return {
-        "auth_secret": None if secret is None else secret.encode(),
-        "auth_jwks_url": jwks_url,
-        "auth_issuer": issuer,
-        "auth_audience": audience,
-        "auth_admin_group": given.get("DYNAGATE_AUTH_ADMIN_GROUP", "admin"),
-        "auth_groups_claim": given.get("DYNAGATE_AUTH_GROUPS_CLAIM") or None,
-        "auth_username_claim": given.get("DYNAGATE_AUTH_USERNAME_CLAIM", "sub"),
-    }

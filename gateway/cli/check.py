@@ -36,7 +36,7 @@ def settings_in_force(env: Mapping[str, str]) -> list[str]:
     for setting in SETTINGS:
         value = env.get(setting.name)
         if value is None:
-            lines.append(f"  {setting.name} = {setting.default}  (default)")
+            lines.append(f"  {setting.name} = {setting.default_text}  (default)")
         else:
             lines.append(f"  {setting.name} = {setting.shown(value)}  (environment)")
     for name in sorted(n for n in env if n.startswith("OTEL_")):

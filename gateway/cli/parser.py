@@ -1,5 +1,5 @@
 """The arguments of every `dynagate` command, each with its help and default, and every
-setting in the help's epilog (`gateway/setting_table.py`)."""
+setting in the help's epilog (`gateway/cli/setting_lists.py`)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from gateway.cli.arguments import (
     positive_int,
 )
 from gateway.cli.model_parser import add_model_actions
+from gateway.cli.setting_lists import environment_help
 from gateway.identity import TOKEN_TTL
-from gateway.setting_table import environment_help
 
 
 def command_parser(model: str | None = None) -> argparse.ArgumentParser:

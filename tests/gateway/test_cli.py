@@ -152,7 +152,7 @@ def test_help_lists_the_commands_and_every_environment_variable() -> None:
     text = " ".join(result.stdout.split())
     for setting in SETTINGS:
         assert f"{setting.name} " in text, setting.name
-        assert f"(default: {' '.join(setting.default.split())})" in text, setting.name
+        assert f"(default: {' '.join(setting.default_text.split())})" in text, setting.name
 
 
 def test_bare_dynagate_prints_the_help() -> None:
