@@ -6,14 +6,10 @@ a machine without one fails and says what to install."""
 from __future__ import annotations
 
 import socket
-import subprocess
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Self
 
-from gateway.cli.dynamodb_local import free_port
-from tests.programs import installed
+from tests.programs import LoopbackServer, installed
 
 CONF = Path(__file__).parents[1] / "deploy" / "nginx.conf"
 # Debian keeps it in /usr/sbin, which a user's PATH may not hold.
@@ -58,52 +54,32 @@ def rewritten(conf: str, replicas: Sequence[int], port: int) -> str:
     return conf
 
 
-class Nginx:
+class Nginx(LoopbackServer):
     """deploy/nginx.conf served on a free loopback port in front of `replicas` (ports)."""
 
+    name = "nginx"
+
     def __init__(self, prefix: Path, replicas: Sequence[int]) -> None:
+        super().__init__()
         self.binary = installed("NGINX", SERVERS, NO_NGINX)
         self.prefix = prefix
-        self.port = free_port()
         # Only the addresses change: a copy written by hand would test itself, not the file
         # compose runs.
         (prefix / "default.conf").write_text(rewritten(CONF.read_text(), replicas, self.port))
         (prefix / "nginx.conf").write_text(MAIN.format(prefix=prefix))
-        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
+    def command(self) -> list[str]:
         conf, log = self.prefix / "nginx.conf", self.prefix / "error.log"
         # `-e`: nginx writes its start-up errors there, not to /var/log (not a user's).
-        command = [self.binary, "-p", str(self.prefix), "-c", str(conf), "-e", str(log)]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 10
-        while not self._listens():
-            if self.process.poll() is not None:
-                _, err = self.process.communicate()
-                raise AssertionError(f"nginx exited at start: {err.decode()[-2000:]}")
-            assert time.monotonic() < deadline, "nginx did not listen within 10 s"
-            time.sleep(0.02)
+        return [self.binary, "-p", str(self.prefix), "-c", str(conf), "-e", str(log)]
 
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.communicate(timeout=10)
-            self.process = None
-
-    def _listens(self) -> bool:
+    def answers(self) -> bool:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                 return True
         except OSError:
             return False
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()

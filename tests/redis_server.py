@@ -6,12 +6,8 @@ be stopped and started again on that port, as an outage."""
 from __future__ import annotations
 
 import socket
-import subprocess
-import time
-from typing import Self
 
-from gateway.cli.dynamodb_local import free_port
-from tests.programs import installed
+from tests.programs import LoopbackServer, installed
 
 SERVERS = ("redis-server", "valkey-server")
 NO_REDIS = (
@@ -20,49 +16,28 @@ NO_REDIS = (
 )
 
 
-class RedisServer:
+class RedisServer(LoopbackServer):
+    name = "redis-server"
+
     def __init__(self) -> None:
+        super().__init__()
         self.binary = installed("REDIS_SERVER", SERVERS, NO_REDIS)
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                self.binary,
-                *("--port", str(self.port), "--bind", "127.0.0.1"),
-                *("--save", "", "--appendonly", "no"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while not self._answers():
-            assert self.process.poll() is None, "redis-server exited at start"
-            assert time.monotonic() < deadline, "redis-server did not start within 10 s"
-            time.sleep(0.02)
+    def command(self) -> list[str]:
+        return [
+            self.binary,
+            *("--port", str(self.port), "--bind", "127.0.0.1"),
+            *("--save", "", "--appendonly", "no"),
+        ]
 
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-            self.process = None
-
-    def _answers(self) -> bool:
+    def answers(self) -> bool:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as probe:
                 probe.sendall(b"PING\r\n")
                 return probe.recv(16).startswith(b"+PONG")
         except OSError:
             return False
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
