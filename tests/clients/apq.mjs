@@ -15,6 +15,7 @@ import {
 import { createPersistedQueryLink } from "@apollo/client/link/persisted-queries/index.js";
 import { print } from "graphql";
 
+import { runCases } from "./cases.mjs";
 import { check, describe, recordingFetch, sent } from "./recording.mjs";
 
 const CASE_SECONDS = 30;
@@ -135,14 +136,6 @@ function wayCases(label, way) {
   };
 }
 
-function within(seconds, promise) {
-  let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no end within ${seconds} s`)), seconds * 1000);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 const created = await fetch(url, {
   method: "POST",
   headers: { "content-type": "application/json" },
@@ -153,18 +146,5 @@ const created = await fetch(url, {
 });
 check(!(await created.json()).errors, "the repository was not created");
 
-let failed = 0;
-for (const [label, way] of Object.entries(WAYS)) {
-  for (const [name, body] of Object.entries(wayCases(label, way))) {
-    let line;
-    try {
-      line = { name, ok: true, detail: String(await within(CASE_SECONDS, body())) };
-    } catch (error) {
-      failed += 1;
-      const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      line = { name, ok: false, detail };
-    }
-    console.log(JSON.stringify(line));
-  }
-}
-process.exit(failed ? 1 : 0);
+const cases = Object.entries(WAYS).map(([label, way]) => wayCases(label, way));
+await runCases(Object.assign({}, ...cases), CASE_SECONDS);

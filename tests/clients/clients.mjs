@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 
 import { cases as apollo } from "./apollo.mjs";
+import { runCases } from "./cases.mjs";
 import { cases as live } from "./live.mjs";
 import { check, everyAnswer } from "./recording.mjs";
 import { cases as urql } from "./urql.mjs";
@@ -75,24 +76,4 @@ const every = {
   },
 };
 
-function within(seconds, promise) {
-  let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no end within ${seconds} s`)), seconds * 1000);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
-let failed = 0;
-for (const [name, body] of Object.entries({ ...apollo, ...urql, ...live, ...every })) {
-  let line;
-  try {
-    line = { name, ok: true, detail: String(await within(CASE_SECONDS, body(ctx))) };
-  } catch (error) {
-    failed += 1;
-    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    line = { name, ok: false, detail };
-  }
-  console.log(JSON.stringify(line));
-}
-process.exit(failed ? 1 : 0);
+await runCases({ ...apollo, ...urql, ...live, ...every }, CASE_SECONDS, ctx);

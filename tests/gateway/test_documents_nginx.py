@@ -7,9 +7,6 @@ registered on the other, and the next client's hash alone is answered wherever i
 
 from __future__ import annotations
 
-import asyncio
-import json
-import shutil
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -17,39 +14,20 @@ from typing import Any
 import pytest
 
 from tests.client import settings_for
+from tests.client_libraries import client_cases
 from tests.live import served
 from tests.nginx import Nginx
 from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.streamed
-SCRIPT = Path(__file__).parents[1] / "clients" / "apq.mjs"
-INSTALL = "run `make clients` (npm ci in tests/clients) to install the client libraries"
 RUN_SECONDS = 120
 
 
 async def apq(url: str) -> list[dict[str, Any]]:
     """Apollo's persisted-query cases run with Node against the gateway at `url`: one
     result per case, {name, ok, detail}."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("no `node` on the PATH: the client libraries run on Node.js")
-    if not (SCRIPT.parent / "node_modules" / "@apollo" / "client").is_dir():
-        pytest.fail(INSTALL, pytrace=False)
-    run = await asyncio.create_subprocess_exec(
-        node,
-        str(SCRIPT),
-        url + "/graphql",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(run.communicate(), RUN_SECONDS)
-    finally:
-        if run.returncode is None:
-            run.kill()
-            await run.wait()
-    results = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
-    assert len(results) >= 15, err.decode()[-4000:]
+    results, _, err = await client_cases("apq.mjs", url + "/graphql", seconds=RUN_SECONDS)
+    assert len(results) >= 15, err
     return results
 
 
