@@ -5,21 +5,12 @@
 // ACTION: create (the table), seed, events (a venue's, by day), between, get, add, scan,
 // drop (the table).
 // It prints its answer as JSON on standard output.
-import {
-  CreateTableCommand,
-  DeleteTableCommand,
-  DynamoDBClient,
-  ScanCommand,
-} from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DeleteTableCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { Entity } from "electrodb";
 
-const [endpoint, table, action, given] = process.argv.slice(2);
-const client = new DynamoDBClient({
-  endpoint,
-  region: "us-east-1",
-  credentials: { accessKeyId: "local", secretAccessKey: "local" },
-});
-const args = given ? JSON.parse(given) : {};
+import { invocation } from "./invocation.mjs";
+
+const { table, action, args, client } = invocation();
 
 const Venue = new Entity(
   {

@@ -4,16 +4,11 @@
 //   node onetable.mjs ENDPOINT TABLE ACTION [JSON]
 // ACTION: create (the table), seed, users (an account's), get, add, drop (the table).
 // It prints its answer as JSON on standard output.
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Table } from "dynamodb-onetable";
 
-const [endpoint, name, action, given] = process.argv.slice(2);
-const client = new DynamoDBClient({
-  endpoint,
-  region: "us-east-1",
-  credentials: { accessKeyId: "local", secretAccessKey: "local" },
-});
-const args = given ? JSON.parse(given) : {};
+import { invocation } from "./invocation.mjs";
+
+const { table: name, action, args, client } = invocation();
 
 const schema = {
   format: "onetable:1.1.0",
