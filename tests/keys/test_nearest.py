@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pytest
@@ -100,16 +100,16 @@ def brute(point: Point, radius: float, spots: Sequence[tuple[float, float]]) -> 
     return [key for _, key in sorted(within)]
 
 
-def walk(
+def paged(
     point: Point,
     radius: float,
     first: int,
     table: Table,
     per_read: int | None = None,
     reads: int | None = None,
-) -> list[Found[int]]:
-    """Every page, each from the last one's end cursor."""
-    pages: list[Found[int]] = []
+) -> Iterator[Found[int]]:
+    """Each page as it is read, from the last one's end cursor: the one way the tests
+    page through a search."""
     after = None
     while True:
         page = asyncio.run(
@@ -124,9 +124,9 @@ def walk(
                 per_read=per_read,
             )
         )
-        pages.append(page)
+        yield page
         if not page.more:
-            return pages
+            return
         assert page.places, "a page that may be followed holds a place"
         metres, last = page.places[-1]
         after = Position(metres, last.key)
@@ -184,7 +184,7 @@ def test_every_page_to_the_end_is_the_brute_force_order(
     point, radius, spots = scene
     table = Table.of(spots)
     per_read = first + 1 if small_reads else None
-    pages = walk(point, radius, first, table, per_read, 10_000 if small_reads else None)
+    pages = list(paged(point, radius, first, table, per_read, 10_000 if small_reads else None))
     answered = [place.key for page in pages for _, place in page.places]
     assert answered == brute(point, radius, spots)
     worst = 10_000 if small_reads else most_reads(point, radius)
@@ -210,31 +210,14 @@ def test_a_search_short_of_reads_answers_a_prefix_in_order(
     reads = len(start_cells(point, radius)) + extra
     table = Table.of(spots)
     answered: list[str] = []
-    after = None
-    while True:
-        try:
-            page = asyncio.run(
-                nearest(
-                    PLACES,
-                    point,
-                    radius,
-                    first + 1,
-                    table.read,
-                    after=after,
-                    reads=reads,
-                    per_read=first + 1,
-                )
-            )
-        except BadUserInput as refused:
-            assert refused.field == "radius"
-            break
-        answered += [place.key for _, place in page.places]
-        if not page.more:
-            assert answered == brute(point, radius, spots)
-            return
-        metres, last = page.places[-1]
-        after = Position(metres, last.key)
-    assert answered == brute(point, radius, spots)[: len(answered)]
+    try:
+        for page in paged(point, radius, first, table, per_read=first + 1, reads=reads):
+            answered += [place.key for _, place in page.places]
+    except BadUserInput as refused:
+        assert refused.field == "radius"
+        assert answered == brute(point, radius, spots)[: len(answered)]
+    else:
+        assert answered == brute(point, radius, spots)
 
 
 def test_dense_spots_are_cut_into_quarters_and_read_within_the_worst_case() -> None:
@@ -242,7 +225,7 @@ def test_dense_spots_are_cut_into_quarters_and_read_within_the_worst_case() -> N
     point = Point(48.8566, 2.3522)
     spots = [(48.8566 + (n % 31 - 15) * 1e-4, 2.3522 + (n // 31 - 15) * 1.5e-4) for n in range(961)]
     table = Table.of(spots)
-    pages = walk(point, 300.0, 20, table)
+    pages = list(paged(point, 300.0, 20, table))
     assert [p.key for page in pages for _, p in page.places] == brute(point, 300.0, spots)
     assert max(page.reads for page in pages) <= most_reads(point, 300.0)
 
@@ -262,7 +245,7 @@ def test_the_antimeridian_and_the_poles(
     point: Point, spots: list[tuple[float, float]], expected: list[str]
 ) -> None:
     table = Table.of(spots)
-    pages = walk(point, 5_000.0, 20, table)
+    pages = list(paged(point, 5_000.0, 20, table))
     assert [p.key for page in pages for _, p in page.places] == expected
 
 
