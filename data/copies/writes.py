@@ -9,17 +9,19 @@ too), since lists read the entity from them. An update or a delete first reads t
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import combinations, product
 from typing import Any
 
 from data.callers import AUTHOR, AUTHOR_KEY, Caller, wrote
 from data.clock import now
 from data.entities import Record, described, key_of, record, stored
+from data.writes.creates import put_all
+from data.writes.keeping import Action, Change, Removing
 from errors.vocabulary import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
 from keys.codecs import format_timestamp, parse_timestamp
 from model import Choice, Entity, Moves
-from model.kinds import domain
+from model.kinds import copies_made, domain
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
 from store.loaders import ItemLoader
@@ -223,3 +225,82 @@ def _initial(entity: Entity, name: str) -> str | None:
 def not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:
     verb = "written" if entity.author is None else entity.author[1].verb
     return Forbidden(f"{described(entity, arguments)} was {verb} by someone else")
+
+
+class Copied:
+    """An entity kept with a copy in every list a filter can ask for (seed 003)."""
+
+    answers_unchanged = True
+
+    def derive(self, entity: Entity, values: dict[str, Any]) -> None:
+        pass
+
+    def written(self, entity: Entity, item: Item) -> tuple[Item, list[Item]]:
+        own = {**item, **entity.kind, VERSION: 1}
+        return own, copies(entity, own)
+
+    def create_calls(self) -> int:
+        return TRANSACT_CALLS
+
+    async def create(
+        self, store: Store, entity: Entity, item: Item, beside: list[Item], done: str
+    ) -> None:
+        taken = f"{described(entity, record(entity, item))} already exists"
+        await put_all(store, item, beside, taken)
+
+    def update_calls(self, entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
+        return CHANGE_CALLS, 1
+
+    async def update(
+        self, store: Store, items: ItemLoader, entity: Entity, change: Change
+    ) -> Record:
+        return await update(
+            store,
+            items,
+            entity,
+            change.arguments,
+            change.values,
+            caller=change.caller,
+            writer_only=change.writer_only,
+            transitions=change.transitions,
+        )
+
+    def delete_calls(self, entity: Entity) -> tuple[int, int]:
+        return CHANGE_CALLS, 1
+
+    async def delete(
+        self, store: Store, items: ItemLoader, entity: Entity, removing: Removing
+    ) -> bool:
+        return await delete(
+            store,
+            items,
+            entity,
+            removing.arguments,
+            caller=removing.caller,
+            writer_only=removing.writer_only,
+        )
+
+    def own_key(self, entity: Entity, item: Item) -> Key:
+        # A copy holds every value of its own item, but its key is a copy's.
+        if not entity.is_kind_of(item):
+            return entity.primary_key(record(entity, item))
+        return primary_key(item, entity.table)
+
+    def removal(
+        self, table: str, entity: Entity, item: Item, held: Mapping[str, Any]
+    ) -> list[Action]:
+        expected = dict(held)
+        if VERSION in item:
+            expected[VERSION] = item[VERSION]
+        absent = () if VERSION in item else (VERSION,)  # written before it kept copies
+        own = transaction_delete(table, self.own_key(entity, item), must_exist=True)
+        return [
+            expecting(own, expected, absent=absent, old_on_failure=True),
+            *(
+                transaction_delete(table, primary_key(c, entity.table))
+                for c in copies(entity, item)
+            ),
+        ]
+
+    def removal_size(self, entity: Entity) -> int:
+        return 1 + copies_made(entity)

@@ -25,8 +25,8 @@ from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import now
 from data.copies.writes import not_theirs
 from data.entities import described, key_of, record
+from data.writes.kinds import keeping_of
 from data.writes.removal_marks import REMOVING, mark_of, open_under
-from data.writes.removals import own_key, removal, removal_size
 from errors.vocabulary import Conflict, NotFound
 from keys.conditions import narrowed_to
 from model import Entity, Model
@@ -159,7 +159,7 @@ async def delete(
     """Remove the parent `arguments` name: refused while it has children (`refuse`), or
     with them in one transaction (`remove`)."""
     mark, item = await close(store, entity, arguments, caller=caller, writer_only=writer_only)
-    key = own_key(entity, item)
+    key = keeping_of(entity).own_key(entity, item)
     try:
         removed = await _removed(store, model, entity, arguments, item, mark, children)
     except Exception:
@@ -185,11 +185,11 @@ async def _removed(
     named = described(entity, arguments)
     for attempt in range(ATTEMPTS):
         if attempt:
-            again = await store.get(own_key(entity, item), consistent=True)
+            again = await store.get(keeping_of(entity).own_key(entity, item), consistent=True)
             if again is None:
                 raise NotFound(f"{named} does not exist")
             item = again
-        actions = removal(store.table, entity, item, {REMOVING: mark})
+        actions = keeping_of(entity).removal(store.table, entity, item, {REMOVING: mark})
         room = MOST_ACTIONS - len(actions)
         limit = NAMED if children == "refuse" else room
         found = [await read_children(store, place, item, entity, limit) for place in below]
@@ -197,7 +197,8 @@ async def _removed(
             raise Conflict(f"{named} still has {_listed(found)}; remove them first")
         for one in found:
             for child in one.items:
-                actions += removal(store.table, one.place.child, child)
+                kept = keeping_of(one.place.child)
+                actions += kept.removal(store.table, one.place.child, child, {})
         if len(actions) > MOST_ACTIONS or any(f.more for f in found):
             raise Conflict(_too_many(entity, arguments, found))
         try:
@@ -208,8 +209,10 @@ async def _removed(
             if not any(exc.failed(i) for i in range(len(actions))):
                 raise exc.as_error(f"{named} could not be removed; try again") from exc
             continue  # the parent or a child changed since read: read them again
-        return [own_key(entity, item)] + [
-            own_key(one.place.child, child) for one in found for child in one.items
+        return [keeping_of(entity).own_key(entity, item)] + [
+            keeping_of(one.place.child).own_key(one.place.child, child)
+            for one in found
+            for child in one.items
         ]
     raise Conflict(f"{named} or the entities below it changed meanwhile; try again")
 
@@ -232,7 +235,9 @@ def _too_many(entity: Entity, arguments: Mapping[str, Any], found: Sequence[Chil
     parts = " ".join(f"{name}={value}" for name, value in arguments.items())
     kinds = ", ".join(plural(f.place.child.noun) for f in found if f.items)
     each = ", ".join(
-        f"{removal_size(f.place.child)} per {f.place.child.noun}" for f in found if f.items
+        f"{keeping_of(f.place.child).removal_size(f.place.child)} per {f.place.child.noun}"
+        for f in found
+        if f.items
     )
     return (
         f"{described(entity, arguments)} has more below it ({kinds}) than one call removes"

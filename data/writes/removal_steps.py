@@ -20,6 +20,8 @@ from typing import Any
 from data.callers import OPEN
 from data.clock import now
 from data.entities import described
+from data.writes.keeping import Action
+from data.writes.kinds import keeping_of
 from data.writes.parents import (
     INDEX_SETTLE,
     MOST_ACTIONS,
@@ -28,7 +30,6 @@ from data.writes.parents import (
     read_children,
 )
 from data.writes.removal_marks import REMOVING, mark_of
-from data.writes.removals import Action, own_key, removal
 from errors.vocabulary import Conflict
 from model import Entity, Model
 from store.client import Store
@@ -61,7 +62,7 @@ async def remove_in_steps(
     mark, parent = await close(
         store, entity, arguments, caller=OPEN, writer_only=False, take_over=True
     )
-    key = own_key(entity, parent)
+    key = keeping_of(entity).own_key(entity, parent)
     below = places_below(model, entity)
     lagging = any(not place.exact for place in below)
     removed = Removed()
@@ -112,10 +113,10 @@ def _batches(
     for one in found:
         child = one.place.child
         for item in one.items:
-            child_key = tuple(sorted(own_key(child, item).values()))
+            child_key = tuple(sorted(keeping_of(child).own_key(child, item).values()))
             if child_key in gone:
                 continue
-            more = removal(table, child, item)
+            more = keeping_of(child).removal(table, child, item, {})
             if actions and len(actions) + len(more) > MOST_ACTIONS:
                 batches.append((actions, children))
                 actions, children = [], []
@@ -149,7 +150,8 @@ async def _remove_parent(
     store: Store, entity: Entity, arguments: Mapping[str, Any], parent: Item, mark: str
 ) -> None:
     try:
-        await store.transact(removal(store.table, entity, parent, {REMOVING: mark}))
+        actions = keeping_of(entity).removal(store.table, entity, parent, {REMOVING: mark})
+        await store.transact(actions)
     except TransactionCanceled as exc:
         raise exc.as_error(
             f"{described(entity, arguments)} changed meanwhile; run the removal again"

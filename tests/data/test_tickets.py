@@ -13,6 +13,7 @@ import pytest
 from data import entities
 from data.callers import Caller
 from data.writes import entities as entity_writes
+from data.writes import plain
 from demo.model import MODEL
 from demo.model.tickets import QUEUE, TICKET, TicketStatus
 from keys.codecs import format_timestamp
@@ -65,12 +66,12 @@ async def test_updates_move_a_ticket_up_even_from_a_clock_behind(
 
     items = ItemLoader(store)
     later = opened["updatedAt"] + timedelta(seconds=1)
-    monkeypatch.setattr(entity_writes, "now", lambda: later)
+    monkeypatch.setattr(plain, "now", lambda: later)  # the clock an update reads
     retitled, requests = await update(store, items, opened["id"], title="Paper jam")
     assert (requests, retitled["updatedAt"]) == (1, later)
 
     # Another process's clock, a minute behind: written again 1 ms after the stored time.
-    monkeypatch.setattr(entity_writes, "now", lambda: later - timedelta(minutes=1))
+    monkeypatch.setattr(plain, "now", lambda: later - timedelta(minutes=1))
     closed, requests = await update(store, items, opened["id"], status=TicketStatus.CLOSED)
     assert requests == 2
     assert closed["updatedAt"] == retitled["updatedAt"] + timedelta(milliseconds=1)

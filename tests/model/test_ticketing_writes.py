@@ -77,7 +77,7 @@ async def test_an_order_that_changed_hands_meanwhile_is_not_written(
         return found
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("data.writes.entities.owner_held", then_handed_over)
+        patch.setattr("data.writes.plain.owner_held", then_handed_over)
         answer = await seeded.signed_in(token("alice"))(STATUS.format(id="o1", status="PAID"))
     assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
     stored = await client.get_item(
@@ -145,7 +145,7 @@ async def test_an_event_handed_to_another_organizer_meanwhile_is_not_written_und
         return found
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("data.writes.entities.parent_owner_check", then_handed_over)
+        patch.setattr("data.writes.plain.parent_owner_check", then_handed_over)
         answer = await seeded.signed_in(token(ORGANIZER))(write)
     assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
     assert "only the event's organizer" in answer.errors[0]["message"]
