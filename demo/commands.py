@@ -11,8 +11,7 @@ from demo import verify as checks
 from demo.seed import Seeder
 
 if TYPE_CHECKING:
-    from gateway.cli.seeding import Seeding
-    from store.client import DynamoDBClient
+    from dynagate import DynamoDBClient, Seeding
 
 
 # The seed's options: each a count, its default and what it counts.

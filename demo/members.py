@@ -17,17 +17,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from data.entities import Record, record
-from data.entity_lists import list_read
 from demo.model.organizations import MEMBER, ORGANIZATION, PATTERNS, Role
-from errors.vocabulary import Conflict, DynagateError, Forbidden, NotFound
-from keys.table import GSI3, TABLE
+from dynagate import (
+    GSI3,
+    TABLE,
+    Conflict,
+    DynagateError,
+    Forbidden,
+    Item,
+    ItemLoader,
+    NotFound,
+    PageArgs,
+    Record,
+    Store,
+    TransactionCanceled,
+    condition_check,
+    expecting,
+    list_read,
+    record,
+    transaction_update,
+    update_request,
+)
 from model import ListOf
-from store.client import Store
-from store.errors import TransactionCanceled
-from store.loaders import ItemLoader
-from store.pagination import PageArgs
-from store.requests import Item, condition_check, expecting, transaction_update, update_request
 
 # The admins a demotion reads to find one other than the member it demotes.
 WITNESS_READ = 2

@@ -10,11 +10,17 @@ import strawberry
 
 from demo import organizations
 from demo.model.organizations import MEMBER, ORGANIZATION, TEAM, Role
-from resolvers.access import SignedIn, Stored
-from resolvers.context import Context
-from resolvers.cost import mutation_with_cost, writes
-from resolvers.derived_arguments import REQUIRED, enum, signed
-from resolvers.derived_roots import Roots
+from dynagate import (
+    REQUIRED,
+    Context,
+    Roots,
+    SignedIn,
+    Stored,
+    enum,
+    mutation_with_cost,
+    signed,
+    writes,
+)
 
 Info = strawberry.Info[Context, None]
 ORGANIZATION_ADMINS = Stored("ADMIN members of the organization (its creator is its first)")

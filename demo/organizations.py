@@ -7,12 +7,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from data import validation
-from data.callers import OPEN, Caller
-from data.clock import new_token, now
-from data.entities import Record, checked, record
-from data.writes.creates import put_new
-from data.writes.entities import new_items
 from demo.members import (
     WITNESS_READ,
     admin_check,
@@ -27,17 +21,30 @@ from demo.members import (
     role_update,
 )
 from demo.model.organizations import MAX_TEAMS, MEMBER, ORGANIZATION, TEAM, Role
-from errors.vocabulary import Conflict, DynagateError
-from store.client import TRANSACT_CALLS, Store
-from store.cost import worst_case
-from store.errors import ConditionFailed, TransactionCanceled
-from store.loaders import ItemLoader
-from store.requests import (
+from dynagate import (
+    OPEN,
+    TRANSACT_CALLS,
+    Caller,
+    ConditionFailed,
+    Conflict,
+    DynagateError,
     Item,
+    ItemLoader,
+    Record,
+    Store,
+    TransactionCanceled,
+    checked,
     condition_check,
+    new_items,
+    new_token,
+    now,
+    put_new,
+    record,
     transaction_put,
     transaction_update,
     update_request,
+    validation,
+    worst_case,
 )
 
 

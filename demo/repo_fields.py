@@ -10,11 +10,16 @@ import strawberry
 
 from demo import repos
 from demo.model.repos import ISSUE, REPO
-from resolvers.access import AUTHOR, Themselves
-from resolvers.context import Context
-from resolvers.cost import mutation_with_cost, writes
-from resolvers.derived_arguments import REQUIRED, signed
-from resolvers.derived_roots import Roots
+from dynagate import (
+    AUTHOR,
+    REQUIRED,
+    Context,
+    Roots,
+    Themselves,
+    mutation_with_cost,
+    signed,
+    writes,
+)
 
 Info = strawberry.Info[Context, None]
 AS_USERNAME = Themselves("the caller, as `username`", "username", "username", fold_case=True)

@@ -10,22 +10,28 @@ import random
 import weakref
 from typing import Any
 
-from data.callers import OPEN, Caller
-from data.clock import now
-from data.entities import Record, checked, described, record
-from data.writes.entities import new_items
 from demo.model.repos import ISSUE, ISSUE_NUMBER_MAX, REPO, STAR
-from errors.vocabulary import Conflict, NotFound
-from store.client import TRANSACT_CALLS, Store
-from store.cost import worst_case
-from store.errors import TransactionCanceled
-from store.loaders import ItemLoader
-from store.requests import (
+from dynagate import (
+    OPEN,
+    TRANSACT_CALLS,
+    Caller,
+    Conflict,
     Item,
+    ItemLoader,
+    NotFound,
+    Record,
+    Store,
+    TransactionCanceled,
+    checked,
+    described,
+    new_items,
+    now,
+    record,
     transaction_delete,
     transaction_put,
     transaction_update,
     update_request,
+    worst_case,
 )
 
 logger = logging.getLogger("dynagate.repos")

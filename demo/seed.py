@@ -10,13 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from data.places.counts import rebuild_short_counts
 from demo.model.markers import MARKER_PLACES
-from gateway.cli.seeding import SEED_USER, Seeding
-from store.client import Store
+from dynagate import SEED_USER, Seeding, Store, rebuild_short_counts
 
 if TYPE_CHECKING:
-    from store.client import DynamoDBClient
+    from dynagate import DynamoDBClient
 
 
 def _with_input(field: str, returned: str) -> str:

@@ -17,22 +17,12 @@ from typing import TYPE_CHECKING, get_args
 
 from tqdm import tqdm
 
-from data.copies.verify import (
-    KINDS,
-    Difference,
-    Outcome,
-    diff,
-    group,
-    repair_one,
-    scan_partitions,
-)
-from data.places.counts import rebuild_short_counts, short_count_differences
 from demo.model.comments import COMMENT
 from demo.model.markers import MARKER_PLACES
-from store.client import Store
+from dynagate import Store, copies_verify, rebuild_short_counts, short_count_differences
 
 if TYPE_CHECKING:
-    from store.client import DynamoDBClient
+    from dynagate import DynamoDBClient
 
 SEGMENTS = 4
 REPAIR_CONCURRENCY = 8
@@ -42,9 +32,9 @@ REPAIR_CONCURRENCY = 8
 class Report:
     scanned: int
     comments: int
-    differences: list[Difference]
+    differences: list[copies_verify.Difference]
     repair: bool = False
-    outcomes: dict[str, Outcome] = field(default_factory=dict)  # partition -> outcome
+    outcomes: dict[str, copies_verify.Outcome] = field(default_factory=dict)  # partition -> outcome
     # Heatmap cells whose count differs from their children's; rebuilt by a repair.
     counts: list[str] = field(default_factory=list)
     counts_rebuilt: int | None = None
@@ -59,7 +49,7 @@ class Report:
 def render(report: Report, limit: int = 50) -> list[str]:
     """Totals, counts per kind, then one line per damaged partition (the first `limit`)."""
     differences = report.differences
-    totals = [f"{sum(len(d.by_kind()[k]) for d in differences)} {k}" for k in KINDS]
+    totals = [f"{sum(len(d.by_kind()[k]) for d in differences)} {k}" for k in copies_verify.KINDS]
     invalid = sum(d.invalid is not None for d in differences)
     lines = [
         f"scanned {report.scanned} items: {report.comments} comments",
@@ -70,7 +60,9 @@ def render(report: Report, limit: int = 50) -> list[str]:
         lines.append(f"… and {len(differences) - limit} more")
     done = list(report.outcomes.values())
     if report.repair:
-        lines.append("repair: " + ", ".join(f"{done.count(o)} {o}" for o in get_args(Outcome)))
+        lines.append(
+            "repair: " + ", ".join(f"{done.count(o)} {o}" for o in get_args(copies_verify.Outcome))
+        )
     repaired = f", {done.count('repaired')} repaired" if report.repair else ""
     verdict = "clean" if report.exit_code == 0 else "differences remain"
     counts = [f"heatmap counts of lengths 1 and 2: {len(report.counts)} differ"] * bool(
@@ -86,7 +78,9 @@ def render(report: Report, limit: int = 50) -> list[str]:
     ]
 
 
-def _line(difference: Difference, outcome: Outcome | None, shown: int = 5) -> str:
+def _line(
+    difference: copies_verify.Difference, outcome: copies_verify.Outcome | None, shown: int = 5
+) -> str:
     parts = [
         f"{kind} {len(keys)} ({' '.join(keys[:shown])}{' …' if len(keys) > shown else ''})"
         for kind, keys in difference.by_kind().items()
@@ -109,9 +103,9 @@ async def verify(
     """Scan, compare and (with `repair`) fix; the progress bars go to stderr."""
     store = Store(client, table)
     with tqdm(desc="scanning", unit="item", disable=not progress) as bar:
-        items, scanned = await scan_partitions(store, COMMENT, segments, bar.update)
-    partitions = group(COMMENT, items)
-    differences = [diff(COMMENT, p.primary, p.copies) for p in partitions.values()]
+        items, scanned = await copies_verify.scan_partitions(store, COMMENT, segments, bar.update)
+    partitions = copies_verify.group(COMMENT, items)
+    differences = [copies_verify.diff(COMMENT, p.primary, p.copies) for p in partitions.values()]
     report = Report(
         scanned=scanned,
         comments=sum(p.primary is not None for p in partitions.values()),
@@ -124,9 +118,11 @@ async def verify(
             total=len(report.differences), desc="repairing", unit="comment", disable=not progress
         ) as bar:
 
-            async def fix(difference: Difference) -> None:
+            async def fix(difference: copies_verify.Difference) -> None:
                 async with limit:
-                    report.outcomes[difference.partition] = await repair_one(store, difference)
+                    report.outcomes[difference.partition] = await copies_verify.repair_one(
+                        store, difference
+                    )
                 bar.update()
 
             await asyncio.gather(*(fix(d) for d in report.differences))

@@ -1,24 +1,77 @@
-"""The model the gateway serves: a module that declares `MODEL` (`model.Model`), and may
-define `roots(derived)`, the one hook through which hand-written root types join those
-derived from the declarations (and set their order in the schema).
+"""The model the gateway serves: a module that exports its `FACE` (its `model.Model` and its
+hooks), or in short declares `MODEL` and defines its hooks as functions; `roots(derived)`
+is the one hook through which hand-written root types join those derived from the
+declarations (and set their order in the schema).
 
 The default model is the demo's, reached by its name: the engine never imports it.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
 import sys
 import traceback
-from dataclasses import replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from gateway.settings import DEFAULT_MODEL, SettingsError
 from model import Model, ModelError
-from resolvers.derived_roots import Roots, derived_roots
+from resolvers.derived_roots import FIELDS, Roots, derived_roots
+
+
+@dataclass(frozen=True)
+class Face:
+    """What a model module exports as `FACE` (docs/model.md#the-hook): its declarations and
+    its hooks, each optional. `roots` places hand-written root types among the derived ones
+    and orders them (a derived field it leaves out is still served, last, unless named in
+    `left_out`); `seed` loads the model's demo data and `verify` checks the table, each with
+    the options of its command (`seed_options`, `verify_options`)."""
+
+    model: Model
+    roots: Callable[[Roots], Roots] | None = None
+    seed_options: Callable[[argparse.ArgumentParser], None] | None = None
+    seed: Callable[[Any, argparse.Namespace], Awaitable[str]] | None = None
+    verify_options: Callable[[argparse.ArgumentParser], None] | None = None
+    verify: Callable[[Any, str, argparse.Namespace], Awaitable[tuple[list[str], int]]] | None = None
+    # Derived root fields the model does not serve.
+    left_out: frozenset[str] = frozenset()
+
+
+# The hooks of the shorter form, as functions of the model's module.
+_HOOKS = ("roots", "add_seed_arguments", "seed", "add_verify_arguments", "verify")
+
+
+@cache
+def face(name: str = DEFAULT_MODEL) -> Face:
+    """The face of the model module `name`: its `FACE`, or one made of its `MODEL` and the
+    hooks it defines as functions (`roots`, `add_seed_arguments`, `seed`,
+    `add_verify_arguments`, `verify`), the shorter form; SettingsError naming what is
+    missing."""
+    module = model_module(name)
+    found = getattr(module, "FACE", None)
+    if isinstance(found, Face):
+        return found
+    model = getattr(module, "MODEL", None)
+    if not isinstance(model, Model):
+        raise SettingsError(
+            f"DYNAGATE_MODEL={name!r}: {module.__file__} declares no FACE or MODEL "
+            "(a model.Model: docs/model.md)"
+        )
+    hook = {name: getattr(module, name, None) for name in _HOOKS}
+    return Face(
+        model,
+        roots=hook["roots"],
+        seed_options=hook["add_seed_arguments"],
+        seed=hook["seed"],
+        verify_options=hook["add_verify_arguments"],
+        verify=hook["verify"],
+    )
 
 
 @cache
@@ -26,29 +79,42 @@ def served(name: str = DEFAULT_MODEL) -> Roots:
     """The root types and followed entities of the model module `name`, made once; a module
     that is missing or declares no model is a SettingsError naming it, a declaration the
     engine cannot serve a ModelError naming that."""
-    module = model_module(name)
+    shown = face(name)
     derived = derived_roots(declared(name))
-    hook = getattr(module, "roots", None)
     try:
-        roots = derived if hook is None else hook(derived)
+        roots = derived if shown.roots is None else shown.roots(derived)
     except Exception as exc:
         raise SettingsError(failure_in_model(name, exc)) from None
     if not isinstance(roots, Roots):
         raise SettingsError(f"DYNAGATE_MODEL={name!r}: its roots() returned no Roots")
+    roots = with_the_rest(roots, derived, shown.left_out)
     # The entities' types, and so the model the schema describes, whatever the hook kept.
     return roots if roots.types is not None else replace(roots, types=derived.types)
 
 
+def with_the_rest(roots: Roots, derived: Roots, left_out: frozenset[str]) -> Roots:
+    """`roots`, and after them every derived root type they left out that the model does
+    not leave out: a field is never lost by forgetting it in a hook."""
+    placed = {id(kind) for kind in (*roots.query, *roots.mutation, *roots.subscription)}
+
+    def rest(kinds: tuple[type[Any], ...]) -> tuple[type[Any], ...]:
+        return tuple(
+            kind
+            for kind in kinds
+            if id(kind) not in placed and not set(getattr(kind, FIELDS, ())) & left_out
+        )
+
+    return replace(
+        roots,
+        query=(*roots.query, *rest(derived.query)),
+        mutation=(*roots.mutation, *rest(derived.mutation)),
+        subscription=(*roots.subscription, *rest(derived.subscription)),
+    )
+
+
 def declared(name: str = DEFAULT_MODEL) -> Model:
     """The model the module `name` declares (SettingsError naming what is missing)."""
-    module = model_module(name)
-    model = getattr(module, "MODEL", None)
-    if not isinstance(model, Model):
-        raise SettingsError(
-            f"DYNAGATE_MODEL={name!r}: {module.__file__} declares no MODEL "
-            "(a model.Model: docs/model.md)"
-        )
-    return model
+    return face(name).model
 
 
 def model_module(name: str) -> ModuleType:

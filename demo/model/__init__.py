@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING
 
 from demo import organization_fields, repo_fields
 from demo.model import comments, markers, orders, organizations, repos, tickets
+from dynagate import Face, Roots
 from model import GSI1, GSI2, GSI3, TABLE, Layout, Model
-from resolvers.derived_roots import Roots
 
 if TYPE_CHECKING:
-    from gateway.cli.seeding import Seeding
-    from store.client import DynamoDBClient
+    from dynagate import DynamoDBClient, Seeding
 
 AREAS = (orders, comments, repos, organizations, tickets, markers)
 # The table as dynagate makes it: `PK`/`SK`, and three overloaded global indexes.
@@ -82,3 +81,7 @@ async def verify(
     from demo import commands
 
     return await commands.verify(client, table, args)
+
+
+# What the gateway serves of this module: the model and its hooks (docs/model.md#the-hook).
+FACE = Face(MODEL, roots=roots, seed_options=add_seed_arguments, seed=seed, verify=verify)

@@ -14,7 +14,7 @@ bitmask (`{1, 2, 5}` -> `19`: docs/decisions/comments-layout.md).
 
 from __future__ import annotations
 
-from keys.table import GSI1
+from dynagate import GSI1
 from model import (
     Author,
     Code,

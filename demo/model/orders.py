@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from keys.table import GSI1, GSI2, GSI3
+from dynagate import GSI1, GSI2, GSI3
 from model import (
     Choice,
     Create,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from keys.table import GSI3, TABLE
+from dynagate import GSI3, TABLE
 from model import (
     Choice,
     Counter,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from keys.table import TABLE
+from dynagate import TABLE
 from model import (
     Author,
     Choice,

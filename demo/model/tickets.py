@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from keys.table import GSI1
+from dynagate import GSI1
 from model import (
     Author,
     Choice,

@@ -47,7 +47,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from keys.table import GSI1, GSI2, GSI3, TABLE
+from dynagate import GSI1, GSI2, GSI3, TABLE, Face
 from model import (
     Author,
     Choice,
@@ -82,7 +82,7 @@ from model import (
 )
 
 if TYPE_CHECKING:
-    from gateway.cli.seeding import Seeding
+    from dynagate import Seeding
 
 
 class BookingStatus(StrEnum):
@@ -297,3 +297,7 @@ def _seeding() -> ModuleType:
             del sys.modules[name]
             raise
     return module
+
+
+# What the gateway serves of this module: the model and its demo data.
+FACE = Face(MODEL, seed_options=add_seed_arguments, seed=seed)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from tqdm import tqdm
 
 if TYPE_CHECKING:
-    from gateway.cli.seeding import Seeding
+    from dynagate import Seeding
 
 CREATE_VENUE = """mutation ($input: CreateVenueInput!) { createVenue(input: $input) { id } }"""
 BOOK_VENUE = """mutation ($input: BookVenueInput!) { bookVenue(input: $input) { id } }"""

@@ -1,5 +1,5 @@
 """What each `dynagate` command does, once its arguments are read (`gateway/cli/parser.py`).
-A model's own parts of `seed` and `verify` are functions its module defines (`model_hook`):
+A model's own parts of `seed` and `verify` are hooks of its face (`model_hook`):
 the demo's are reached as any model's, never imported by the engine."""
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 
 
 def model_hook(model: str, name: str) -> Any:
-    """The function `name` the model module `model` defines (`seed`, `add_seed_arguments`,
-    `verify`, `add_verify_arguments`: docs/model.md), or None."""
-    from gateway.served_model import model_module
+    """The hook `name` of the model `model` (`seed`, `seed_options`, `verify`,
+    `verify_options`: docs/model.md#the-hook), or None."""
+    from gateway.served_model import face
 
-    return getattr(model_module(model), name, None)
+    return getattr(face(model), name)
 
 
 def token(args: argparse.Namespace) -> int:

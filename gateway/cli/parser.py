@@ -80,7 +80,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         "load demo data through the API's mutations",
         options=on_model,
     )
-    hook_options(model, "add_seed_arguments")(seed)
+    hook_options(model, "seed_options")(seed)
 
     local = add_command(
         subcommands,
@@ -172,7 +172,7 @@ def command_parser(model: str | None = None) -> argparse.ArgumentParser:
         help="write what differs, each item only while it is still as it was read",
     )
     verify.add_argument("--segments", type=positive_int, default=4, help="parallel Scan segments")
-    hook_options(model, "add_verify_arguments")(verify)
+    hook_options(model, "verify_options")(verify)
 
     template = add_command(
         subcommands,

@@ -144,4 +144,4 @@ def test_a_module_without_model_names_its_file(
     file = tmp_path / "empty_model.py"
     file.write_text("X = 1\n")
     assert main(["model", "check", "--model", str(file)]) == 2
-    assert f"{file} declares no MODEL" in capsys.readouterr().err
+    assert f"{file} declares no FACE or MODEL" in capsys.readouterr().err

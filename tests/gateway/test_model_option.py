@@ -42,7 +42,7 @@ def test_the_setting_takes_a_path_too(
     [
         ("nowhere/model.py", "no such file"),
         ("no.such.module", "there is no module 'no'"),
-        ("json", "declares no MODEL"),
+        ("json", "declares no FACE or MODEL"),
     ],
 )
 def test_a_model_that_is_not_there_stops_with_one_line(
