@@ -1,5 +1,5 @@
-"""What several test modules need of the table itself: a scan, bulk writes, and
-transactions made to fail at their last action."""
+"""What several test modules need of the table itself: a scan, bulk writes, transactions
+made to fail at their last action, and plain boto3 as an app outside dynagate sets it up."""
 
 from __future__ import annotations
 
@@ -23,6 +23,12 @@ from store.requests import (
     to_attributes,
 )
 from store.transport.connection import CLIENT_CONFIG, LOCAL_CREDENTIALS
+
+
+def plain_boto3(endpoint: str) -> dict[str, Any]:
+    """What plain boto3 is given for DynamoDB Local at `endpoint` (`boto3.client("dynamodb",
+    **plain_boto3(endpoint))`), as an app outside dynagate sets it up."""
+    return {"endpoint_url": endpoint, "region_name": "us-east-1", **LOCAL_CREDENTIALS}
 
 
 async def scan_all(client: Any, table: str) -> list[dict[str, Any]]:

@@ -16,16 +16,11 @@ from gateway.cli.dynamodb_local import (
     command,
     ensure_installed,
 )
+from tests.table import plain_boto3
 
 
 def _client(endpoint: str) -> Any:
-    return boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
+    return boto3.client("dynamodb", **plain_boto3(endpoint))
 
 
 def _create_table(client: Any, name: str) -> None:

@@ -6,7 +6,6 @@ are heard, as it does on a table of dynagate's own layout."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from functools import partial
 
 import pytest
@@ -17,10 +16,10 @@ from tests.live import Served, connected, served
 from tests.model.test_adopted_table import (
     ADOPTED,
     ON_DAY,
-    app_made,
     app_table,
     event_item,
     made_by_the_app,
+    table_made_by_the_app,
 )
 from tests.subscribing import until
 
@@ -28,11 +27,7 @@ pytestmark = pytest.mark.streamed
 CHANGES = 'subscription { eventsOnChanges(day: "2025-03-01") { kind id event { title } } }'
 
 
-@pytest.fixture
-async def table(endpoint: str) -> AsyncIterator[str]:
-    streamed = partial(made_by_the_app, stream=True)
-    async with app_made(endpoint, "adopted-streamed", streamed) as name:
-        yield name
+table = table_made_by_the_app("adopted-streamed", partial(made_by_the_app, stream=True))
 
 
 async def test_the_app_s_writes_reach_subscribers(endpoint: str, table: str) -> None:

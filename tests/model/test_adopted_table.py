@@ -18,6 +18,7 @@ import pytest
 from gateway.cli.main import main
 from tests.client import Api
 from tests.programs import serve_refused
+from tests.table import plain_boto3
 
 ADOPTED = "tests.model.adopted"
 ROOT = Path(__file__).parents[2]
@@ -54,23 +55,11 @@ def event_item(day: str, event_id: str, title: str) -> dict[str, Any]:
 
 def app_client(endpoint: str) -> Any:
     """The app's own client: plain boto3, as it is set up for DynamoDB Local."""
-    return boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
+    return boto3.client("dynamodb", **plain_boto3(endpoint))
 
 
 def app_table(endpoint: str, name: str) -> Any:
-    return boto3.resource(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    ).Table(name)
+    return boto3.resource("dynamodb", **plain_boto3(endpoint)).Table(name)
 
 
 def app_created(
@@ -129,6 +118,18 @@ async def app_made(
         await asyncio.to_thread(app_client(endpoint).delete_table, TableName=name)
 
 
+def table_made_by_the_app(prefix: str, make: Callable[..., None]) -> Any:
+    """A test module's fixture (named as the module names it): a table of its own that
+    `make(endpoint, name)` creates and fills as the app does (`app_made`)."""
+
+    @pytest.fixture
+    async def table(endpoint: str) -> AsyncIterator[str]:
+        async with app_made(endpoint, prefix, make) as name:
+            yield name
+
+    return table
+
+
 def made_by_the_app(endpoint: str, name: str, *, stream: bool = False) -> None:
     """The app's table and its items, made as the app makes them (a stream if asked)."""
     types = dict.fromkeys(("pk", "sk", "gsi1pk", "gsi1sk"), "S")
@@ -139,10 +140,7 @@ def made_by_the_app(endpoint: str, name: str, *, stream: bool = False) -> None:
         table.put_item(Item=event_item(*event))
 
 
-@pytest.fixture
-async def table(endpoint: str) -> AsyncIterator[str]:
-    async with app_made(endpoint, "adopted", made_by_the_app) as name:
-        yield name
+table = table_made_by_the_app("adopted", made_by_the_app)
 
 
 @pytest.fixture

@@ -18,7 +18,12 @@ import pytest
 
 from gateway.cli.main import main
 from tests.model.declaring import assert_drafted
-from tests.model.test_adopted_table import app_client, app_made, app_table, made_by_the_app
+from tests.model.test_adopted_table import (
+    app_client,
+    app_table,
+    made_by_the_app,
+    table_made_by_the_app,
+)
 from tests.other_tools import NEEDS_NODE, tool_table
 
 RUFF = [sys.executable, "-m", "ruff"]
@@ -39,10 +44,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> Iterator[None]:
     yield
 
 
-@pytest.fixture
-async def adopted(endpoint: str) -> AsyncIterator[str]:
-    async with app_made(endpoint, "infer", made_by_the_app) as name:
-        yield name
+adopted = table_made_by_the_app("infer", made_by_the_app)
 
 
 @pytest.fixture

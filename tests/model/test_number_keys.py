@@ -6,7 +6,6 @@ its index keys as numbers the app reads back."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.client import Api
-from tests.model.test_adopted_table import app_created, app_made, app_table
+from tests.model.test_adopted_table import app_created, app_table, table_made_by_the_app
 
 pytestmark = pytest.mark.overrides(model="tests.model.number_keys")
 # player, game, points, when played (milliseconds since 1970)
@@ -63,10 +62,7 @@ def made_by_the_app(endpoint: str, name: str) -> None:
         table.put_item(Item=score_item(*score))
 
 
-@pytest.fixture
-async def table(endpoint: str) -> AsyncIterator[str]:
-    async with app_made(endpoint, "numbers", made_by_the_app) as name:
-        yield name
+table = table_made_by_the_app("numbers", made_by_the_app)
 
 
 def ranked(answer: dict[str, Any]) -> list[tuple[str, int]]:

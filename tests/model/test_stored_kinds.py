@@ -5,7 +5,6 @@ ISO times, and the app's version, which every change dynagate writes moves on.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 from boto3.dynamodb.types import Binary
 
 from tests.client import Api
-from tests.model.test_adopted_table import app_created, app_made, app_table
+from tests.model.test_adopted_table import app_created, app_table, table_made_by_the_app
 
 pytestmark = pytest.mark.overrides(model="tests.model.stored_kinds")
 FIELDS = "id name active ratio tags ports settings note seenAt madeAt checkedAt revision"
@@ -48,10 +47,7 @@ def made_by_the_app(endpoint: str, name: str) -> None:
     app_table(endpoint, name).put_item(Item=APP_ITEM)
 
 
-@pytest.fixture
-async def table(endpoint: str) -> AsyncIterator[str]:
-    async with app_made(endpoint, "kinds", made_by_the_app) as name:
-        yield name
+table = table_made_by_the_app("kinds", made_by_the_app)
 
 
 async def stored_item(endpoint: str, table: str, device: str) -> dict[str, Any]:

@@ -5,13 +5,18 @@ with its first page in one Query, and what was passed over counted in the cost r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from tests.client import Api
-from tests.model.test_adopted_table import EVENTS, EVENTS_OF_ACME, ON_DAY, app_made, app_table
+from tests.model.test_adopted_table import (
+    EVENTS,
+    EVENTS_OF_ACME,
+    ON_DAY,
+    app_table,
+    table_made_by_the_app,
+)
 from tests.model.test_adopted_table import made_by_the_app as made_untold
 
 pytestmark = pytest.mark.overrides(model="tests.model.told_apart")
@@ -44,10 +49,7 @@ def told_apart(endpoint: str, name: str) -> None:
         table.put_item(Item=audit)
 
 
-@pytest.fixture
-async def table(endpoint: str) -> AsyncIterator[str]:
-    async with app_made(endpoint, "told", told_apart) as name:
-        yield name
+table = table_made_by_the_app("told", told_apart)
 
 
 def ids(connection: dict[str, Any]) -> list[str]:
