@@ -1,8 +1,8 @@
 """A parent item read in the same Query as the first page of its item collection.
 
-Seed 000 keeps a repository's issues just before the repository item and its stars just
-after it, so "the repository and its first issues" is one Query that starts at the
-repository and reads on. A root resolver that sees such pages selected below it asks for
+A model may keep a parent's children just before the parent's item in its partition (their
+label sorts first), so "the parent and its first children" is one Query that starts at the
+parent and reads on. A root resolver that sees such pages selected below it asks for
 them here, together with the parent; the child fields then take their page from what was
 read instead of querying again.
 """

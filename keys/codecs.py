@@ -14,8 +14,9 @@ from typing import Any, Generic, Protocol, TypeVar
 from errors.vocabulary import BadUserInput
 
 DELIMITERS = frozenset("#/~")
-# A whole segment meaning "any value" (seed 003's `PRODUCT#42/~/~`); no codec's own
-# output can equal it, since identifiers, languages and numbers never hold a `~`.
+# A whole segment meaning "any value" (a copy's key for any language: `VENUE#v1#~#31`); no
+# codec's own output can equal it, since identifiers, languages and numbers never hold a
+# `~`.
 ANY = "~"
 # Sorts after every character a rendered key can hold, so `prefix + KEY_MAX` bounds a prefix.
 KEY_MAX = "\uffff"

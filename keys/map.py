@@ -1,4 +1,5 @@
-"""Places and cell counts over geohash partitions (seed 002), for any entity with a position.
+"""Places and cell counts over geohash partitions (docs/model.md#places), for any entity
+with a position.
 
     place     PK = <places>#<geohash[0:3]>      SK = <geohash[3:12]>#<id>   where it is
     cell      PK = <cells>#<geohash[0:L-3]>     SK = <geohash[L-3:L]>       count, L = 3..8

@@ -265,7 +265,7 @@ class Total(EngineNumber):
 @dataclass(frozen=True, kw_only=True)
 class Coordinate(Attribute):
     """One axis of a position in decimal degrees: `lat` (-90 to 90) or `lon` (-180 to 180).
-    An entity with both and `places` is found by viewport (seed 002)."""
+    An entity with both and `places` is found by viewport (docs/model.md#places)."""
 
     axis: Axis
 
@@ -324,7 +324,7 @@ class Choice(Attribute):
 class Timestamp(Attribute):
     """A time, in milliseconds, held as `stored_as` says (keys hold it as ISO text only);
     `stamped` on create or on every write by the engine's clock (then never given by a
-    client). A timestamp stamped on every write that sorts an index is seed 001's changing
+    client). A timestamp stamped on every write that sorts an index is a changing
     sort key: an update moves the item within that index.
     `imported`: stamped on create unless an admin gives an earlier time (an import of older
     data); anyone else giving one is refused."""

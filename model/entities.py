@@ -64,10 +64,10 @@ class Entity:
     key: Keys
     indexes: Mapping[Index, Keys] = field(default_factory=dict)
     parent: Parent | None = None
-    # The indexes an item is in only while a predicate holds (seed 000's sparse indexes).
+    # The indexes an item is in only while a predicate holds (docs/model.md: sparse indexes).
     sparse: Mapping[Index, Only] = field(default_factory=dict)
     copies: Copies | None = None
-    # Seed 002: the entity is also kept by place, its cells counted (`keys/map.py`).
+    # The entity is also kept by place (docs/model.md#places), its cells counted (`keys/map.py`).
     places: Places | None = None
     owner: Owner | None = None
     # Who may read its items, wherever a query reaches them (None: whoever the field lets).

@@ -1,6 +1,6 @@
-"""The seed strategies as kinds any entity can use, and their checks: copies for
-multi-value filters (seed 003's power-set duplication) and places for viewports and cell
-counts (seed 002's geohash partitions)."""
+"""The strategies of keeping as kinds any entity can use, and their checks: copies for
+multi-value filters (power-set duplication, docs/model.md#copies) and places for viewports and cell
+counts (geohash partitions, docs/model.md#places)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Copies:
-    """Seed 003's power-set duplication: the item is copied, in its own partition, into
+    """Power-set duplication (docs/model.md#copies): the item is copied, in its own partition, into
     every list a filter can ask for, so that each filter is one Query on one list. A
     filter asks, for each of `sets`, any set of its values (`{"rating": "ratings"}`: the
     attribute and the argument naming the set; none given: all) and, for each of `either`,

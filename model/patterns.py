@@ -84,7 +84,7 @@ class ListOf:
     equal: tuple[str, ...] = ()
     range: Range | None = None
     # Choices a page may be filtered by (a FilterExpression: a narrow set with a high hit
-    # rate, as seed 001's open issues; its pages are refilled and their cost shows it).
+    # rate, as open issues among closed ones; its pages are refilled and their cost shows it).
     filtered: tuple[str, ...] = ()
     direction: bool = False
     unnarrowed: Index | None = None
@@ -194,7 +194,8 @@ class Delete:
 
 @dataclass(frozen=True)
 class Near:
-    """A Query field answering the entities inside a viewport (seed 002), at most `limit`
+    """A Query field answering the entities inside a viewport (docs/model.md#places), at
+    most `limit`
     (default 100) and whether there are more: `<Entity>Search`; the viewport at most 0.5
     degrees a side, read by key ranges over its geohash cells. `subscription`: the root
     field that follows the entities entering, changing in or leaving a viewport."""
@@ -212,7 +213,7 @@ class Near:
 class Heatmap:
     """A Query field answering exact counts of the entities in the geohash cells of one
     length (`precision`, 1 to 8, or left out the largest the view and the limits allow)
-    that meet a viewport (seed 002)."""
+    that meet a viewport (docs/model.md#places)."""
 
     entity: Entity
     field: str
@@ -229,7 +230,7 @@ MOST_RADIUS = 100_000.0
 class Nearest:
     """A Query field answering the entities within `radiusMeters` of a point (`latitude`,
     `longitude`), nearest first by great-circle distance, ties by the entity's key: a
-    connection paged by `first` and `after` whose edges carry `distanceMeters` (seed 002's
+    connection paged by `first` and `after` whose edges carry `distanceMeters` (the entity's
     places, read cell by cell nearest first, `keys/nearest.py`); the radius at most
     `max_radius` metres (up to `MOST_RADIUS`)."""
 

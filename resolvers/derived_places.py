@@ -1,4 +1,4 @@
-"""The fields of an entity kept by place (seed 002, `model.Near` and `model.Heatmap`): a
+"""The fields of an entity kept by place (`model.Near` and `model.Heatmap`, docs/model.md#places): a
 search of a viewport answering `<Entity>Search`, exact cell counts answering `Heatmap`,
 and the subscription of the entities entering, changing in or leaving a viewport; each
 with its worst case (the heatmap's precision, left out, picked to fit the limits)."""

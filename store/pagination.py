@@ -175,7 +175,7 @@ class Paginator:
         """The page of `condition` read in direction `forward` that `args` asks for.
 
         `parent` is the sort key (on the condition's index) of the item the collection
-        hangs off, stored right next to it (seed 000's repository and its issues). When
+        hangs off, stored right next to it (a parent and its children in one partition). When
         the page starts there, that item is read by the same Query: see `reads_parent`.
         """
         filtered = None if filter is None else json.dumps(asdict(filter), default=str)

@@ -1,4 +1,4 @@
-"""A copied entity's writes (`model.Copies`, seed 003): its own item and a copy in every
+"""A copied entity's writes (`model.Copies`, docs/model.md#copies): its own item and a copy in every
 list a filter can ask for, changed together in one TransactWriteItems.
 
 The own item's `version` guards every change, so a failed or concurrent write never leaves
@@ -228,7 +228,7 @@ def not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:
 
 
 class Copied:
-    """An entity kept with a copy in every list a filter can ask for (seed 003)."""
+    """An entity kept with a copy in every list a filter can ask for (docs/model.md#copies)."""
 
     answers_unchanged = True
 

@@ -1,4 +1,5 @@
-"""Counts of the cells of lengths 1 and 2 rebuilt from the counts of length 3 (seed 002):
+"""Counts of the cells of lengths 1 and 2 rebuilt from the counts of length 3
+(docs/model.md#places):
 for a table whose placed entities were written while only lengths 3 to 8 were counted.
 
 Such a table lacks those counts, or holds only what entities added or removed since made

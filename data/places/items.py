@@ -1,4 +1,5 @@
-"""An entity with a position, kept by place and counted by cell (`model.Places`, seed 002):
+"""An entity with a position, kept by place and counted by cell (`model.Places`,
+docs/model.md#places):
 its writes, the search of a viewport and the heatmap.
 
 An entity is written with its own item (found by key), its place item (what searches read)

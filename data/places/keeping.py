@@ -1,4 +1,4 @@
-"""An entity kept by place (`model.Places`, seed 002) as a kind of keeping
+"""An entity kept by place (`model.Places`, docs/model.md#places) as a kind of keeping
 (`data/writes/keeping.py`): its own item, found by key, beside its place item, which
 searches read, and the eight cell counts it adds to; written, moved and removed together
 (`data/places/items.py`, `data/places/moves.py`)."""

@@ -1,4 +1,5 @@
-"""An entity kept by place, changed (`model.Update` of an entity with `Places`, seed 002):
+"""An entity kept by place, changed (`model.Update` of an entity with `Places`,
+docs/model.md#places):
 its own item and its place item written anew in one transaction; a new position moves the
 place item and the cell counts — out of the cells it leaves, into those it enters, the
 cells both positions share left alone — in the same transaction, so that the counts stay

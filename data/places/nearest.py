@@ -1,7 +1,7 @@
-"""The entities within a radius of a point, nearest first (`model.Nearest`, seed 002): the
-arguments checked, the place partitions read by the search of `keys/nearest.py` through
-the store, each edge's cursor sealed and bound to the field, the point and the radius,
-and the worst case of a page.
+"""The entities within a radius of a point, nearest first (`model.Nearest`,
+docs/model.md#nearest): the arguments checked, the place partitions read by the search of
+`keys/nearest.py` through the store, each edge's cursor sealed and bound to the field, the
+point and the radius, and the worst case of a page.
 
 A cursor holds its edge's distance and entity key (the order's two terms), so the next
 page starts right after it, whatever was added or removed meanwhile.

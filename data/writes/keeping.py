@@ -1,10 +1,10 @@
 """How an entity's items are kept — its own item alone, with a copy in every list a filter
-can ask for (`model.Copies`, seed 003), or with its place and cell counts (`model.Places`,
-seed 002) — as one interface, chosen once per entity (`data/writes/kinds.py`). Each kind
-says what a new entity writes beside its own item, how an entity is changed and removed,
-what that costs, and what removing one read entity writes (a parent's removal takes its
-children so). The entity's writes (`data/writes/entities.py`) ask it and never look at the
-kind again."""
+can ask for (`model.Copies`, docs/model.md#copies), or with its place and cell counts
+(`model.Places`, docs/model.md#places) — as one interface, chosen once per entity
+(`data/writes/kinds.py`). Each kind says what a new entity writes beside its own item, how
+an entity is changed and removed, what that costs, and what removing one read entity writes
+(a parent's removal takes its children so). The entity's writes (`data/writes/entities.py`)
+ask it and never look at the kind again."""
 
 from __future__ import annotations
 

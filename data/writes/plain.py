@@ -2,13 +2,12 @@
 PutItem, an update by one UpdateItem (re-rendering every key a change touches), a delete
 by one transaction.
 
-When the entity has a timestamp stamped on every write (seed 001's changing sort key), the
-update is conditional on the stored one being earlier, so a clock running behind or two
-updates in one millisecond never move an item back: it is written again just after the
-stored time, which the refusal brings back. A rule held to the writer, the owner or the
-parent's owner is decided by the write's own condition (or a ConditionCheck on the parent
-in the same transaction).
-"""
+When the entity has a timestamp stamped on every write (a changing sort key,
+docs/model.md#writes-in-detail), the update is conditional on the stored one being earlier,
+so a clock running behind or two updates in one millisecond never move an item back: it is
+written again just after the stored time, which the refusal brings back. A rule held to the
+writer, the owner or the parent's owner is decided by the write's own condition (or a
+ConditionCheck on the parent in the same transaction)."""
 
 from __future__ import annotations
 
@@ -109,7 +108,8 @@ def _sorting_stamp(entity: Entity) -> str | None:
 
 
 def _sorting_stamp_attribute(entity: Entity) -> str | None:
-    """The timestamp stamped on every write that a key sorts by (seed 001): an update then
+    """The timestamp stamped on every write that a key sorts by (a changing sort key): an
+    update then
     only moves it forward."""
     keyed = {s.name for template in entity.templates.values() for s in template.segments}
     return next((name for name in entity.write_stamps if name in keyed), None)
