@@ -25,7 +25,7 @@ from store.client import Store
 from store.tables import create_table
 from store.transport.connection import open_client
 from tests.client import Api, settings_for
-from tests.faults import FaultProxy
+from tests.faults import FaultProxy, without_backoff
 from tests.jwks import JwksServer
 from tests.redis_server import RedisServer
 
@@ -109,6 +109,12 @@ async def proxy(endpoint: str) -> AsyncIterator[FaultProxy]:
     """A fault-injecting proxy in front of the session's DynamoDB Local (`tests/faults.py`)."""
     async with FaultProxy(endpoint) as running:
         yield running
+
+
+@pytest.fixture
+def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Botocore retrying at once (`tests.faults.without_backoff`), for the fault tests."""
+    without_backoff(monkeypatch)
 
 
 @pytest.fixture

@@ -16,15 +16,11 @@ from keys.codecs import format_timestamp
 from store.client import Store
 from store.loaders import ItemLoader
 from tests.data.test_faults import lost_once, of_type
-from tests.faults import FaultProxy, without_backoff
+from tests.faults import FaultProxy
 from tests.model.library import BOOK, MODEL, SHELF
 
+pytestmark = pytest.mark.usefixtures("no_pauses")
 ANN = Caller("Ann")
-
-
-@pytest.fixture(autouse=True)
-def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
-    without_backoff(monkeypatch)
 
 
 async def shelved(store: Store) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from store.client import Store
 from store.loaders import ItemLoader
 from tests.client import Api
 from tests.data.test_faults import lost_once
-from tests.faults import FaultProxy, without_backoff
+from tests.faults import FaultProxy
 from tests.identity import SECURED, as_user
 from tests.live import connected
 from tests.model.library import BRANCH, MODEL
@@ -137,11 +137,6 @@ async def test_only_admins_open_and_close_branches(api: Api) -> None:
         assert (await ann(NEAR, v=OSLO)).ok()["branches"]["branches"] == [
             {"id": "b1", "name": "One"}
         ]
-
-
-@pytest.fixture
-def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
-    without_backoff(monkeypatch)
 
 
 @pytest.mark.usefixtures("no_pauses")

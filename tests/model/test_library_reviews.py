@@ -19,7 +19,7 @@ from store.client import Store
 from store.loaders import ItemLoader
 from tests.client import Api
 from tests.data.test_faults import lost_once, of_type
-from tests.faults import FaultProxy, without_backoff
+from tests.faults import FaultProxy
 from tests.identity import SECURED, as_user
 from tests.live import connected
 from tests.model.library import MODEL, REVIEW, SHELF
@@ -158,11 +158,6 @@ async def test_racing_edits_leave_one_review_and_its_exact_copies(api: Api, clie
     assert all(r.codes in ([], ["CONFLICT"]) for r in results)
     assert any(r.codes == [] for r in results)
     await assert_copies_exact(client, api.settings.table)
-
-
-@pytest.fixture
-def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
-    without_backoff(monkeypatch)
 
 
 @pytest.mark.usefixtures("no_pauses")

@@ -20,12 +20,15 @@ from store.client import Store
 from store.loaders import ItemLoader
 from tests.client import Api
 from tests.data.test_faults import lost_once
-from tests.faults import FaultProxy, without_backoff
+from tests.faults import FaultProxy
 from tests.identity import SECURED, as_user
 from tests.model.sites import MODEL, SITE
 from tests.table import scan_all
 
-pytestmark = pytest.mark.overrides(model="tests.model.sites", **SECURED)
+pytestmark = [
+    pytest.mark.overrides(model="tests.model.sites", **SECURED),
+    pytest.mark.usefixtures("no_pauses"),
+]
 ADD = "mutation ($input: AddSiteInput!) { addSite(input: $input) { id } }"
 CHANGE = """mutation ($input: ChangeSiteInput!) {
   changeSite(input: $input) { id name lat lon category } }"""
@@ -35,11 +38,6 @@ BY = "query ($c: Category!) { sitesOf(category: $c) { edges { node { id } } } }"
 OSLO = {"north": 60.0, "south": 59.8, "east": 10.9, "west": 10.6}
 ROME = {"north": 42.0, "south": 41.8, "east": 12.6, "west": 12.4}
 ANN = Caller("ann")
-
-
-@pytest.fixture(autouse=True)
-def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
-    without_backoff(monkeypatch)
 
 
 async def recounted(client: Any, table: str) -> tuple[dict[str, int], dict[str, int]]:
