@@ -1,1 +1,2 @@
-"""Reads and writes of each area, built on the store; no GraphQL here."""
+"""The access patterns of a declared model: its reads and writes, built on the store; no
+GraphQL here."""

@@ -1,0 +1,1 @@
+"""The product's error vocabulary, on the ground floor: every floor raises it (`vocabulary.py`)."""

@@ -1,0 +1,1 @@
+"""The table's stream: its reader, its shards, and their leases across replicas."""
