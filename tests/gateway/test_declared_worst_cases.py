@@ -163,6 +163,34 @@ def creates(
     )
 
 
+def by_id(
+    access_pattern: Callable[..., Any] | Pattern,
+    document: str,
+    held: str,
+    fault: tuple[str, str] = CONFLICTS,
+    *,
+    who: str = ALICE,
+) -> Case:
+    """A write of the `held` entity the world made, named by its id (`World.ids`)."""
+    return Case(access_pattern, document, lambda w: {"id": w.ids[held]}, fault, who=who)
+
+
+def naming(
+    access_pattern: Callable[..., Any] | Pattern,
+    document: str,
+    variable: str,
+    fault: tuple[str, str] = CONFLICTS,
+    *,
+    what: str = "",
+    who: str = ALICE,
+) -> Case:
+    """A write given one name of the world's as `variable`: the name of `what`, else of the
+    thing the variable is called after (`World.name`)."""
+    return Case(
+        access_pattern, document, lambda w: {variable: w.name(what or variable)}, fault, who=who
+    )
+
+
 @dataclass(frozen=True)
 class Case:
     # A hand-written access pattern, or a declared one (`model/`).
@@ -179,17 +207,11 @@ class Case:
 
 CASES = [
     creates(MODEL_WRITES["createCustomer"], CREATE_CUSTOMER, "c2", who="new customer"),
-    Case(
-        MODEL_WRITES["placeOrder"],
-        PLACE_ORDER,
-        lambda w: {"c": w.name("c")},
-        CONFLICTS,
-        who="customer",
-    ),
-    Case(
+    naming(MODEL_WRITES["placeOrder"], PLACE_ORDER, "c", who="customer"),
+    by_id(
         MODEL_WRITES["setOrderStatus"],
         "mutation($id: ID!) { setOrderStatus(id: $id, status: SHIPPED) { id } }",
-        lambda w: {"id": w.ids["order"]},
+        "order",
         condition_fails("UpdateItem"),
         who=ROOT,
     ),
@@ -199,36 +221,27 @@ CASES = [
         "p2",
         who=ROOT,
     ),
-    Case(MODEL_WRITES["postComment"], POST_COMMENT, lambda w: {"p": w.name("p")}, CONFLICTS),
-    Case(
+    naming(MODEL_WRITES["postComment"], POST_COMMENT, "p"),
+    by_id(
         MODEL_WRITES["editComment"],
         "mutation($id: ID!) { editComment(input: {id: $id, rating: 2}) { id } }",
-        lambda w: {"id": w.ids["comment"]},
-        CONFLICTS,
+        "comment",
     ),
-    Case(
-        MODEL_WRITES["deleteComment"],
-        "mutation($id: ID!) { deleteComment(id: $id) }",
-        lambda w: {"id": w.ids["comment"]},
-        CONFLICTS,
+    by_id(
+        MODEL_WRITES["deleteComment"], "mutation($id: ID!) { deleteComment(id: $id) }", "comment"
     ),
     Case(MODEL_WRITES["addMarker"], ADD_MARKER, lambda w: {}, CONFLICTS),
-    Case(
-        MODEL_WRITES["removeMarker"],
-        "mutation($id: ID!) { removeMarker(id: $id) }",
-        lambda w: {"id": w.ids["marker"]},
-        CONFLICTS,
-    ),
+    by_id(MODEL_WRITES["removeMarker"], "mutation($id: ID!) { removeMarker(id: $id) }", "marker"),
     creates(
         MODEL_WRITES["createRepo"],
         'mutation($id: String!) { createRepo(input: {owner: "alice", name: $id}) { name } }',
         "r2",
     ),
-    Case(repos.open_issue, OPEN_ISSUE, lambda w: {"r": w.name("r")}, CONFLICTS),
-    Case(
+    naming(repos.open_issue, OPEN_ISSUE, "r"),
+    naming(
         MODEL_WRITES["closeIssue"],
         'mutation($r: String!) { closeIssue(owner: "alice", name: $r, number: 1) { number } }',
-        lambda w: {"r": w.name("r")},
+        "r",
         condition_fails("UpdateItem"),
     ),
     Case(
@@ -248,11 +261,11 @@ CASES = [
         who="bob",
         reaches_worst=False,  # likewise
     ),
-    Case(
+    naming(
         organizations.create_organization,
         "mutation($o: String!) { createOrganization(input: {name: $o}) { name } }",
-        lambda w: {"o": w.name("o2")},
-        CONFLICTS,
+        "o",
+        what="o2",
     ),
     Case(
         organizations.add_member, ADD_MEMBER, lambda w: {"o": w.name("o"), "u": "carol"}, CONFLICTS
@@ -265,11 +278,10 @@ CASES = [
         CONFLICTS,
         reaches_worst=False,  # its reads of the member follow a success only
     ),
-    Case(
+    naming(
         organizations.create_team,
         'mutation($o: String!) { createTeam(organization: $o, name: "core") { name } }',
-        lambda w: {"o": w.name("o")},
-        CONFLICTS,
+        "o",
     ),
     creates(
         MODEL_WRITES["createQueue"],
@@ -277,11 +289,11 @@ CASES = [
         "q2",
         who=ROOT,
     ),
-    Case(MODEL_WRITES["openTicket"], OPEN_TICKET, lambda w: {"q": w.name("q")}, CONFLICTS),
-    Case(
+    naming(MODEL_WRITES["openTicket"], OPEN_TICKET, "q"),
+    by_id(
         MODEL_WRITES["updateTicket"],
         "mutation($id: ID!) { updateTicket(input: {id: $id, status: CLOSED}) { id } }",
-        lambda w: {"id": w.ids["ticket"]},
+        "ticket",
         condition_fails("UpdateItem"),
     ),
 ]
