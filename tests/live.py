@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +81,14 @@ async def served(settings: Settings) -> AsyncIterator[Served]:
     app = create_app(settings)
     async with serving(app) as url:
         yield Served(url, app)
+
+
+@asynccontextmanager
+async def replicas_served(settings: Settings, count: int = 2) -> AsyncIterator[list[Served]]:
+    """`count` replicas of the gateway with the same `settings`, each on a port of its own,
+    as a deployment behind a load balancer runs them."""
+    async with AsyncExitStack() as stack:
+        yield [await stack.enter_async_context(served(settings)) for _ in range(count)]
 
 
 @dataclass

@@ -7,7 +7,6 @@ registered on the other, and the next client's hash alone is answered wherever i
 
 from __future__ import annotations
 
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 
 from tests.client import settings_for
 from tests.client_libraries import client_cases
-from tests.live import served
+from tests.live import replicas_served
 from tests.nginx import Nginx
 from tests.redis_server import RedisServer
 
@@ -36,8 +35,7 @@ async def test_apollos_persisted_queries_answer_behind_nginx_as_on_one_gateway(
 ) -> None:
     # Compose's settings that matter here: Redis shared, the read cache on.
     settings = settings_for(endpoint, table, redis_url=redis_server.url, cache=True)
-    async with AsyncExitStack() as stack:
-        first, second = [await stack.enter_async_context(served(settings)) for _ in range(2)]
+    async with replicas_served(settings) as (first, second):
         alone = await apq(first.url)
         with Nginx(tmp_path, [first.port, second.port]) as nginx:
             balanced = await apq(nginx.url)

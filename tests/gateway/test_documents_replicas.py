@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
@@ -24,7 +23,7 @@ from store.client import Store
 from store.stream.records import StreamRecord
 from tests.client import settings_for
 from tests.identity import SECURED, token
-from tests.live import Served, served
+from tests.live import Served, replicas_served, served
 from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.streamed
@@ -66,8 +65,7 @@ async def test_a_document_registered_on_one_replica_runs_on_the_other_at_once(
     endpoint: str, table: str, redis_server: RedisServer
 ) -> None:
     settings = settings_for(endpoint, table, redis_url=redis_server.url)
-    async with AsyncExitStack() as stack, httpx.AsyncClient() as http:
-        first, second = [await stack.enter_async_context(served(settings)) for _ in range(2)]
+    async with replicas_served(settings) as (first, second), httpx.AsyncClient() as http:
         # Apollo's first request names the hash alone: both replicas find it missing.
         for replica in (first, second):
             assert code(await post(http, replica, BY_HASH)) == "PERSISTED_QUERY_NOT_FOUND"
@@ -90,8 +88,7 @@ async def test_with_redis_the_next_request_anywhere_runs_it(
         endpoint, table, redis_url=redis_server.url, **SECURED, trusted_documents=True
     )
     root, ada = token("root", admin=True), token("ada")
-    async with AsyncExitStack() as stack, httpx.AsyncClient() as http:
-        first, second = [await stack.enter_async_context(served(settings)) for _ in range(2)]
+    async with replicas_served(settings) as (first, second), httpx.AsyncClient() as http:
         for n in range(3):
             query = f'{{ product(id: "none-{n}") {{ name }} }}'
             sha = hashlib.sha256(query.encode()).hexdigest()
@@ -109,8 +106,7 @@ async def test_redis_down_the_table_is_read_again_rather_than_a_miss_answered(
     endpoint: str, table: str, redis_server: RedisServer
 ) -> None:
     settings = settings_for(endpoint, table, redis_url=redis_server.url)
-    async with AsyncExitStack() as stack, httpx.AsyncClient() as http:
-        first, second = [await stack.enter_async_context(served(settings)) for _ in range(2)]
+    async with replicas_served(settings) as (first, second), httpx.AsyncClient() as http:
         assert code(await post(http, second, BY_HASH)) == "PERSISTED_QUERY_NOT_FOUND"
         redis_server.stop()  # the registration cannot be told: the second cannot know
         registered = await post(http, first, {"query": QUERY, **BY_HASH})

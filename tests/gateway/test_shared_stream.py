@@ -22,7 +22,7 @@ from store.client import Store
 from store.stream.leases import ShardLeases
 from tests.client import settings_for
 from tests.gateway.test_cli import DYNAGATE
-from tests.live import LiveClient, Served, connected, served
+from tests.live import LiveClient, Served, connected, replicas_served
 from tests.redis_server import RedisServer
 from tests.subscribing import ISSUES, until
 from tests.table import scan_all
@@ -68,8 +68,7 @@ async def replicas(
     endpoint: str, table: str, redis_server: RedisServer
 ) -> AsyncIterator[list[Served]]:
     settings = settings_for(endpoint, table, redis_url=redis_server.url)
-    async with AsyncExitStack() as stack:
-        running = [await stack.enter_async_context(served(settings)) for _ in range(2)]
+    async with replicas_served(settings) as running:
         async with httpx.AsyncClient() as http:
             await http.post(f"{running[0].url}/graphql", json={"query": CREATE_REPO})
         yield running
