@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +38,24 @@ def calls_in_code() -> set[str]:
     return found
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
-    args = command_parser().parse_args(list(argv))
-    assert args.run(args) == 0
-    return json.loads(capsys.readouterr().out)
+# The `printed` fixture: a command's words and settings, and what it printed (JSON).
+Printed = Callable[..., Any]
+SHOP = {"DYNAGATE_TABLE": "shop", "AWS_REGION": "eu-west-1"}
+
+
+@pytest.fixture
+def printed(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Printed:
+    """A command run with `settings` set in the environment (kept for the test's later
+    commands), and what it printed, read as JSON."""
+
+    def run(*argv: str, **settings: str) -> Any:
+        for name, value in settings.items():
+            monkeypatch.setenv(name, value)
+        args = command_parser().parse_args(list(argv))
+        assert args.run(args) == 0
+        return json.loads(capsys.readouterr().out)
+
+    return run
 
 
 def iam_actions(calls: set[str]) -> set[str]:
@@ -58,12 +73,8 @@ def allowed(policy: dict[str, Any], resource: str) -> set[str]:
     return actions
 
 
-def test_the_policy_allows_exactly_what_the_server_calls(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DYNAGATE_TABLE", "shop")
-    monkeypatch.setenv("AWS_REGION", "eu-west-1")
-    policy = run(capsys, "iam-policy", "--account", "123456789012")
+def test_the_policy_allows_exactly_what_the_server_calls(printed: Printed) -> None:
+    policy = printed("iam-policy", "--account", "123456789012", **SHOP)
     arn = "arn:aws:dynamodb:eu-west-1:123456789012:table/shop"
     assert {s["Effect"] for s in policy["Statement"]} == {"Allow"}
     items, indexes = allowed(policy, arn), allowed(policy, f"{arn}/index/*")
@@ -79,10 +90,9 @@ def test_the_policy_allows_exactly_what_the_server_calls(
 
 @pytest.mark.parametrize("form", deployment.FORMATS)
 def test_the_template_is_the_table_create_table_makes_and_more_protected(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, form: str
+    printed: Printed, form: str
 ) -> None:
-    monkeypatch.setenv("DYNAGATE_TABLE", "shop")
-    template = run(capsys, "table-template", "--format", form)
+    template = printed("table-template", "--format", form, DYNAGATE_TABLE="shop")
     made = create_table_request("shop")
     if form == "cloudformation":
         table = template["Resources"]["Table"]
@@ -118,13 +128,9 @@ def test_the_template_is_the_table_create_table_makes_and_more_protected(
     assert table["deletion_protection_enabled"] is True
 
 
-def test_the_migrate_policy_adds_a_scan_and_an_index_and_nothing_else(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DYNAGATE_TABLE", "shop")
-    monkeypatch.setenv("AWS_REGION", "eu-west-1")
-    serving = run(capsys, "iam-policy")
-    migrating = run(capsys, "iam-policy", "--for", "migrate")
+def test_the_migrate_policy_adds_a_scan_and_an_index_and_nothing_else(printed: Printed) -> None:
+    serving = printed("iam-policy", **SHOP)
+    migrating = printed("iam-policy", "--for", "migrate")
     added = [s for s in migrating["Statement"] if s not in serving["Statement"]]
     assert added == [
         {
@@ -142,12 +148,9 @@ def test_the_migrate_policy_adds_a_scan_and_an_index_and_nothing_else(
     assert ungranted <= set(deployment.CREATE_ACTIONS)
 
 
-def test_the_template_holds_the_indexes_of_the_model_it_is_given(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DYNAGATE_TABLE", "shelves")
-    monkeypatch.setenv("DYNAGATE_MODEL", "tests.model.library_v1")
-    template = run(capsys, "table-template")
+def test_the_template_holds_the_indexes_of_the_model_it_is_given(printed: Printed) -> None:
+    model = {"DYNAGATE_TABLE": "shelves", "DYNAGATE_MODEL": "tests.model.library_v1"}
+    template = printed("table-template", **model)
     properties = template["Resources"]["Table"]["Properties"]
     assert [i["IndexName"] for i in properties["GlobalSecondaryIndexes"]] == ["GSI1", "GSI2"]
     assert {a["AttributeName"] for a in properties["AttributeDefinitions"]} == {
