@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import boto3
@@ -49,6 +50,18 @@ async def events(client: LiveClient, ident: str, count: int) -> list[dict[str, A
     return found
 
 
+@asynccontextmanager
+async def listening(
+    gateway: Served, *subscriptions: str, **variables: Any
+) -> AsyncIterator[tuple[LiveClient, list[str]]]:
+    """A client subscribed to each of `subscriptions` (given `variables`), and the ids of
+    its subscriptions, once they have had the time to reach the stream's reader."""
+    async with connected(gateway) as client:
+        idents = [await client.subscribe(query, **variables) for query in subscriptions]
+        await asyncio.sleep(0.2)
+        yield client, idents
+
+
 async def quiet(client: LiveClient, ident: str) -> None:
     """Nothing more arrives for `ident` within a second."""
     with pytest.raises(TimeoutError):
@@ -56,13 +69,12 @@ async def quiet(client: LiveClient, ident: str) -> None:
 
 
 async def test_markers_enter_and_leave_the_viewport(gateway: Served) -> None:
-    async with connected(gateway) as client:
-        ident = await client.subscribe(
-            "subscription ($v: Viewport!) { markerChanges(viewport: $v) {"
-            " kind id marker { id label lat lon } } }",
-            v=VIEW,
-        )
-        await asyncio.sleep(0.2)
+    async with listening(
+        gateway,
+        "subscription ($v: Viewport!) { markerChanges(viewport: $v) {"
+        " kind id marker { id label lat lon } } }",
+        v=VIEW,
+    ) as (client, [ident]):
         outside = await mutate(
             gateway,
             'mutation { addMarker(input: {lat: 48.85, lon: 2.35, label: "Paris"}) { id } }',
@@ -86,12 +98,11 @@ async def test_markers_enter_and_leave_the_viewport(gateway: Served) -> None:
 
 async def test_a_comment_is_one_event_not_one_per_copy(gateway: Served) -> None:
     await mutate(gateway, 'mutation { createProduct(input: {id: "lamp", name: "Lamp"}) { id } }')
-    async with connected(gateway) as client:
-        ident = await client.subscribe(
-            'subscription { commentChanges(productId: "lamp", language: "en", ratings: [4, 5])'
-            " { kind id comment { rating body product { name } } } }"
-        )
-        await asyncio.sleep(0.2)
+    async with listening(
+        gateway,
+        'subscription { commentChanges(productId: "lamp", language: "en", ratings: [4, 5])'
+        " { kind id comment { rating body product { name } } } }",
+    ) as (client, [ident]):
         post = (
             'mutation ($r: Int!, $l: String!) { postComment(input: {productId: "lamp",'
             ' language: $l, rating: $r, body: "b"}) { id } }'
@@ -115,15 +126,12 @@ async def test_a_comment_is_one_event_not_one_per_copy(gateway: Served) -> None:
 
 async def test_issues_opened_and_closed(gateway: Served) -> None:
     await mutate(gateway, 'mutation { createRepo(input: {owner: "ada", name: "g"}) { name } }')
-    async with connected(gateway) as client:
-        open_only = await client.subscribe(
-            'subscription { issueChanges(owner: "Ada", name: "G", state: OPEN)'
-            " { kind number issue { state } } }"
-        )
-        every = await client.subscribe(
-            'subscription { issueChanges(owner: "ada", name: "g") { kind number } }'
-        )
-        await asyncio.sleep(0.2)
+    async with listening(
+        gateway,
+        'subscription { issueChanges(owner: "Ada", name: "G", state: OPEN)'
+        " { kind number issue { state } } }",
+        'subscription { issueChanges(owner: "ada", name: "g") { kind number } }',
+    ) as (client, [open_only, every]):
         opened = 'mutation { openIssue(input: {owner: "ada", name: "g", title: "t"}) { number } }'
         number = (await mutate(gateway, opened))["openIssue"]["number"]
         await mutate(
@@ -146,15 +154,12 @@ async def test_tickets_and_orders(gateway: Served) -> None:
         gateway,
         'mutation { createCustomer(input: {id: "c1", name: "C", email: "c@example.com"}) { id } }',
     )
-    async with connected(gateway) as client:
-        tickets = await client.subscribe(
-            'subscription { ticketChanges(queueId: "q1") { kind id ticket { status } } }'
-        )
-        placed = await client.subscribe(
-            'subscription { orderChanges(customerId: "c1", status: PLACED)'
-            " { kind id order { status items { sku } } } }"
-        )
-        await asyncio.sleep(0.2)
+    async with listening(
+        gateway,
+        'subscription { ticketChanges(queueId: "q1") { kind id ticket { status } } }',
+        'subscription { orderChanges(customerId: "c1", status: PLACED)'
+        " { kind id order { status items { sku } } } }",
+    ) as (client, [tickets, placed]):
         ticket = (
             await mutate(
                 gateway, 'mutation { openTicket(input: {queueId: "q1", title: "t"}) { id } }'
@@ -195,11 +200,9 @@ async def test_a_write_straight_to_the_table_is_delivered(
     gateway: Served, endpoint: str, table: str
 ) -> None:
     """Another service writing the table with boto3, not through the gateway."""
-    async with connected(gateway) as client:
-        ident = await client.subscribe(
-            'subscription { ticketChanges(queueId: "elsewhere") { kind id ticket { title } } }'
-        )
-        await asyncio.sleep(0.2)
+    async with listening(
+        gateway, 'subscription { ticketChanges(queueId: "elsewhere") { kind id ticket { title } } }'
+    ) as (client, [ident]):
         ticket_id = "2VQp3kQxLzVQbYy3w1wYfJk1bQe"
         item = {
             **TICKET.primary_key({"id": ticket_id}),
