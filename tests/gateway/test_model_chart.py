@@ -21,7 +21,7 @@ from gateway.served_model import declared
 from keys.table import TABLE, Layout
 from model import Entity, Identifier, Lookup, Model, Text, same, template
 from tests.docs.test_model_guide import GUIDE, model_files
-from tests.gateway.test_model_check import COLLIDING
+from tests.gateway.test_model_check import colliding_model
 from tests.model.electrodb_ticketing import MODEL as ELECTRODB
 from tests.model.number_keys import MODEL as NUMBER_KEYS
 from tests.model.onetable_accounts import MODEL as ONETABLE
@@ -233,9 +233,7 @@ def test_the_command_charts_an_adopted_model_by_its_path(
 def test_the_command_refuses_a_model_the_engine_cannot_serve(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    model = tmp_path / "colliding.py"
-    model.write_text(COLLIDING)
-    assert main(["model", "chart", "--model", str(model)]) == 2
+    assert main(["model", "chart", "--model", colliding_model(tmp_path)]) == 2
     assert "Beta and Alpha keys on the table can collide" in capsys.readouterr().err
 
 

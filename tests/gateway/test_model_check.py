@@ -20,6 +20,14 @@ MODEL = Model((A, B), (Lookup(A, "alpha"), Lookup(B, "beta")))
 """
 
 
+def colliding_model(folder: Path) -> str:
+    """The path of a model the engine cannot serve (two entities' keys can collide), written
+    in `folder`, for each command that must refuse it."""
+    model = folder / "colliding.py"
+    model.write_text(COLLIDING)
+    return str(model)
+
+
 @pytest.fixture(autouse=True)
 def restored_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DYNAGATE_MODEL", "demo.model")
@@ -44,9 +52,7 @@ def test_the_demo_model_prints_each_pattern_with_its_requests(
 def test_a_model_the_engine_cannot_serve_is_refused_by_name(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    model = tmp_path / "colliding.py"
-    model.write_text(COLLIDING)
-    assert main(["model", "check", "--model", str(model)]) == 2
+    assert main(["model", "check", "--model", colliding_model(tmp_path)]) == 2
     assert "Beta and Alpha keys on the table can collide" in capsys.readouterr().err
 
 
