@@ -115,6 +115,16 @@ def assert_costs_alike(secured: Result, open_mode: Result) -> None:
         assert secured.cost[figure] == open_mode.cost[figure], (figure, costs)
 
 
+async def made_both_ways(
+    signed_in: Api, opened: Api, create: str, given: dict[str, Any]
+) -> tuple[list[Result], str, str]:
+    """The same create made by a signed-in caller and with identity off (`opened`): both
+    results, for `assert_costs_alike`, and the id each made."""
+    made = [await signed_in(create, input=given), await opened(create, input=given)]
+    mine, theirs = (next(iter(result.ok().values()))["id"] for result in made)
+    return made, mine, theirs
+
+
 def settings_for(endpoint: str, table: str, **overrides: Any) -> Settings:
     """The gateway's settings in tests: `table` at `endpoint`, a fixed cursor secret."""
     return Settings(table=table, endpoint=endpoint, cursor_secret=b"test-secret", **overrides)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from store.client import Store
-from tests.client import Api, Result, assert_costs_alike
+from tests.client import Api, Result, assert_costs_alike, made_both_ways
 from tests.documents import COMMENTS, DELETE_COMMENT
 from tests.identity import SECURED, token
 from tests.resolvers.comments_helpers import (
@@ -204,8 +204,7 @@ async def test_the_authors_writes_cost_what_they_cost_with_identity_off(
     api: Api, opened: Api
 ) -> None:
     alice = api.signed_in(ALICE)
-    posted = [await alice(POST, input=NEW), await opened(POST, input=NEW)]
-    mine, theirs = (p.ok()["postComment"]["id"] for p in posted)
+    posted, mine, theirs = await made_both_ways(alice, opened, POST, NEW)
     change = {"body": "changed", "rating": 1}
     edited = [
         await alice(EDIT, input={"id": mine, **change}),

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from store.client import Store
-from tests.client import Api, Result, assert_costs_alike
+from tests.client import Api, Result, assert_costs_alike, made_both_ways
 from tests.documents import REMOVE_MARKER
 from tests.identity import SECURED, token
 from tests.resolvers.comments_helpers import MISSING_KSUID
@@ -133,8 +133,7 @@ async def test_the_creators_writes_cost_what_they_cost_with_identity_off(
     api: Api, opened: Api
 ) -> None:
     alice = api.signed_in(ALICE)
-    added = [await alice(ADD, input=NEW), await opened(ADD, input=NEW)]
-    mine, theirs = (a.ok()["addMarker"]["id"] for a in added)
+    added, mine, theirs = await made_both_ways(alice, opened, ADD, NEW)
     removed = [await alice(REMOVE_MARKER, id=mine), await opened(REMOVE_MARKER, id=theirs)]
     # removeMarker: a consistent GetItem and the transaction, as with identity off.
     for secured, open_mode in (added, removed):
