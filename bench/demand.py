@@ -164,7 +164,7 @@ add_arguments = arguments(Option("--requests", positive_int, 300, "orders pages 
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    results = context.on_table(TABLE, lambda table: measure(table, args.requests, context.say))
+    results = context.on_table(TABLE, measure, args.requests)
     context.publish("demand", results, {"requests": args.requests}, markdown)
     return 0
 

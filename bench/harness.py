@@ -64,11 +64,11 @@ class Context:
         print(tables)
         self.write(name, results, tables)
 
-    def on_table(self, name: str, measure: Callable[[Table], Coroutine[Any, Any, T]]) -> T:
-        """What `measure` finds on the table `name` of a DynamoDB Local of its own, in memory
-        (the benchmarks that need nothing else around the table)."""
+    def on_table(self, name: str, measure: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
+        """What `measure(table, *args, say)` finds on the table `name` of a DynamoDB Local of
+        its own, in memory (the benchmarks that need nothing else around the table)."""
         with dynamodb_local(self.say) as local:
-            return asyncio.run(measure(Table(local.endpoint, name)))
+            return asyncio.run(measure(Table(local.endpoint, name), *args, self.say))
 
 
 @dataclass(frozen=True)

@@ -256,12 +256,8 @@ add_arguments = arguments(
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    results = context.on_table(
-        TABLE,
-        lambda table: measure(
-            table, list(args.subscribers), args.writes, float(args.cost_seconds), context.say
-        ),
-    )
+    fan_outs, cost_seconds = list(args.subscribers), float(args.cost_seconds)
+    results = context.on_table(TABLE, measure, fan_outs, args.writes, cost_seconds)
     config = {
         "subscribers": list(args.subscribers),
         "writes": args.writes,

@@ -230,12 +230,7 @@ add_arguments = arguments(
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    results = context.on_table(
-        TABLE,
-        lambda table: migrate_while_serving(
-            table, args.items, args.max_wcu, args.before, context.say
-        ),
-    )
+    results = context.on_table(TABLE, migrate_while_serving, args.items, args.max_wcu, args.before)
     config = {"items": args.items, "max_wcu": args.max_wcu, "before_seconds": args.before}
     context.publish("migrate", results, config, markdown)
     migration = results["migration"]
