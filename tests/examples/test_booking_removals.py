@@ -267,3 +267,18 @@ async def test_a_removal_whose_answer_was_lost_happens_once(
     assert of_venue(after, "v1") == []
     stored, made = recount(after)
     assert stored == made
+
+
+async def test_two_removals_at_once_remove_it_once(api: Api, client: Any) -> None:
+    """Two admins remove the same venue at once: one removes it, the other is refused
+    (being removed, or gone), and nothing of it is left."""
+    await stocked(api)
+    admin = as_user(api, "root", admin=True)
+    first, second = await asyncio.gather(
+        admin(DOCUMENT["RemoveVenue"], id="v1"), admin(DOCUMENT["RemoveVenue"], id="v1")
+    )
+    answers = sorted([first.data, second.data], key=str)
+    assert answers == [None, {"removeVenue": True}], (first.body, second.body)
+    refused = first if first.errors else second
+    assert refused.codes[0] in {"CONFLICT", "NOT_FOUND"}
+    assert of_venue(await scan_all(client, api.settings.table), "v1") == []
