@@ -74,19 +74,11 @@ def _filters(entity: Entity, values: Record) -> Iterator[dict[str, Any]]:
         yield {**values, **dict(chosen)}
 
 
-async def update(
-    store: Store,
-    items: ItemLoader,
-    entity: Entity,
-    arguments: Mapping[str, Any],
-    values: Mapping[str, Any],
-    *,
-    caller: Caller,
-    writer_only: bool,
-    transitions: Sequence[Moves] = (),
-) -> Record:
-    """Change `values` (checked) of the entity `arguments` name and move its copies between
+async def update(store: Store, items: ItemLoader, entity: Entity, change: Change) -> Record:
+    """Change the checked values of the entity `change` names and move its copies between
     lists, in one transaction at the version read; an unchanged entity is not written."""
+    arguments, values, caller = change.arguments, change.values, change.caller
+    writer_only, transitions = change.writer_only, change.transitions
     key, current = await _read(store, entity, arguments, caller, writer_only, "change")
     check_moves(entity, arguments, transitions, values, current)
     was = record(entity, current)
@@ -117,16 +109,9 @@ async def update(
     return record(entity, new)
 
 
-async def delete(
-    store: Store,
-    items: ItemLoader,
-    entity: Entity,
-    arguments: Mapping[str, Any],
-    *,
-    caller: Caller,
-    writer_only: bool,
-) -> bool:
-    """Remove the entity `arguments` name and every copy, from every list, at once."""
+async def delete(store: Store, items: ItemLoader, entity: Entity, removing: Removing) -> bool:
+    """Remove the entity `removing` names and every copy, from every list, at once."""
+    arguments, caller, writer_only = removing.arguments, removing.caller, removing.writer_only
     key, current = await _read(store, entity, arguments, caller, writer_only, "remove")
     actions = [
         _guarded(transaction_delete(store.table, key), current, caller, writer_only),
@@ -254,16 +239,7 @@ class Copied:
     async def update(
         self, store: Store, items: ItemLoader, entity: Entity, change: Change
     ) -> Record:
-        return await update(
-            store,
-            items,
-            entity,
-            change.arguments,
-            change.values,
-            caller=change.caller,
-            writer_only=change.writer_only,
-            transitions=change.transitions,
-        )
+        return await update(store, items, entity, change)
 
     def delete_calls(self, entity: Entity) -> tuple[int, int]:
         return CHANGE_CALLS, 1
@@ -271,14 +247,7 @@ class Copied:
     async def delete(
         self, store: Store, items: ItemLoader, entity: Entity, removing: Removing
     ) -> bool:
-        return await delete(
-            store,
-            items,
-            entity,
-            removing.arguments,
-            caller=removing.caller,
-            writer_only=removing.writer_only,
-        )
+        return await delete(store, items, entity, removing)
 
     def own_key(self, entity: Entity, item: Item) -> Key:
         # A copy holds every value of its own item, but its key is a copy's.

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from data import validation
-from data.callers import AUTHOR_KEY, Caller, wrote
+from data.callers import AUTHOR_KEY, wrote
 from data.changes import Followed
 from data.copies.writes import not_theirs
 from data.entities import Record, described, key_of, most_bytes, record
 from data.entity_lists import follower
+from data.writes.keeping import Removing
 from errors.vocabulary import BadUserInput, Conflict, DynagateError, NotFound
 from keys import map as map_keys
 from keys.conditions import KeyCondition
@@ -105,16 +106,9 @@ async def create(store: Store, entity: Entity, item: Item, done: str) -> None:
         raise exc.explained({0: taken}, retry) from exc
 
 
-async def delete(
-    store: Store,
-    items: ItemLoader,
-    entity: Entity,
-    arguments: dict[str, Any],
-    *,
-    caller: Caller,
-    writer_only: bool,
-) -> bool:
-    """Remove the entity `arguments` name, its place and its counts at once."""
+async def delete(store: Store, items: ItemLoader, entity: Entity, removing: Removing) -> bool:
+    """Remove the entity `removing` names, its place and its counts at once."""
+    arguments, caller, writer_only = removing.arguments, removing.caller, removing.writer_only
     key = key_of(entity, arguments)
     missing = f"{described(entity, arguments)} does not exist"
     restriction = None

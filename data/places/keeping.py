@@ -46,16 +46,7 @@ class Placed:
     async def update(
         self, store: Store, items: ItemLoader, entity: Entity, change: Change
     ) -> Record:
-        return await moves.update(
-            store,
-            items,
-            entity,
-            change.arguments,
-            change.values,
-            caller=change.caller,
-            writer_only=change.writer_only,
-            transitions=change.transitions,
-        )
+        return await moves.update(store, items, entity, change)
 
     def delete_calls(self, entity: Entity) -> tuple[int, int]:
         return places.REMOVE_CALLS, 1
@@ -63,14 +54,7 @@ class Placed:
     async def delete(
         self, store: Store, items: ItemLoader, entity: Entity, removing: Removing
     ) -> bool:
-        return await places.delete(
-            store,
-            items,
-            entity,
-            dict(removing.arguments),
-            caller=removing.caller,
-            writer_only=removing.writer_only,
-        )
+        return await places.delete(store, items, entity, removing)
 
     def own_key(self, entity: Entity, item: Item) -> Key:
         return primary_key(item, entity.table)

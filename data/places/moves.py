@@ -12,7 +12,7 @@ what it finds, so a move is always decided on the stored position, never on a st
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from data.callers import AUTHOR_KEY, Caller, wrote
@@ -20,11 +20,12 @@ from data.clock import now
 from data.copies.writes import VERSION, check_moves, not_theirs
 from data.entities import Record, described, emptied, key_of, record, stored
 from data.places.items import place_item
+from data.writes.keeping import Change
 from data.writes.key_changes import index_changes
 from errors.vocabulary import Conflict, NotFound
 from keys import map as map_keys
 from keys.codecs import format_timestamp, parse_timestamp
-from model import Entity, Moves
+from model import Entity
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
 from store.loaders import ItemLoader
@@ -38,19 +39,11 @@ CHANGE_READS = ATTEMPTS
 MOST_ACTIONS = 3 + 2 * len(map_keys.CELL_LENGTHS)
 
 
-async def update(
-    store: Store,
-    items: ItemLoader,
-    entity: Entity,
-    arguments: Mapping[str, Any],
-    values: Mapping[str, Any],
-    *,
-    caller: Caller,
-    writer_only: bool,
-    transitions: Sequence[Moves] = (),
-) -> Record:
-    """Change `values` (checked) of the entity `arguments` name, moving its place when its
+async def update(store: Store, items: ItemLoader, entity: Entity, change: Change) -> Record:
+    """Change the checked values of the entity `change` names, moving its place when its
     position changes; an unchanged entity is not written."""
+    arguments, values, caller = change.arguments, change.values, change.caller
+    writer_only, transitions = change.writer_only, change.transitions
     key = key_of(entity, arguments)
     missing = NotFound(f"{described(entity, arguments)} does not exist")
     if key is None:
