@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from keys.codecs import KEY_MAX
 from keys.conditions import KeyCondition
-from keys.geohash import ALPHABET, Box
+from keys.geohash import ALPHABET, Box, from_ordinal
 from keys.map import PLACE_GEOHASH_LENGTH, PLACE_PARTITION_LENGTH, Places
 
 # The bits of a place partition's cell, and of a place's whole geohash.
@@ -43,7 +43,7 @@ class BitCell:
     @property
     def partition(self) -> str:
         """The 3 characters of its place partition."""
-        return _chars(self.number >> (self.bits - PARTITION_BITS), PLACE_PARTITION_LENGTH)
+        return from_ordinal(self.number >> (self.bits - PARTITION_BITS), PLACE_PARTITION_LENGTH)
 
     def condition(self, places: Places) -> KeyCondition:
         """Its places: the sort keys from its first character value to its last."""
@@ -51,7 +51,7 @@ class BitCell:
         partition = f"{places.places}#{self.partition}"
         whole, rest = divmod(self.bits - PARTITION_BITS, 5)
         below = self.number >> rest  # the bits of whole characters
-        prefix = _chars(below, whole + PLACE_PARTITION_LENGTH)[PLACE_PARTITION_LENGTH:]
+        prefix = from_ordinal(below, whole + PLACE_PARTITION_LENGTH)[PLACE_PARTITION_LENGTH:]
         if rest == 0:
             if not prefix:
                 return KeyCondition(table, partition)
@@ -133,11 +133,3 @@ def _join(column: int, row: int, bits: int) -> int:
             bit = row >> (lat_bits - 1 - position // 2) & 1
         number = number << 1 | bit
     return number
-
-
-def _chars(number: int, length: int) -> str:
-    chars = []
-    for _ in range(length):
-        number, value = divmod(number, 32)
-        chars.append(ALPHABET[value])
-    return "".join(reversed(chars))

@@ -84,6 +84,15 @@ def ordinal(geohash: str) -> int:
     return rank
 
 
+def from_ordinal(rank: int, length: int) -> str:
+    """The geohash of `length` characters whose rank is `rank` (`ordinal`'s inverse)."""
+    chars = []
+    for _ in range(length):
+        rank, value = divmod(rank, len(ALPHABET))
+        chars.append(ALPHABET[value])
+    return "".join(reversed(chars))
+
+
 def cell_box(geohash: str) -> Box:
     """The cell's bounds. A character's five bits alternate between longitude and latitude,
     longitude first at even positions: its column and row bits are read from a table, and

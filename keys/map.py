@@ -24,13 +24,13 @@ from errors.vocabulary import BadUserInput
 from keys.codecs import KEY_MAX
 from keys.conditions import KeyCondition
 from keys.geohash import (
-    ALPHABET,
     Box,
     cell_box,
     cell_numbers,
     cell_size,
     cells_meeting,
     encode,
+    from_ordinal,
     grid_span,
     ordinal,
 )
@@ -331,7 +331,7 @@ def cover(viewport: Viewport, depth: int) -> list[PlaceRange]:
     for number in [*numbers, -2]:
         if number != previous + 1 or number >> shift != previous >> shift:
             if previous >= 0:
-                partition = _suffix(previous >> shift, PLACE_PARTITION_LENGTH)
+                partition = from_ordinal(previous >> shift, PLACE_PARTITION_LENGTH)
                 mask = (1 << shift) - 1
                 ranges.append(PlaceRange(partition, low & mask, previous & mask))
             low = number
@@ -365,7 +365,7 @@ class PlaceRange:
 
     def condition(self, places: Places, depth: int) -> KeyCondition:
         digits = depth - PLACE_PARTITION_LENGTH
-        low, high = _suffix(self.low, digits), _suffix(self.high, digits)
+        low, high = from_ordinal(self.low, digits), from_ordinal(self.high, digits)
         partition = _partition(places.places, self.partition)
         return KeyCondition(places.table, partition, low, high + KEY_MAX)
 
@@ -389,11 +389,3 @@ def _clip(a: Box, b: Box) -> Box:
     return Box(
         max(a.south, b.south), min(a.north, b.north), max(a.west, b.west), min(a.east, b.east)
     )
-
-
-def _suffix(index: int, digits: int) -> str:
-    chars = []
-    for _ in range(digits):
-        index, value = divmod(index, 32)
-        chars.append(ALPHABET[value])
-    return "".join(reversed(chars))
