@@ -3,7 +3,7 @@ written crosses here (`store/requests.py` builds the requests around them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -45,29 +45,31 @@ def _number(text: str) -> int | float:
     try:
         return int(text)
     except ValueError:
-        value = Decimal(text)
-        return int(value) if value == value.to_integral_value() else float(value)
+        return _decimal(Decimal(text))
+
+
+def _decimal(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
 
 
 def _to_wire(value: Any) -> Any:
     if isinstance(value, float):
         return Decimal(repr(value))
-    if isinstance(value, list):
-        return [_to_wire(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _to_wire(v) for k, v in value.items()}
-    if isinstance(value, set | frozenset):
-        return {_to_wire(v) for v in value}
-    return value
+    return _members(value, _to_wire)
 
 
 def _from_wire(value: Any) -> Any:
     if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
+        return _decimal(value)
+    return _members(value, _from_wire)
+
+
+def _members(value: Any, convert: Callable[[Any], Any]) -> Any:
+    """A list, map or set of `convert`ed members; any other value as it is."""
     if isinstance(value, list):
-        return [_from_wire(v) for v in value]
+        return [convert(v) for v in value]
     if isinstance(value, dict):
-        return {k: _from_wire(v) for k, v in value.items()}
+        return {k: convert(v) for k, v in value.items()}
     if isinstance(value, set | frozenset):
-        return {_from_wire(v) for v in value}
+        return {convert(v) for v in value}
     return value

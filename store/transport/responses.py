@@ -24,7 +24,7 @@ code that knows botocore's parser; `tests/store/test_lean_sdk.py` checks what it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import aioboto3
@@ -323,27 +323,27 @@ def _scalar(value: Any) -> Any:
     return value
 
 
-def _list(convert: Convert) -> Convert:
-    def read(value: Any) -> Any:
-        if type(value) is not list:
-            raise _Unsure
-        for index, item in enumerate(value):
-            converted = convert(item)
-            if converted is not item:
-                value[index] = converted
-        return value
+def _members(
+    kind: type[Any], entries: Callable[[Any], Iterable[tuple[Any, Any]]]
+) -> Callable[[Convert], Convert]:
+    """The converter of a `kind` container (a list or a map) whose members `convert`
+    reads; `entries` gives each member's place. Members are replaced in place, and only
+    those that change: most do not."""
 
-    return read
+    def of(convert: Convert) -> Convert:
+        def read(value: Any) -> Any:
+            if type(value) is not kind:
+                raise _Unsure
+            for place, item in entries(value):
+                converted = convert(item)
+                if converted is not item:
+                    value[place] = converted
+            return value
+
+        return read
+
+    return of
 
 
-def _map(convert: Convert) -> Convert:
-    def read(value: Any) -> Any:
-        if type(value) is not dict:
-            raise _Unsure
-        for key, item in value.items():
-            converted = convert(item)
-            if converted is not item:
-                value[key] = converted
-        return value
-
-    return read
+_list = _members(list, enumerate)
+_map = _members(dict, dict.items)
