@@ -9,8 +9,9 @@ import os
 import shutil
 import subprocess
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,31 @@ async def both_pages(
     after = owner[field]["pageInfo"]["endCursor"]
     rest = (await api(query, first=2, after=after)).ok()[parent][field]
     return first, owner, [edge["node"] for edge in (*owner[field]["edges"], *rest["edges"])]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool as a test module drives it: its script, and the fields of the list it
+    compares (dynagate's nodes show those; the tool's items hold more)."""
+
+    script: str
+    fields: tuple[str, ...]
+
+    async def __call__(self, endpoint: str, table: str, action: str, **given: Any) -> Any:
+        """What the script answers to `action`, run beside the event loop."""
+        return await asyncio.to_thread(tool, self.script, endpoint, table, action, **given)
+
+    def shown(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        return {name: item[name] for name in self.fields}
+
+    def list_query(self, parent: str, field: str) -> str:
+        return list_query(parent, field, self.fields)
+
+    async def same_list(
+        self, api: Api, query: str, parent: str, field: str, theirs: Sequence[Mapping[str, Any]]
+    ) -> tuple[Result, dict[str, Any]]:
+        """Dynagate's pages of a list (`both_pages`), which show the items of the tool's own
+        query of it (`theirs`) in the same order: the first page's answer and its `parent`."""
+        first, owner, ours = await both_pages(api, query, parent, field)
+        assert ours == [self.shown(item) for item in theirs]
+        return first, owner

@@ -6,36 +6,24 @@ items, and what each side writes the other reads."""
 
 from __future__ import annotations
 
-import asyncio
-from functools import partial
-from typing import Any
-
 import pytest
 
 from tests.client import Api
-from tests.other_tools import NEEDS_NODE, both_pages, list_query, table_made_by, tool
+from tests.other_tools import NEEDS_NODE, Tool, table_made_by
 
 pytestmark = [pytest.mark.overrides(model="tests.model.onetable_accounts"), NEEDS_NODE]
-SHOWN = ("email", "name", "created", "updated")
-USERS = list_query('account(id: "acme")', "users", SHOWN)
-
-
-onetable = partial(tool, "onetable.mjs")
-table = table_made_by("onetable.mjs")
-
-
-def shown(user: dict[str, Any]) -> dict[str, Any]:
-    return {k: user[k] for k in SHOWN}
+onetable = Tool("onetable.mjs", ("email", "name", "created", "updated"))
+USERS = onetable.list_query('account(id: "acme")', "users")
+table = table_made_by(onetable.script)
 
 
 async def test_dynagate_answers_as_onetable_s_own_query(
     api: Api, endpoint: str, table: str
 ) -> None:
-    theirs = await asyncio.to_thread(onetable, endpoint, table, "users", accountId="acme")
-    _, account, ours = await both_pages(api, USERS, "account", "users")
+    theirs = await onetable(endpoint, table, "users", accountId="acme")
+    _, account = await onetable.same_list(api, USERS, "account", "users", theirs)
     assert account["name"] == "Acme"
-    assert ours == [shown(user) for user in theirs]
-    assert [user["email"] for user in ours] == ["ada@acme.io", "bob@acme.io", "cy@acme.io"]
+    assert [user["email"] for user in theirs] == ["ada@acme.io", "bob@acme.io", "cy@acme.io"]
 
 
 async def test_what_each_side_writes_the_other_reads(api: Api, endpoint: str, table: str) -> None:
@@ -44,22 +32,16 @@ async def test_what_each_side_writes_the_other_reads(api: Api, endpoint: str, ta
         { email name created } }"""
     )
     made = added.ok()["addUser"]
-    got = await asyncio.to_thread(
-        onetable, endpoint, table, "get", accountId="acme", email="eve@acme.io"
-    )
-    assert shown(got) == {**made, "updated": made["created"]}
+    got = await onetable(endpoint, table, "get", accountId="acme", email="eve@acme.io")
+    assert onetable.shown(got) == {**made, "updated": made["created"]}
     renamed = await api(
         """mutation { renameUser(input: {accountId: "acme", email: "ada@acme.io",
         name: "Ada L."}) { name } }"""
     )
     assert renamed.ok()["renameUser"] == {"name": "Ada L."}
-    again = await asyncio.to_thread(
-        onetable, endpoint, table, "get", accountId="acme", email="ada@acme.io"
-    )
+    again = await onetable(endpoint, table, "get", accountId="acme", email="ada@acme.io")
     assert again["name"] == "Ada L."
-    await asyncio.to_thread(
-        onetable, endpoint, table, "add", accountId="acme", email="abe@acme.io", name="Abe"
-    )
+    await onetable(endpoint, table, "add", accountId="acme", email="abe@acme.io", name="Abe")
     ours = (await api(USERS, first=10)).ok()["account"]["users"]["edges"]
     assert [edge["node"]["email"] for edge in ours] == [
         "abe@acme.io",
