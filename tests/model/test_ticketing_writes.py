@@ -6,6 +6,8 @@ between the read and the write is refused, never written."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -20,6 +22,34 @@ pytestmark = pytest.mark.overrides(model="tests.model.ticketing", **SECURED)
 @pytest.fixture
 async def seeded(api: Api) -> Api:
     return await seed(api)
+
+
+@contextmanager
+def handed_over_after(
+    check: str, client: Any, table: str, key: str, owner: tuple[str, str]
+) -> Iterator[None]:
+    """While in it, just after the owner check `check` (of `data.writes.owners`, as
+    `data.writes.plain` calls it) has read, the item `key` of the event's partition is
+    handed to another (`owner`: the attribute and its new value): the race between the
+    read and the write."""
+    from data.writes import owners as owner_writes
+
+    checked = getattr(owner_writes, check)
+    attribute, other = owner
+
+    async def then_handed_over(*args: Any, **kwargs: Any) -> Any:
+        found = await checked(*args, **kwargs)
+        await client.update_item(
+            TableName=table,
+            Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": key}},
+            UpdateExpression=f"SET {attribute} = :owner",
+            ExpressionAttributeValues={":owner": {"S": other}},
+        )
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(f"data.writes.plain.{check}", then_handed_over)
+        yield
 
 
 STATUS = 'mutation {{ setOrderStatus(eventId: "ev1", id: "{id}", status: {status}) {{ status }} }}'
@@ -62,22 +92,7 @@ async def test_an_order_that_changed_hands_meanwhile_is_not_written(
 ) -> None:
     """The owner is read, then held by the write's own condition: an order handed to
     another between the two is refused, not paid for its new owner."""
-    from data.writes import owners as owner_writes
-
-    held = owner_writes.owner_held
-
-    async def then_handed_over(*args: Any, **kwargs: Any) -> dict[str, Any]:
-        found = await held(*args, **kwargs)
-        await client.update_item(
-            TableName=table,
-            Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "ORDER#o1"}},
-            UpdateExpression="SET attendeeId = :b",
-            ExpressionAttributeValues={":b": {"S": "bob"}},
-        )
-        return found
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("data.writes.plain.owner_held", then_handed_over)
+    with handed_over_after("owner_held", client, table, "ORDER#o1", ("attendeeId", "bob")):
         answer = await seeded.signed_in(token("alice"))(STATUS.format(id="o1", status="PAID"))
     assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
     stored = await client.get_item(
@@ -130,22 +145,9 @@ async def test_the_event_s_organizer_removes_its_orders(seeded: Api) -> None:
 async def test_an_event_handed_to_another_organizer_meanwhile_is_not_written_under(
     seeded: Api, client: Any, table: str, write: str
 ) -> None:
-    from data.writes import owners as owner_writes
-
-    check = owner_writes.parent_owner_check
-
-    async def then_handed_over(*args: Any, **kwargs: Any) -> Any:
-        found = await check(*args, **kwargs)
-        await client.update_item(
-            TableName=table,
-            Key={"PK": {"S": "EVENT#ev1"}, "SK": {"S": "EVENT#ev1"}},
-            UpdateExpression="SET organizer = :o",
-            ExpressionAttributeValues={":o": {"S": "oscar"}},
-        )
-        return found
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("data.writes.plain.parent_owner_check", then_handed_over)
+    with handed_over_after(
+        "parent_owner_check", client, table, "EVENT#ev1", ("organizer", "oscar")
+    ):
         answer = await seeded.signed_in(token(ORGANIZER))(write)
     assert answer.errors[0]["extensions"]["code"] == "FORBIDDEN", answer.body
     assert "only the event's organizer" in answer.errors[0]["message"]
