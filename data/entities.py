@@ -36,8 +36,7 @@ from model import (
     Timestamp,
     Total,
 )
-from model.attributes import Attribute, EngineNumber
-from model.stored_values import Flag, Json, NumberSet, Real, TextSet
+from model.attributes import Attribute, EngineNumber, Flag, Json, NumberSet, Real, TextSet
 from store.loaders import ItemLoader
 from store.pagination import Paginator
 from store.requests import Item, Key

@@ -14,8 +14,7 @@ from typing import Any
 from data import validation
 from errors.vocabulary import BadUserInput
 from keys.codecs import format_timestamp, from_epoch, parse_timestamp, to_epoch, to_millis
-from model.attributes import TimeFormat
-from model.stored_values import Flag, Json, NumberSet, Real, TextSet
+from model.attributes import Flag, Json, NumberSet, Real, TextSet, TimeFormat
 
 # DynamoDB's deepest nesting of lists and maps.
 JSON_DEPTH = 32

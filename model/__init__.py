@@ -11,13 +11,18 @@ from model.attributes import (
     Coordinate,
     Counter,
     Email,
+    Flag,
     GeneratedId,
     Geohash,
     Handle,
     Identifier,
+    Json,
     Lines,
     Number,
+    NumberSet,
+    Real,
     Text,
+    TextSet,
     Timestamp,
     Total,
     Version,
@@ -57,7 +62,6 @@ from model.patterns import (
     group,
     moves,
 )
-from model.stored_values import Flag, Json, NumberSet, Real, TextSet
 
 __all__ = [
     "CLASSIC",

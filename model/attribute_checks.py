@@ -10,15 +10,18 @@ from model.attributes import (
     Attribute,
     Author,
     Choice,
+    Json,
     Lines,
     Number,
+    NumberSet,
+    Real,
     Text,
+    TextSet,
     Timestamp,
     Total,
     Version,
 )
 from model.errors import ModelError
-from model.stored_values import Json, NumberSet, Real, TextSet
 
 if TYPE_CHECKING:
     from model.entities import Entity

@@ -23,17 +23,21 @@ from model.attributes import (
     Coordinate,
     Email,
     EngineNumber,
+    Flag,
     GeneratedId,
     Geohash,
     Handle,
     Identifier,
+    Json,
     Lines,
     Number,
+    NumberSet,
+    Real,
     Text,
+    TextSet,
     Timestamp,
     Version,
 )
-from model.stored_values import Flag, Json, NumberSet, Real, TextSet
 
 # One moment for every example time, so that a chart is the same each time it is made.
 EXAMPLE_TIME = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from model.attributes import TEXT_MAX, Attribute, Number, Scalar
+from model.attributes.base import TEXT_MAX, Attribute, Scalar
+from model.attributes.numbers import Number
 
 # A set's most values by default: a hundred keeps an item well under DynamoDB's 400 KB.
 SET_MOST = 100

@@ -1,0 +1,31 @@
+"""What an entity's attributes hold: each kind, by concern in the modules beside this one,
+with what every kind shares (`base`)."""
+
+from model.attributes.base import TEXT_MAX as TEXT_MAX
+from model.attributes.base import Attribute as Attribute
+from model.attributes.base import Axis as Axis
+from model.attributes.base import Scalar as Scalar
+from model.attributes.base import Stamp as Stamp
+from model.attributes.base import TimeFormat as TimeFormat
+from model.attributes.choices import Choice as Choice
+from model.attributes.lines import Lines as Lines
+from model.attributes.lines import Total as Total
+from model.attributes.names import Author as Author
+from model.attributes.names import GeneratedId as GeneratedId
+from model.attributes.names import Handle as Handle
+from model.attributes.names import Identifier as Identifier
+from model.attributes.numbers import Counter as Counter
+from model.attributes.numbers import EngineNumber as EngineNumber
+from model.attributes.numbers import Number as Number
+from model.attributes.numbers import Version as Version
+from model.attributes.places import Coordinate as Coordinate
+from model.attributes.places import Geohash as Geohash
+from model.attributes.stored_values import Flag as Flag
+from model.attributes.stored_values import Json as Json
+from model.attributes.stored_values import NumberSet as NumberSet
+from model.attributes.stored_values import Real as Real
+from model.attributes.stored_values import TextSet as TextSet
+from model.attributes.texts import Code as Code
+from model.attributes.texts import Email as Email
+from model.attributes.texts import Text as Text
+from model.attributes.times import Timestamp as Timestamp
