@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from bench.otlp import receiving
-from gateway.exchange import Exchange, closed, current, opened
+from gateway.request_scope import RequestScope, closed, opened, scope_of
 
 _REQUEST = {"TableName": "bench", "IndexName": "GSI1", "KeyConditionExpression": "#pk = :pk"}
 _ANSWER = {
@@ -78,10 +78,10 @@ async def _measure(requests: int, rounds: int) -> float:
         for _ in range(2):
             await traces.traced(_query, _REQUEST)(**_REQUEST)
         next(execution, None)
-        exchange = current()
-        assert exchange is not None
-        exchange.operation_name, exchange.operation_type = "Orders", "query"
-        exchange.cost.requests = 2
+        request = scope_of(scope)
+        assert request is not None
+        request.operation_name, request.operation_type = "Orders", "query"
+        request.cost.requests = 2
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
@@ -95,8 +95,9 @@ async def _measure(requests: int, rounds: int) -> float:
     async def loop(app: Any) -> float:
         started = time.process_time()  # every thread: the export's too
         for _ in range(requests):
-            token = opened(Exchange("bench"))
-            await app(_SCOPE, nothing, nothing)
+            scope = {**_SCOPE, "state": {}}
+            token = opened(RequestScope("bench"), scope)
+            await app(scope, nothing, nothing)
             closed(token)
         traces.provider.force_flush(60_000)
         return (time.process_time() - started) / requests * 1e6

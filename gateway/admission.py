@@ -17,8 +17,10 @@ from errors.vocabulary import Code
 from gateway.demand.ratelimit import capacity_units
 from gateway.documents.persisted import PersistedDocuments
 from gateway.identity import TokenVerifier
+from gateway.request_scope import OperationContext, RequestScope
 from gateway.runtime import Runtime
-from resolvers.context import Context
+from resolvers.context import Context, Reads
+from store.client import Store
 from store.cost import Cost
 
 
@@ -96,19 +98,18 @@ class Admission:
         """The time an operation has: a subscription lives as long as its socket."""
         return asyncio.timeout(None if subscription else self.request_timeout)
 
-    def context(self, who: str, caller: Caller) -> Context:
-        """A fresh context for an operation of `caller`, whose rate bucket is `who`."""
+    def context(self, request: RequestScope, caller: Caller) -> OperationContext:
+        """A fresh context for an operation of `caller` answering `request`, whose rate
+        bucket is `request.who`."""
         runtime = self.runtime
-        context = Context.create(
+        store = Store(
             runtime.require_client(),
             runtime.settings.table,
-            runtime.cursors,
-            caller,
-            runtime.cache,
-            runtime.layout,
+            cache=runtime.cache,
+            tracing=runtime.tracing,
+            layout=runtime.layout,
         )
-        context.who = who
-        context.store.tracing = runtime.tracing
+        context = OperationContext(Reads.on(store, runtime.cursors), caller, request=request)
         if self.limiter is not None:
-            context.budget = partial(self.limiter.budget, who, context.cost)
+            request.budget = partial(self.limiter.budget, request.who, context.cost)
         return context

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from gateway.exchange import request_id
+from gateway.request_scope import request_id
 
 TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
 # The formats DYNAGATE_LOG_FORMAT names, its default first (the settings table reads them).

@@ -1,7 +1,7 @@
 """Prometheus metrics of one application, served at `GET /metrics`.
 
 Each application has its own registry (a process runs one; tests build many). GraphQL
-requests are counted when they end, from what their `Exchange` noted; DynamoDB calls are
+requests are counted when they end, from what their `RequestScope` noted; DynamoDB calls are
 counted as the store's client makes them (`store.transport.observation.observe_calls`), so every
 call is seen whichever code path made it, failed ones included.
 """
@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from errors.vocabulary import Code
-from gateway.exchange import Exchange
+from gateway.request_scope import RequestScope
 from store.transport.observation import observe_calls
 
 if TYPE_CHECKING:
@@ -208,16 +208,16 @@ class Metrics:
         if GC_COLLECTOR is not None:
             GCCollector(registry=registry)
 
-    def observe(self, exchange: Exchange, seconds: float) -> None:
+    def observe(self, request: RequestScope, seconds: float) -> None:
         """Count a GraphQL request that has ended."""
-        kind = exchange.operation_type
-        self.graphql_requests.labels(kind, exchange.outcome).inc()
+        kind = request.operation_type
+        self.graphql_requests.labels(kind, request.outcome).inc()
         # A traced request's trace id, on the bucket it fell in (OpenMetrics' exemplars).
-        exemplar = {"trace_id": exchange.trace_id} if exchange.traced else None
+        exemplar = {"trace_id": request.trace_id} if request.traced else None
         self.graphql_duration.labels(kind).observe(seconds, exemplar)
-        for reason in {REFUSALS[c] for c in exchange.codes if c in REFUSALS}:
+        for reason in {REFUSALS[c] for c in request.codes if c in REFUSALS}:
             self.refusals.labels(reason).inc()
-        cost = exchange.cost
+        cost = request.cost
         self.read_units.inc(cost.read_capacity_units)
         self.write_units.inc(cost.write_capacity_units)
         self.items_scanned.inc(cost.items_scanned)

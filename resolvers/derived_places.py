@@ -103,7 +103,7 @@ def heatmap(pattern: Heatmap, rule: Any) -> Any:
     assert places is not None  # checked when the model is built
 
     async def resolve(self: Any, info: Info, viewport: ViewportInput, **arguments: Any) -> Any:
-        chosen = info.context.chosen.get(str(info.path.key))
+        chosen = info.context.reads.chosen.get(str(info.path.key))
         picked = given(arguments.get("precision"))
         view = viewport.to_viewport()
         found = await entity_places.heatmap(

@@ -20,6 +20,7 @@ from strawberry.types.graphql import OperationType
 
 from errors.vocabulary import Code
 from gateway.demand.bound import Bound, bound_operation
+from gateway.request_scope import OperationContext
 from resolvers.context import Context
 from resolvers.strawberry_internals import core_schema
 
@@ -84,14 +85,15 @@ class DemandControl(SchemaExtension):
         estimated = bound.as_dict()
         context = self.execution_context.context
         if isinstance(context, Context):
-            context.estimated = estimated
-            context.chosen = bound.chosen
+            context.reads.chosen.update(bound.chosen)
             # Calls made before the operation (reading a persisted document) are not its own.
             context.store.budget = bound.total_requests + context.cost.requests
             if self.execution_context.operation_type is OperationType.MUTATION:
                 # A write decides on what DynamoDB holds, never on the read cache's memory.
                 context.store.cache_ready = False
-            if context.bounding_only:  # a batch's operations are bounded together first
+        if isinstance(context, OperationContext):
+            context.operation.estimated = estimated
+            if context.operation.bounding_only:  # a batch's operations are bounded together first
                 self.execution_context.result = ExecutionResult(data=None, errors=None)
                 yield
                 return

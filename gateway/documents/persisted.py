@@ -47,10 +47,9 @@ from data.documents import load_document, register_document, registered_by
 from errors.vocabulary import BadUserInput, DynagateError, Forbidden, UnknownDocument
 from gateway.documents.parsing import oversized
 from gateway.documents.registrations import Replicas, ThroughRedis
-from gateway.exchange import is_request_error
+from gateway.request_scope import OperationContext, is_request_error
 from gateway.runtime import Runtime
 from keys.documents import checked_hash, digest
-from resolvers.context import Context
 from store.client import Store
 
 logger = logging.getLogger("dynagate")
@@ -326,7 +325,7 @@ async def resolved(
     documents: PersistedDocuments,
     data: GraphQLRequestData,
     raw: object,
-    context: Context,
+    context: OperationContext,
     max_bytes: int,
 ) -> GraphQLRequestData:
     """One request (of a batch, maybe) with the document it names by hash in place, once
@@ -344,7 +343,7 @@ async def resolved(
         return data
     text = await documents.document(store, sha256, data.query, caller)
     if data.query is not None:
-        context.sent_documents.add(text)
+        context.request.sent_documents.add(text)
     return replace(data, query=text)
 
 
@@ -362,19 +361,19 @@ class DocumentRegistration(SchemaExtension):
         query = self.execution_context.query
         context = self.execution_context.context  # the operation's own, in a batch
         documents = self.documents
-        if documents is None or not isinstance(context, Context):
+        if documents is None or not isinstance(context, OperationContext):
             return
-        if query is None or query not in context.sent_documents:
+        if query is None or query not in context.request.sent_documents:
             return
         result = self.execution_context.result
         if result is None or is_request_error(result.data, result.errors):
             return
-        if context.bounding_only:
+        if context.operation.bounding_only:
             return  # a batch's operations are bounded first, then run (`gateway/http/batches.py`)
-        context.sent_documents.discard(query)  # once, should a batch send it twice
+        context.request.sent_documents.discard(query)  # once, should a batch send it twice
         # A write of its own, past the operation's bound, in the operation's cost.
         store = context.store
         registering = store.sibling(cost=store.cost)
         await documents.register(
-            registering, query, context.estimated, trusted=context.caller.admin
+            registering, query, context.operation.estimated, trusted=context.caller.admin
         )

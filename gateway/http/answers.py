@@ -11,13 +11,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from errors.vocabulary import Code
-from gateway.exchange import note_codes
 from gateway.http.batches import batch_size_refusal
+from gateway.request_scope import scope_of
 
 
 def errors_body(message: str, code: Code) -> dict[str, Any]:
-    # Every answer the gateway makes itself is made here: the request log hears of it.
-    note_codes([code])
     return {"errors": [{"message": message, "extensions": {"code": code}}]}
 
 
@@ -57,6 +55,9 @@ class BodySizeLimit:
             await self._refuse(scope, receive, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = scope_of(scope)
+        if request is not None:  # the request log hears of it
+            request.codes = [Code.BAD_USER_INPUT]
         response = error_response(f"the request body is over {self.limit:,} bytes", 413)
         await response(scope, receive, send)
 

@@ -21,9 +21,9 @@ from strawberry.types import ExecutionResult
 
 from errors.vocabulary import DynagateError
 from gateway.demand.control import Limits, too_complex
-from resolvers.context import Context
+from gateway.request_scope import OperationContext
 
-Execute = Callable[[GraphQLRequestData, Context], Awaitable[ExecutionResult]]
+Execute = Callable[[GraphQLRequestData, OperationContext], Awaitable[ExecutionResult]]
 
 
 @dataclass
@@ -61,29 +61,30 @@ def batch_size_refusal(size: int, max_batch: int) -> str | None:
 async def execute_batch(
     execute: Execute,
     requests: Sequence[GraphQLRequestData],
-    context: Context,
+    context: OperationContext,
     limits: Limits,
     *,
     cost_report: bool = True,
 ) -> list[ExecutionResult]:
     """The answers of `requests`, in order, bounded together under `limits`."""
     execute = _answering_refused(execute, cost_report)
-    bounding = [_own_context(context, bounding_only=True) for _ in requests]
+    bounding = [context.for_operation(bounding_only=True) for _ in requests]
     await asyncio.gather(*map(execute, requests, bounding))
     # An operation that does not parse or validate has no bound: it will not run either.
     estimated = {
-        name: sum((each.estimated or {}).get(name, 0) for each in bounding) for name in _FIGURES
+        name: sum((each.operation.estimated or {}).get(name, 0) for each in bounding)
+        for name in _FIGURES
     }
     exceeded = limits.exceeded_by(estimated)
     if exceeded:
         advice = "send fewer or smaller operations in one batch"
         refusal = too_complex(f"the batch of {len(requests)}", estimated, exceeded, advice)
-        context.estimated = estimated
+        context.operation.estimated = estimated
         extensions = {"cost": context.cost_report()} if cost_report else None
         return [
             ExecutionResult(data=None, errors=[refusal], extensions=extensions) for _ in requests
         ]
-    running = [_own_context(context) for _ in requests]
+    running = [context.for_operation() for _ in requests]
     try:
         return list(await asyncio.gather(*map(execute, requests, running)))
     finally:
@@ -92,7 +93,7 @@ async def execute_batch(
 
 
 def _answering_refused(execute: Execute, cost_report: bool) -> Execute:
-    async def answering(request: GraphQLRequestData, context: Context) -> ExecutionResult:
+    async def answering(request: GraphQLRequestData, context: OperationContext) -> ExecutionResult:
         if not isinstance(request, Refused):
             return await execute(request, context)
         answer = request.answer()
@@ -101,9 +102,3 @@ def _answering_refused(execute: Execute, cost_report: bool) -> Execute:
         return answer
 
     return answering
-
-
-def _own_context(context: Context, *, bounding_only: bool = False) -> Context:
-    own = context.for_operation()
-    own.who, own.bounding_only = context.who, bounding_only
-    return own

@@ -10,8 +10,8 @@ import uuid
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from errors.vocabulary import Code
-from gateway.exchange import Exchange, closed, graphql_request, opened
 from gateway.metrics import Metrics
+from gateway.request_scope import RequestScope, closed, graphql_request, opened
 
 logger = logging.getLogger("dynagate.requests")
 errors = logging.getLogger("dynagate.errors")
@@ -35,7 +35,7 @@ def new_request_id(headers: list[tuple[bytes, bytes]]) -> str:
 
 
 class RequestTracing:
-    """Opens each HTTP request's `Exchange`, names the response with its id, and when a
+    """Opens each HTTP request's `RequestScope`, names the response with its id, and when a
     GraphQL request ends, logs it and counts it.
 
     Outermost of the application's own middleware, so that the answers the others make
@@ -50,8 +50,8 @@ class RequestTracing:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        exchange = Exchange(new_request_id(scope["headers"]))
-        header = (HEADER, exchange.request_id.encode("ascii"))
+        request = RequestScope(new_request_id(scope["headers"]))
+        header = (HEADER, request.request_id.encode("ascii"))
         status: int | None = None
 
         async def send_with_id(message: Message) -> None:
@@ -62,53 +62,53 @@ class RequestTracing:
                 message = {**message, "headers": [*kept, header]}
             await send(message)
 
-        token = opened(exchange)
+        token = opened(request, scope)
         try:
             await self.app(scope, receive, send_with_id)
         except Exception:
             # Starlette's own 500 would be made outside this middleware, without the id.
-            errors.exception("unhandled error (request %s)", exchange.request_id)
+            errors.exception("unhandled error (request %s)", request.request_id)
             if status is not None:
                 raise
-            exchange.codes = [Code.INTERNAL_SERVER_ERROR]
+            request.codes = [Code.INTERNAL_SERVER_ERROR]
             await _internal_error(send_with_id)
         finally:
             if graphql_request(scope):
-                self._ended(exchange, 500 if status is None else status)
+                self._ended(request, 500 if status is None else status)
             closed(token)
 
-    def _ended(self, exchange: Exchange, status: int) -> None:
-        seconds = exchange.elapsed()
+    def _ended(self, request: RequestScope, status: int) -> None:
+        seconds = request.elapsed()
         if self.metrics is not None:
-            self.metrics.observe(exchange, seconds)
+            self.metrics.observe(request, seconds)
         if not logger.isEnabledFor(logging.INFO):
             return  # the line, and the fields only the JSON format reads, would be dropped
-        cost = exchange.cost
+        cost = request.cost
         fields = {
-            "requestId": exchange.request_id,
-            "caller": exchange.caller,
-            "operationName": exchange.operation_name,
-            "operationType": exchange.operation_type,
+            "requestId": request.request_id,
+            "caller": request.caller,
+            "operationName": request.operation_name,
+            "operationType": request.operation_type,
             "status": status,
             "durationMs": round(seconds * 1000, 1),
-            "errorCodes": exchange.codes,
+            "errorCodes": request.codes,
             "cost": cost.as_dict(cached=cost.cached_requests > 0),
         }
         # With tracing on (docs/tracing.md), the request's trace.
         trace = ""
-        if exchange.trace_id:
-            fields["traceId"] = exchange.trace_id
-            trace = f" trace_id={exchange.trace_id}"
+        if request.trace_id:
+            fields["traceId"] = request.trace_id
+            trace = f" trace_id={request.trace_id}"
         logger.info(
             "graphql request=%s caller=%s operation=%s type=%s status=%d duration_ms=%.1f"
             " codes=%s requests=%d rcu=%g wcu=%g items_scanned=%d%s",
-            exchange.request_id,
-            exchange.caller or "-",
-            exchange.operation_name or "-",
-            exchange.operation_type,
+            request.request_id,
+            request.caller or "-",
+            request.operation_name or "-",
+            request.operation_type,
             status,
             seconds * 1000,
-            ",".join(exchange.codes) or "-",
+            ",".join(request.codes) or "-",
             cost.requests,
             round(cost.read_capacity_units, 4),
             round(cost.write_capacity_units, 4),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -28,17 +29,16 @@ from errors.vocabulary import BadUserInput, Code, DynagateError, Unauthenticated
 from gateway.admission import Admission, RateLimited
 from gateway.demand.ratelimit import bucket
 from gateway.documents.persisted import persisted_documents, resolved
-from gateway.exchange import is_request_error, note_caller, note_codes, note_cost
 from gateway.http.answers import errors_body, json_body
 from gateway.http.batches import Refused, execute_batch
 from gateway.http.spec import GRAPHQL_RESPONSE, prefers_graphql_response
 from gateway.live.handler import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.playground import Playground
+from gateway.request_scope import OperationContext, RequestScope, held_by, is_request_error
 from gateway.runtime import Runtime
 from gateway.schema.build import build_schema
 from gateway.schema.idempotency import REPLAYED, kept, requested_key
 from gateway.served_model import served
-from resolvers.context import Context
 from store.cost import Cost
 
 CONNECTION_INIT_SECONDS = 5
@@ -49,12 +49,17 @@ class Asked(Request):
     (to `process_result`, and through its adapter to `parse_http_body`): what the view
     decides along the way travels with it."""
 
-    context: Context | None = None
+    context: OperationContext | None = None
     # The client prefers application/graphql-response+json (docs/http.md).
     graphql_response: bool = False
     # An answer that ran nothing (a request error: 400 under that media type).
     request_error: bool = False
     batch: bool = False
+
+    @property
+    def answering(self) -> RequestScope:
+        """The request as the gateway answers it (opened by `RequestTracing`)."""
+        return held_by(self.scope)
 
 
 class _Adapter(StarletteRequestAdapter):
@@ -65,7 +70,7 @@ class _Adapter(StarletteRequestAdapter):
         self.asked = request
 
 
-class GraphQLApp(GraphQL[Context, None]):
+class GraphQLApp(GraphQL[OperationContext, None]):
     """Strawberry's view, with every answer JSON, each request let in by the admission;
     subscriptions over `graphql-transport-ws` (`gateway/live/handler.py`)."""
 
@@ -136,6 +141,7 @@ class GraphQLApp(GraphQL[Context, None]):
         # POST runs every operation, GET queries only; a browser's GET for a page is GraphiQL.
         running = request.method == "POST" or (request.method == "GET" and not _wants_page(request))
         admission = self.admission
+        answering = request.answering
         idempotency_key: str | MalformedKey | None = None
         try:
             idempotency_key = requested_key(request.headers) if running else None
@@ -143,37 +149,36 @@ class GraphQLApp(GraphQL[Context, None]):
             # Queries ignore the header, whatever it holds; a mutation is refused (400) by
             # `Idempotency` once the operation's type is known.
             idempotency_key = MalformedKey(str(exc))
-        note_caller(request.client.host if request.client is not None else "")
+        answering.caller = request.client.host if request.client is not None else ""
         try:
             authorization = request.headers.getlist("authorization")
             caller = (await admission.sign_in(authorization))[0] if running else admission.no_token
         except (Unauthenticated, Unavailable) as exc:
-            return self._refused(exc)
+            return self._refused(answering, exc)
         if caller.username is not None:
-            note_caller(caller.username)
-        who = bucket(request, caller)
+            answering.caller = caller.username
+        who = answering.who = bucket(request, caller)
         limited = await admission.within_rate(who) if running else None
         if limited is not None:
-            return self._rate_limited(limited, who)
-        context = request.context = admission.context(who, caller)
-        context.idempotency_key = idempotency_key
-        note_cost(context.cost)
+            return self._rate_limited(answering, limited)
+        answering.idempotency_key = idempotency_key
+        context = request.context = admission.context(answering, caller)
+        answering.cost = context.cost
         deadline = admission.deadline()
         try:
             async with deadline:
                 response = await self.run(request, context=context)
                 if isinstance(idempotency_key, MalformedKey) and idempotency_key.refused:
                     return self._request_refused(idempotency_key.reason, 400, context)
-                if context.replayed is not None:
+                if context.operation.replayed is not None:
                     return self._replay(context)
             # Outside the deadline: a mutation done is worth its answer kept.
             return await kept(context, response, cost_report=self.runtime.settings.cost_report)
         except DynagateError as exc:
             # A document named by a hash that is malformed or unknown: nothing ran.
             request.request_error = True
-            return JSONResponse(
-                {**errors_body(str(exc), exc.code), **self._extensions(context.cost_report())}
-            )
+            body = self._errors(answering, str(exc), exc.code, context.cost_report())
+            return JSONResponse(body)
         except HTTPException as exc:
             if isinstance(exc.__cause__, InvalidOperationTypeError):
                 # A mutation over GET, which a crawler or a prefetch could send.
@@ -192,15 +197,15 @@ class GraphQLApp(GraphQL[Context, None]):
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
-    ) -> Context:
+    ) -> OperationContext:
         """A socket's context (an HTTP request's is the admission's): its caller is who its
         `connection_init` signs in (`LiveHandler`), each operation's own context made from it."""
         no_token = self.admission.no_token
-        context = self.admission.context(bucket(request, no_token), no_token)
-        context.budget = None
-        context.changes = self.runtime.feed
-        context.subscription_buffer = self.runtime.settings.subscription_buffer
-        return context
+        socket = RequestScope("", who=bucket(request, no_token))
+        context = self.admission.context(socket, no_token)
+        socket.budget = None  # a subscription's events are charged one by one
+        feed, buffer = self.runtime.feed, self.runtime.settings.subscription_buffer
+        return replace(context, changes=feed, subscription_buffer=buffer)
 
     async def parse_http_body(
         self, request: AsyncHTTPRequestAdapter
@@ -237,7 +242,8 @@ class GraphQLApp(GraphQL[Context, None]):
     async def process_result(
         self, request: Request, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
-        note_codes([_code(error.extensions) for error in result.errors or []])
+        if isinstance(request, Asked):  # the last answer made is the request's
+            request.answering.codes = [_code(error.extensions) for error in result.errors or []]
         answer = await super().process_result(request, result)
         if is_request_error(result.data, result.errors) and isinstance(request, Asked):
             request.request_error = True
@@ -266,7 +272,7 @@ class GraphQLApp(GraphQL[Context, None]):
         request: Request,
         request_adapter: AsyncHTTPRequestAdapter,
         request_data: GraphQLRequestData | list[GraphQLRequestData],
-        context: Context,
+        context: OperationContext,
         root_value: None,
         sub_response: Response,
     ) -> ExecutionResult | list[ExecutionResult] | SubscriptionExecutionResult:
@@ -276,12 +282,14 @@ class GraphQLApp(GraphQL[Context, None]):
             return await super().execute_operation(
                 request, request_adapter, request_data, context, root_value, sub_response
             )
-        if context.idempotency_key is not None:  # well formed or not: mutations may be in it
+        if (
+            context.request.idempotency_key is not None
+        ):  # well formed or not: mutations may be in it
             raise HTTPException(400, "an Idempotency-Key names one request: send no batch with it")
         if isinstance(request, Asked):
             request.batch = True
 
-        async def execute(data: GraphQLRequestData, own: Context) -> ExecutionResult:
+        async def execute(data: GraphQLRequestData, own: OperationContext) -> ExecutionResult:
             return await self.execute_single(
                 request, request_adapter, sub_response, own, root_value, data
             )
@@ -301,42 +309,46 @@ class GraphQLApp(GraphQL[Context, None]):
         if metrics is not None:
             getattr(metrics, name).inc(delta)
 
-    def _refused(self, exc: Unauthenticated | Unavailable) -> Response:
+    def _refused(self, answering: RequestScope, exc: Unauthenticated | Unavailable) -> Response:
         """A token that signs no one in is refused for the whole request (401); one whose
         provider's keys cannot be fetched cannot be checked now (503)."""
-        body = {**errors_body(str(exc), exc.code), **self._extensions(Cost().as_dict())}
+        body = self._errors(answering, str(exc), exc.code, Cost().as_dict())
         if isinstance(exc, Unauthenticated):
             challenge = 'Bearer error="invalid_token"'
             return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
         return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
 
-    def _rate_limited(self, limited: RateLimited, who: str) -> Response:
+    def _rate_limited(self, answering: RequestScope, limited: RateLimited) -> Response:
         cost: Mapping[str, Any] = {
             **Cost().as_dict(),
-            "budget": self.admission.budget(who, Cost()),
+            "budget": self.admission.budget(answering.who, Cost()),
         }
-        body = {**errors_body(limited.message, Code.RATE_LIMITED), **self._extensions(cost)}
+        body = self._errors(answering, limited.message, Code.RATE_LIMITED, cost)
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(limited.wait)})
 
-    def _request_refused(self, message: str, status: int, context: Context) -> Response:
+    def _request_refused(self, message: str, status: int, context: OperationContext) -> Response:
         """A request that could not be read as GraphQL (BAD_USER_INPUT), with its cost."""
-        body = {
-            **errors_body(message, Code.BAD_USER_INPUT),
-            **self._extensions(context.cost_report()),
-        }
+        body = self._errors(context.request, message, Code.BAD_USER_INPUT, context.cost_report())
         return JSONResponse(body, status_code=status)
 
-    def _replay(self, context: Context) -> Response:
+    def _replay(self, context: OperationContext) -> Response:
         """The first answer to this Idempotency-Key, with what repeating it cost."""
-        body = {**json.loads(context.replayed or "{}"), **self._extensions(context.cost_report())}
-        return JSONResponse(body, headers={REPLAYED: "true"})
-
-    def _out_of_time(self, context: Context) -> Response:
-        message = f"the request did not finish within {self.runtime.settings.request_timeout:g} s"
-        cost = context.cost_report()
+        first = json.loads(context.operation.replayed or "{}")
         return JSONResponse(
-            {"data": None, **errors_body(message, Code.UNAVAILABLE), **self._extensions(cost)}
+            {**first, **self._extensions(context.cost_report())}, headers={REPLAYED: "true"}
         )
+
+    def _out_of_time(self, context: OperationContext) -> Response:
+        message = f"the request did not finish within {self.runtime.settings.request_timeout:g} s"
+        body = self._errors(context.request, message, Code.UNAVAILABLE, context.cost_report())
+        return JSONResponse({"data": None, **body})
+
+    def _errors(
+        self, answering: RequestScope, message: str, code: Code, cost: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The body of an answer the view makes itself, its code noted for the request log."""
+        answering.codes = [code]
+        return {**errors_body(message, code), **self._extensions(cost)}
 
     def _extensions(self, cost: Mapping[str, Any]) -> dict[str, Any]:
         """What `CostReport` adds to the responses GraphQL did not make."""

@@ -17,6 +17,7 @@ import uuid
 from collections import Counter
 from collections.abc import Mapping
 from contextlib import suppress
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from graphql import (
@@ -43,9 +44,8 @@ from strawberry.utils.aio import aclosing
 
 from errors.vocabulary import Code, DynagateError, Unauthenticated, Unavailable
 from gateway.demand.ratelimit import bucket
-from gateway.exchange import Exchange, closed, opened
+from gateway.request_scope import OperationContext, RequestScope, closed, opened
 from gateway.schema.build import MAX_TOKENS
-from resolvers.context import Context
 
 if TYPE_CHECKING:
     from data.callers import Caller
@@ -111,7 +111,7 @@ class LiveView(Protocol):
     def encode_json(self, data: object) -> bytes: ...
 
 
-class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
+class LiveHandler(BaseGraphQLTransportWSHandler[OperationContext, None]):
     view: LiveView  # type: ignore[assignment]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -151,8 +151,8 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
         if expires is not None and expires <= time.time():
             await self._close(4403, "Forbidden: the token expired; connect again with a new one")
             return
-        self.context.caller = caller
-        self.context.charge = self.view.admission.charger(who)
+        charge = self.view.admission.charger(who)
+        self.context = replace(self.context, caller=caller, charge=charge)
         await super().handle_connection_init(message)
         if not self.connection_acknowledged:
             return
@@ -181,10 +181,11 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
             return
         await super().handle_subscribe(message)
 
-    async def run_operation(self, operation: Operation[Context, None]) -> None:
+    async def run_operation(self, operation: Operation[OperationContext, None]) -> None:
         """Strawberry's own, with a context per operation, under a request id of its own,
         and for a subscription a log line at its start and at its end."""
-        context = self.context.for_operation()
+        request = RequestScope(uuid.uuid4().hex)
+        context = self.context.for_operation(request=request)
         admission = self.view.admission
         try:  # in trusted mode, only registered documents run (`gateway/documents/persisted.py`)
             await admission.admit_document(context, operation.query)
@@ -193,15 +194,14 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 context.charge(context.cost)  # the document's read, to the caller's limit
             await self._refuse(operation, GraphQLError(str(exc), extensions=exc.extensions))
             return
-        exchange = Exchange(uuid.uuid4().hex)
-        token = opened(exchange)
+        token = opened(request)
         subscribed = _subscription(operation.query, operation.operation_name)
         live = subscribed is not None
         name = operation.operation_name or (
             subscribed.name.value if subscribed and subscribed.name else None
         )
         fields: dict[str, Any] = {
-            "requestId": exchange.request_id,
+            "requestId": request.request_id,
             "operationType": "subscription",
             "operationName": name,
         }
@@ -209,7 +209,7 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
             self.view.gauge("subscriptions", +1)
             logger.info(
                 "subscription started request=%s operation=%s",
-                exchange.request_id,
+                request.request_id,
                 name or "-",
                 extra={"fields": {**fields, "event": "started"}},
             )
@@ -251,10 +251,10 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 admission.charge(charged, context.cost)
             if live:
                 self.view.gauge("subscriptions", -1)
-                seconds = exchange.elapsed()
+                seconds = request.elapsed()
                 logger.info(
                     "subscription ended request=%s operation=%s duration_ms=%.1f",
-                    exchange.request_id,
+                    request.request_id,
                     name or "-",
                     seconds * 1000,
                     extra={
@@ -278,7 +278,9 @@ class LiveHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 self.view.gauge("sockets", -1)
                 self.who = None
 
-    async def _refuse(self, operation: Operation[Context, None], error: GraphQLError) -> None:
+    async def _refuse(
+        self, operation: Operation[OperationContext, None], error: GraphQLError
+    ) -> None:
         with suppress(Exception):
             await operation.send_initial_errors([error])
         self.operations.pop(operation.id, None)

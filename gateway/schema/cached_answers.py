@@ -18,7 +18,7 @@ from graphql import ExecutionResult
 from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
-from resolvers.context import Context
+from gateway.request_scope import OperationContext
 
 
 class CachedAnswers(SchemaExtension):
@@ -28,11 +28,11 @@ class CachedAnswers(SchemaExtension):
         execution = self.execution_context
         context = execution.context
         if (
-            not isinstance(context, Context)
+            not isinstance(context, OperationContext)
             or execution.operation_type is not OperationType.QUERY
             or execution.query is None
             or execution.result is not None  # refused before it runs
-            or context.bounding_only
+            or context.operation.bounding_only
         ):
             yield
             return
@@ -67,7 +67,7 @@ class CachedAnswers(SchemaExtension):
                 cache.end(ticket)
 
 
-def _key(query: str, operation: str | None, variables: Any, context: Context) -> str:
+def _key(query: str, operation: str | None, variables: Any, context: OperationContext) -> str:
     """The document, the operation, its variables and who asks (the rules are the
     caller's): an answer is only ever given again to the same question from the same
     caller."""

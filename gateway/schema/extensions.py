@@ -12,8 +12,7 @@ from strawberry.extensions import MaskErrors, SchemaExtension
 from strawberry.types import ExecutionContext
 
 from errors.vocabulary import Code, DynagateError
-from gateway.exchange import current, request_id
-from resolvers.context import Context
+from gateway.request_scope import OperationContext, request_id
 
 logger = logging.getLogger("dynagate.errors")
 
@@ -73,14 +72,15 @@ class CodedMaskErrors(MaskErrors):
 
 
 def _note_operation(context: ExecutionContext) -> None:
-    exchange = current()
-    if exchange is None:
+    operation = context.context
+    if not isinstance(operation, OperationContext):
         return
-    exchange.operation_name = context.operation_name
+    request = operation.request
+    request.operation_name = context.operation_name
     if context.graphql_document is not None:
         # RuntimeError: operationName names no operation of the document.
         with suppress(RuntimeError):
-            exchange.operation_type = context.operation_type.value
+            request.operation_type = context.operation_type.value
 
 
 def _add_codes(errors: list[GraphQLError]) -> None:
@@ -124,6 +124,6 @@ class CostReport(SchemaExtension):
 
     def get_results(self) -> dict[str, Any]:
         context = self.execution_context.context
-        if not isinstance(context, Context):
+        if not isinstance(context, OperationContext):
             return {}
         return {"cost": context.cost_report()}

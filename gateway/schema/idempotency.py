@@ -25,8 +25,8 @@ from strawberry.types.graphql import OperationType
 
 from data.idempotency import MalformedKey, Record, find_record, keep_answer, new_intent
 from errors.vocabulary import BadUserInput, Code, DynagateError
+from gateway.request_scope import OperationContext
 from keys.idempotency import HEADER, checked_key, fingerprint
-from resolvers.context import Context
 
 logger = logging.getLogger("dynagate")
 REPLAYED = "Idempotent-Replayed"
@@ -58,15 +58,15 @@ class Idempotency(SchemaExtension):
         execution = self.execution_context
         context = execution.context
         if (
-            not isinstance(context, Context)
-            or context.idempotency_key is None
+            not isinstance(context, OperationContext)
+            or context.request.idempotency_key is None
             or execution.operation_type is not OperationType.MUTATION
             or execution.query is None
             or execution.result is not None  # refused before it runs
         ):
             yield
             return
-        key, who = context.idempotency_key, context.who
+        key, who = context.request.idempotency_key, context.request.who
         if isinstance(key, MalformedKey):
             key.refused = True
             error = _error(key.reason, Code.BAD_USER_INPUT)
@@ -92,7 +92,7 @@ class Idempotency(SchemaExtension):
         elif record.answer is None:
             execution.result = ExecutionResult(data=None, errors=[_error(self._unanswered(record))])
         else:
-            context.replayed = record.answer
+            context.operation.replayed = record.answer
             execution.result = ExecutionResult(data=None, errors=None)
         yield
 
@@ -105,7 +105,7 @@ class Idempotency(SchemaExtension):
         )
 
 
-async def kept(context: Context, response: Response, *, cost_report: bool) -> Response:
+async def kept(context: OperationContext, response: Response, *, cost_report: bool) -> Response:
     """`response`, its answer kept on the record its mutation wrote (when one was): a write
     of its own, past the operation's bound, then in the response's cost. Not keeping it is
     logged, never the client's: a retry then hears that the answer was not kept."""

@@ -11,7 +11,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from errors.vocabulary import Code
-from gateway.exchange import Exchange, current, graphql_request
+from gateway.request_scope import RequestScope, graphql_request, scope_of
 from gateway.traces.spans import Traces
 from gateway.traces.spans import current as answering
 
@@ -30,8 +30,8 @@ class RequestSpans:
         self.traces = traces
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        exchange = current()
-        if scope["type"] != "http" or exchange is None or not graphql_request(scope):
+        request = scope_of(scope)
+        if scope["type"] != "http" or request is None or not graphql_request(scope):
             await self.app(scope, receive, send)
             return
         carrier = {
@@ -43,9 +43,9 @@ class RequestSpans:
         context, parent = self.traces.root(
             name, SpanKind.SERVER, extract(carrier) if carrier else None
         )
-        exchange.trace_id = f"{context.trace_id:032x}"
-        exchange.traced = context.trace_flags.sampled
-        if not exchange.traced:
+        request.trace_id = f"{context.trace_id:032x}"
+        request.traced = context.trace_flags.sampled
+        if not request.traced:
             await self.app(scope, receive, send)
             return
         status, start, failure = 500, time_ns(), None
@@ -63,7 +63,7 @@ class RequestSpans:
             failure = type(exc).__name__
             raise
         finally:
-            name, attributes, error = _answered(scope, exchange, status, failure)
+            name, attributes, error = _answered(scope, request, status, failure)
             self.traces.ended(
                 name or f"{scope['method']} /graphql",
                 context,
@@ -76,16 +76,16 @@ class RequestSpans:
 
 
 def _answered(
-    scope: Scope, exchange: Exchange, status: int, failure: str | None
+    scope: Scope, request: RequestScope, status: int, failure: str | None
 ) -> tuple[str, dict[str, Any], str | None]:
     """The span's name, attributes and error (None: not in error) once answered."""
-    cost = exchange.cost
+    cost = request.cost
     attributes: dict[str, Any] = {
         "http.request.method": scope["method"],
         "url.path": scope["path"],
         "http.response.status_code": status,
-        "dynagate.request_id": exchange.request_id,
-        "dynagate.error_codes": list(exchange.codes),
+        "dynagate.request_id": request.request_id,
+        "dynagate.error_codes": list(request.codes),
         "dynagate.cost.requests": cost.requests,
         "dynagate.cost.read_capacity_units": round(cost.read_capacity_units, 4),
         "dynagate.cost.write_capacity_units": round(cost.write_capacity_units, 4),
@@ -93,16 +93,16 @@ def _answered(
         "dynagate.cost.items_returned": cost.items_returned,
         "dynagate.cost.cached_requests": cost.cached_requests,
     }
-    kind, operation = exchange.operation_type, exchange.operation_name
+    kind, operation = request.operation_type, request.operation_name
     name = ""
     if kind != "none":
         name = f"{kind} {operation}" if operation else kind
         attributes["graphql.operation.type"] = kind
     if operation:
         attributes["graphql.operation.name"] = operation
-    if exchange.caller:
-        attributes["dynagate.caller"] = exchange.caller
+    if request.caller:
+        attributes["dynagate.caller"] = request.caller
     if failure is not None:
         attributes["error.type"] = failure
-    failed = status >= 500 or any(code in _SERVICE_ERRORS for code in exchange.codes)
-    return name, attributes, (failure or exchange.outcome) if failed else None
+    failed = status >= 500 or any(code in _SERVICE_ERRORS for code in request.codes)
+    return name, attributes, (failure or request.outcome) if failed else None

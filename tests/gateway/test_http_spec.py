@@ -8,7 +8,7 @@ import logging
 import pytest
 from graphql import GraphQLError
 
-from gateway.exchange import is_request_error
+from gateway.request_scope import is_request_error
 from gateway.http.spec import GRAPHQL_RESPONSE, prefers_graphql_response
 from tests.client import Api
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from graphql import GraphQLError
 
-from gateway.exchange import Exchange, closed, opened
+from gateway.request_scope import RequestScope, closed, opened
 from gateway.logs import TEXT_FORMAT, JsonFormatter, logging_config
 from gateway.schema.extensions import CodedMaskErrors
 from tests.client import COST_KEYS, Api, settings_for
@@ -145,7 +145,7 @@ def test_json_records_name_the_request_and_keep_tracebacks() -> None:
     assert outside["message"] == "at y"
     assert "requestId" not in outside
     assert "ValueError: bad" in outside["exception"]
-    token = opened(Exchange("r-9"))
+    token = opened(RequestScope("r-9"))
     try:
         assert json.loads(formatter.format(record))["requestId"] == "r-9"
     finally:
@@ -154,7 +154,7 @@ def test_json_records_name_the_request_and_keep_tracebacks() -> None:
 
 def test_masked_errors_log_the_request_id(caplog: pytest.LogCaptureFixture) -> None:
     error = GraphQLError("secret detail", path=["customer"], original_error=RuntimeError("x"))
-    token = opened(Exchange("masked-1"))
+    token = opened(RequestScope("masked-1"))
     try:
         with caplog.at_level(logging.ERROR, logger="dynagate.errors"):
             masked = CodedMaskErrors().anonymise_error(error)
