@@ -207,6 +207,16 @@ def _initial(entity: Entity, name: str) -> str | None:
     return None if initial is None else str(initial)
 
 
+def named_key(entity: Entity, arguments: Mapping[str, Any]) -> tuple[Key, NotFound]:
+    """The key of the entity `arguments` name, and the refusal for when no item is stored
+    under it: raised at once when they name no key."""
+    missing = NotFound(f"{described(entity, arguments)} does not exist")
+    key = key_of(entity, arguments)
+    if key is None:
+        raise missing
+    return key, missing
+
+
 def not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:
     verb = "written" if entity.author is None else entity.author[1].verb
     return Forbidden(f"{described(entity, arguments)} was {verb} by someone else")

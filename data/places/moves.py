@@ -17,12 +17,12 @@ from typing import Any
 
 from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import now
-from data.copies.writes import VERSION, check_moves, not_theirs
-from data.entities import Record, described, emptied, key_of, record, stored
+from data.copies.writes import VERSION, check_moves, named_key, not_theirs
+from data.entities import Record, described, emptied, record, stored
 from data.places.items import place_item
 from data.writes.keeping import Change
 from data.writes.key_changes import index_changes
-from errors.vocabulary import Conflict, NotFound
+from errors.vocabulary import Conflict
 from keys import map as map_keys
 from keys.codecs import format_timestamp, parse_timestamp
 from model import Entity
@@ -44,10 +44,7 @@ async def update(store: Store, items: ItemLoader, entity: Entity, change: Change
     position changes; an unchanged entity is not written."""
     arguments, values, caller = change.arguments, change.values, change.caller
     writer_only, transitions = change.writer_only, change.transitions
-    key = key_of(entity, arguments)
-    missing = NotFound(f"{described(entity, arguments)} does not exist")
-    if key is None:
-        raise missing
+    key, missing = named_key(entity, arguments)
     if writer_only:
         caller.restriction(f"sign in to change a {entity.noun}")
     for _ in range(ATTEMPTS):

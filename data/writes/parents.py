@@ -23,8 +23,8 @@ from typing import Any, Literal
 
 from data.callers import AUTHOR_KEY, Caller, wrote
 from data.clock import now
-from data.copies.writes import not_theirs
-from data.entities import described, key_of, record
+from data.copies.writes import named_key, not_theirs
+from data.entities import described, record
 from data.writes.kinds import keeping_of
 from data.writes.removal_marks import REMOVING, mark_of, open_under
 from errors.vocabulary import Conflict, NotFound
@@ -91,10 +91,7 @@ async def close(
 ) -> tuple[str, Item]:
     """Mark the parent `arguments` name as being removed: its mark and its item. Another
     removal's fresh mark is CONFLICT, unless `take_over` (an operator's job)."""
-    key = key_of(entity, arguments)
-    missing = NotFound(f"{described(entity, arguments)} does not exist")
-    if key is None:
-        raise missing
+    key, missing = named_key(entity, arguments)
     held_to = caller.restriction(f"sign in to remove a {entity.noun}") if writer_only else None
     condition, _, values = (None, {}, {}) if take_over else open_under()
     mark = mark_of(now())

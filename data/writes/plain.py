@@ -18,7 +18,7 @@ from typing import Any
 
 from data.callers import AUTHOR_KEY, wrote
 from data.clock import new_token, now
-from data.copies.writes import check_moves, not_theirs
+from data.copies.writes import check_moves, named_key, not_theirs
 from data.entities import Record, described, emptied, key_of, record, stored
 from data.writes.creates import put_new
 from data.writes.keeping import Action, Change, Removing
@@ -223,10 +223,7 @@ def _refusal(named: str, found: Item | None) -> DynagateError:
 async def _delete(store: Store, items: ItemLoader, entity: Entity, removing: Removing) -> bool:
     arguments, caller, writer_only = removing.arguments, removing.caller, removing.writer_only
     owner_only, parent_owner_of = removing.owner_only, removing.parent_owner_of
-    key = key_of(entity, arguments)
-    missing = NotFound(f"{described(entity, arguments)} does not exist")
-    if key is None:
-        raise missing
+    key, missing = named_key(entity, arguments)
     held_to = caller.restriction(f"sign in to remove a {entity.noun}") if writer_only else None
     action = transaction_delete(store.table, key, must_exist=True)
     held = {} if held_to is None else {AUTHOR_KEY: held_to}
