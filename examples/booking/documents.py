@@ -19,6 +19,16 @@ BOOKING = "id venueId status startsAt nights people bookedAt updatedAt"
 REVIEW = "id rating language body createdAt author"
 VENUE = "id name city latitude longitude"
 
+
+def _with_input(name: str, selection: str) -> str:
+    """The mutation `name` of one `input` argument (of the type `<name>Input`), selecting
+    `selection` of what it returns."""
+    field = name[0].lower() + name[1:]
+    return (
+        f"mutation {name}($input: {name}Input!) {{\n  {field}(input: $input) {{ {selection} }}\n}}"
+    )
+
+
 OPERATIONS = {
     "Venue": f"""query Venue($id: ID!) {{
   venue(id: $id) {{ {VENUE} }}
@@ -72,18 +82,12 @@ OPERATIONS = {
     "Review": f"""query Review($id: ID!) {{
   review(id: $id) {{ {REVIEW} venue {{ name }} }}
 }}""",
-    "CreateVenue": f"""mutation CreateVenue($input: CreateVenueInput!) {{
-  createVenue(input: $input) {{ {VENUE} }}
-}}""",
-    "ChangeVenue": f"""mutation ChangeVenue($input: ChangeVenueInput!) {{
-  changeVenue(input: $input) {{ {VENUE} }}
-}}""",
+    "CreateVenue": _with_input("CreateVenue", VENUE),
+    "ChangeVenue": _with_input("ChangeVenue", VENUE),
     "RemoveVenue": """mutation RemoveVenue($id: ID!) {
   removeVenue(id: $id)
 }""",
-    "BookVenue": f"""mutation BookVenue($input: BookVenueInput!) {{
-  bookVenue(input: $input) {{ {BOOKING} }}
-}}""",
+    "BookVenue": _with_input("BookVenue", BOOKING),
     "SetBookingStatus": f"""mutation SetBookingStatus($venueId: ID!, $id: ID!,
     $status: BookingStatus!) {{
   setBookingStatus(venueId: $venueId, id: $id, status: $status) {{ {BOOKING} }}
@@ -91,12 +95,8 @@ OPERATIONS = {
     "CancelBooking": f"""mutation CancelBooking($venueId: ID!, $id: ID!) {{
   cancelBooking(venueId: $venueId, id: $id) {{ {BOOKING} }}
 }}""",
-    "PostReview": f"""mutation PostReview($input: PostReviewInput!) {{
-  postReview(input: $input) {{ {REVIEW} }}
-}}""",
-    "EditReview": f"""mutation EditReview($input: EditReviewInput!) {{
-  editReview(input: $input) {{ {REVIEW} }}
-}}""",
+    "PostReview": _with_input("PostReview", REVIEW),
+    "EditReview": _with_input("EditReview", REVIEW),
     "DeleteReview": """mutation DeleteReview($id: ID!) {
   deleteReview(id: $id)
 }""",
