@@ -96,6 +96,17 @@ APT_INSTALL = $(SUDO) apt-get install -y --no-install-recommends $(1) \
 	|| { $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $(1); }
 CAN_APT_INSTALL = command -v apt-get >/dev/null \
 	&& { [ "$$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }
+# The recipe of a program a test needs: $(1) the program the PATH or its variable gives
+# (empty when none), $(2) what to install when it is missing, $(3) Debian's package of it,
+# installed where apt-get can be used, $(4) what it is for.
+FOUND_OR_INSTALLED = @if [ -n "$(1)" ]; then \
+	  command -v "$(1)" >/dev/null || { echo "$(2)" >&2; exit 1; }; \
+	elif $(CAN_APT_INSTALL); then \
+	  echo "installing Debian's $(3) for $(4)"; \
+	  { $(call APT_INSTALL,$(3)); } || { echo "$(2)" >&2; exit 1; }; \
+	else \
+	  echo "$(2)" >&2; exit 1; \
+	fi
 
 # The browser of the test that loads the playground: $CHROMIUM, else the first of these on
 # the PATH (the test looks the same way). Without one, Debian's chromium is installed where
@@ -108,14 +119,7 @@ CHROMIUM ?= $(shell for name in $(BROWSERS); do command -v "$$name" && break; do
 NO_BROWSER := make test needs Chromium or Google Chrome: install it \
 	(macOS: brew install --cask google-chrome) or set CHROMIUM=/path/to/browser
 browser:
-	@if [ -n "$(CHROMIUM)" ]; then \
-	  command -v "$(CHROMIUM)" >/dev/null || { echo "$(NO_BROWSER)" >&2; exit 1; }; \
-	elif $(CAN_APT_INSTALL); then \
-	  echo "installing Debian's chromium for the browser test"; \
-	  { $(call APT_INSTALL,chromium); } || { echo "$(NO_BROWSER)" >&2; exit 1; }; \
-	else \
-	  echo "$(NO_BROWSER)" >&2; exit 1; \
-	fi
+	$(call FOUND_OR_INSTALLED,$(CHROMIUM),$(NO_BROWSER),chromium,the browser test)
 
 # The Redis server of the tests that share state between processes: $REDIS_SERVER, else
 # redis-server or valkey-server on the PATH (the tests look the same way); without one,
@@ -125,14 +129,7 @@ REDIS_SERVER ?= $(shell for name in redis-server valkey-server; do command -v "$
 NO_REDIS := make test needs a Redis server: install redis-server or valkey-server \
 	(macOS: brew install redis) or set REDIS_SERVER=/path/to/redis-server
 redis:
-	@if [ -n "$(REDIS_SERVER)" ]; then \
-	  command -v "$(REDIS_SERVER)" >/dev/null || { echo "$(NO_REDIS)" >&2; exit 1; }; \
-	elif $(CAN_APT_INSTALL); then \
-	  echo "installing Debian's redis-server for the tests of several processes"; \
-	  { $(call APT_INSTALL,redis-server); } || { echo "$(NO_REDIS)" >&2; exit 1; }; \
-	else \
-	  echo "$(NO_REDIS)" >&2; exit 1; \
-	fi
+	$(call FOUND_OR_INSTALLED,$(REDIS_SERVER),$(NO_REDIS),redis-server,the tests of several processes)
 
 # The nginx of the test that runs deploy/nginx.conf in front of two replicas, as compose
 # does: $NGINX, else nginx on the PATH or in /usr/sbin (the test looks the same way);
@@ -142,40 +139,31 @@ NGINX ?= $(shell for name in nginx /usr/sbin/nginx; do command -v "$$name" && br
 NO_NGINX := make test needs nginx: install it (macOS: brew install nginx) \
 	or set NGINX=/path/to/nginx
 nginx:
-	@if [ -n "$(NGINX)" ]; then \
-	  command -v "$(NGINX)" >/dev/null || { echo "$(NO_NGINX)" >&2; exit 1; }; \
-	elif $(CAN_APT_INSTALL); then \
-	  echo "installing Debian's nginx for the test of the replicas behind deploy/nginx.conf"; \
-	  { $(call APT_INSTALL,nginx); } || { echo "$(NO_NGINX)" >&2; exit 1; }; \
-	else \
-	  echo "$(NO_NGINX)" >&2; exit 1; \
-	fi
+	$(call FOUND_OR_INSTALLED,$(NGINX),$(NO_NGINX),nginx,the test of the replicas behind deploy/nginx.conf)
 
 # The GraphQL over HTTP specification's server audits (graphql-http, pinned by the lock
 # file), which a test runs with Node against the gateway.
 CONFORMANCE := tests/conformance
 conformance: $(CONFORMANCE)/node_modules/.installed
-$(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package.json $(CONFORMANCE)/package-lock.json
-	@command -v npm >/dev/null || { echo "make test needs Node.js and npm (the HTTP conformance audits): install them (macOS: brew install node)" >&2; exit 1; }
-	npm ci --silent --no-audit --no-fund --prefix $(CONFORMANCE)
-	touch $@
+$(CONFORMANCE)/node_modules/.installed: NEEDED_BY := the HTTP conformance audits
 
 # Apollo Client, urql and graphql-ws (pinned by the lock file), which a test runs with Node
 # against the gateway, set up as apps set them up.
 CLIENTS := tests/clients
 clients: $(CLIENTS)/node_modules/.installed
-$(CLIENTS)/node_modules/.installed: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
-	@command -v npm >/dev/null || { echo "make test needs Node.js and npm (the tests of real clients): install them (macOS: brew install node)" >&2; exit 1; }
-	npm ci --silent --no-audit --no-fund --prefix $(CLIENTS)
-	touch $@
+$(CLIENTS)/node_modules/.installed: NEEDED_BY := the tests of real clients
 
 # ElectroDB and dynamodb-onetable (pinned by the lock file), which a test runs with Node to
 # write and read a table dynagate serves beside them.
 TOOLS := tests/tools
 tools: $(TOOLS)/node_modules/.installed
-$(TOOLS)/node_modules/.installed: $(TOOLS)/package.json $(TOOLS)/package-lock.json
-	@command -v npm >/dev/null || { echo "make test needs Node.js and npm (the tests of tables other tools write): install them (macOS: brew install node)" >&2; exit 1; }
-	npm ci --silent --no-audit --no-fund --prefix $(TOOLS)
+$(TOOLS)/node_modules/.installed: NEEDED_BY := the tests of tables other tools write
+
+# Each folder's Node packages, installed as its lock file pins them.
+NODE_PACKAGES := $(CONFORMANCE) $(CLIENTS) $(TOOLS)
+$(NODE_PACKAGES:%=%/node_modules/.installed): %/node_modules/.installed: %/package.json %/package-lock.json
+	@command -v npm >/dev/null || { echo "make test needs Node.js and npm ($(NEEDED_BY)): install them (macOS: brew install node)" >&2; exit 1; }
+	npm ci --silent --no-audit --no-fund --prefix $*
 	touch $@
 
 # The tests that need no DynamoDB Local (keys, request builders, cursors, settings): seconds.
