@@ -9,7 +9,7 @@ import pytest
 
 from bench.otlp import receiving
 from gateway.cli.dynamodb_local import free_port
-from tests.gateway.test_cli import run
+from tests.gateway.test_cli import on_table, run
 from tests.identity import SECRET
 from tests.redis_server import RedisServer
 
@@ -19,12 +19,12 @@ pytestmark = pytest.mark.streamed
 def test_a_configuration_that_can_serve_passes(
     endpoint: str, table: str, redis_server: RedisServer
 ) -> None:
-    env = {
-        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
-        "DYNAGATE_TABLE": table,
-        "DYNAGATE_REDIS_URL": redis_server.url,
-        "DYNAGATE_AUTH_SECRET": SECRET.decode(),
-    }
+    env = on_table(
+        endpoint,
+        table,
+        DYNAGATE_REDIS_URL=redis_server.url,
+        DYNAGATE_AUTH_SECRET=SECRET.decode(),
+    )
     checked = run("check", env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     lines = checked.stdout.splitlines()
@@ -41,11 +41,7 @@ async def test_each_problem_is_one_line_with_its_fix(
     endpoint: str, client: Any, table: str
 ) -> None:
     nowhere = f"redis://127.0.0.1:{free_port()}/0"
-    env = {
-        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
-        "DYNAGATE_TABLE": table,
-        "DYNAGATE_REDIS_URL": nowhere,
-    }
+    env = on_table(endpoint, table, DYNAGATE_REDIS_URL=nowhere)
     await client.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
     checked = run("check", env=env)
     assert checked.returncode == 1
@@ -61,12 +57,12 @@ async def test_each_problem_is_one_line_with_its_fix(
 
 
 def test_traces_settings_are_shown_and_the_collector_tried(endpoint: str, table: str) -> None:
-    env = {
-        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
-        "DYNAGATE_TABLE": table,
-        "OTEL_SERVICE_NAME": "orders-gateway",
-        "OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=very-secret",
-    }
+    env = on_table(
+        endpoint,
+        table,
+        OTEL_SERVICE_NAME="orders-gateway",
+        OTEL_EXPORTER_OTLP_HEADERS="x-api-key=very-secret",
+    )
     with receiving() as receiver:
         taken = run("check", env={**env, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
         assert receiver.requests == 1  # the empty export it tried

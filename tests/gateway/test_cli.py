@@ -33,8 +33,13 @@ def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+def on_table(endpoint: str, table: str, **more: str) -> dict[str, str]:
+    """The environment of a command run on `table` at `endpoint`, and `more` settings."""
+    return {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table, **more}
+
+
 def test_create_table_twice_then_seed_twice(endpoint: str) -> None:
-    env = {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": f"cli-{uuid.uuid4().hex[:8]}"}
+    env = on_table(endpoint, f"cli-{uuid.uuid4().hex[:8]}")
     first = run("create-table", env=env)
     assert first.returncode == 0, first.stderr
     assert "created table" in first.stdout
@@ -221,7 +226,7 @@ def test_dynamodb_local_down_fails_fast_naming_the_endpoint(command: str) -> Non
 @pytest.mark.parametrize("command", ["seed", "verify"])
 def test_a_missing_table_names_create_table(endpoint: str, command: str) -> None:
     table = f"missing-{uuid.uuid4().hex[:8]}"
-    result = run(command, env={"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table})
+    result = run(command, env=on_table(endpoint, table))
     assert result.returncode == 1
     assert f"table {table!r} does not exist: run `dynagate create-table`" in result.stderr
     assert "Traceback" not in result.stderr

@@ -14,7 +14,7 @@ from keys.documents import document_key
 from keys.table import TABLE
 from store.requests import to_attributes
 from tests.client import Api, settings_for
-from tests.gateway.test_cli import run
+from tests.gateway.test_cli import on_table, run
 from tests.identity import SECURED
 from tests.live import connected, served
 
@@ -155,7 +155,7 @@ async def test_in_trusted_mode_a_document_over_the_limit_is_refused_before_any_r
 def test_documents_add_refuses_a_document_over_the_size_limit(
     endpoint: str, table: str, tmp_path: Path
 ) -> None:
-    env = {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table}
+    env = on_table(endpoint, table)
     manifest = tmp_path / "manifest.json"
     over = sized(MAX_BYTES + 1)
     manifest.write_text(json.dumps({sha(over): over}))

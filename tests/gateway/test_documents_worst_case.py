@@ -17,7 +17,7 @@ from gateway.demand.bound import Bound, bound_operation, model_of
 from gateway.demand.control import Limits
 from gateway.demand.worst_case import _most, worst_case
 from gateway.schema.build import build_schema
-from tests.gateway.test_cli import run
+from tests.gateway.test_cli import on_table, run
 
 SCHEMA = build_schema()._schema
 LIMITS = Limits()
@@ -210,11 +210,7 @@ def test_documents_add_and_list_print_the_worst_case(
     endpoint: str, table: str, tmp_path: Path
 ) -> None:
     # Its largest page is over these limits (its default page is not): said by both.
-    env = {
-        "DYNAGATE_DYNAMODB_ENDPOINT": endpoint,
-        "DYNAGATE_TABLE": table,
-        "DYNAGATE_MAX_ITEMS": "50",
-    }
+    env = on_table(endpoint, table, DYNAGATE_MAX_ITEMS="50")
     orders = "query Orders($n: Int) { openOrders(first: $n) { edges { node { id status } } } }"
     customer = "query Customer($id: ID!) { customer(id: $id) { name } }"
     heatmap = "query Map($v: Viewport!) { heatmap(viewport: $v) { precision } }"

@@ -19,7 +19,7 @@ from keys.table import TABLE
 from store.client import Store
 from store.requests import to_attributes
 from tests.client import Api, settings_for
-from tests.gateway.test_cli import run
+from tests.gateway.test_cli import on_table, run
 from tests.identity import SECURED, as_user, token
 from tests.live import connected, served
 from tests.subscribing import ISSUES, code_of, until
@@ -179,7 +179,7 @@ def _manifest(path: Path, documents: object) -> Path:
 def test_documents_add_checks_all_then_registers_all(
     endpoint: str, table: str, tmp_path: Path
 ) -> None:
-    env = {"DYNAGATE_DYNAMODB_ENDPOINT": endpoint, "DYNAGATE_TABLE": table}
+    env = on_table(endpoint, table)
     orders = "query Open { openOrders(first: 5) { edges { node { id status } } } }"
     customer = "query Customer($id: ID!) { customer(id: $id) { name } }"
     good = {f"sha256:{sha(orders)}": orders, sha(customer).upper(): customer}
