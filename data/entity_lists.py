@@ -129,7 +129,7 @@ def narrowed(
     for name, given in (sets or {}).items():
         if given is not None:
             kept_sets[name] = _set(pattern, name, given)
-    for name in pattern.equal or _either(pattern):
+    for name in pattern.equal or pattern.either:
         value = equal.get(name)
         if value is None:
             missing = missing or name
@@ -157,16 +157,9 @@ def narrowed(
     return Narrowed(values, start, end, forward, kept, kept_sets)
 
 
-def _either(pattern: ListOf) -> tuple[str, ...]:
-    copies = pattern.entity.copies
-    return copies.either if copies is not None and copies.index == pattern.index else ()
-
-
 def _set(pattern: ListOf, name: str, given: Iterable[Any]) -> frozenset[Any]:
     """A set filter's values, each checked; at least one."""
-    copies = pattern.entity.copies
-    assert copies is not None
-    argument = copies.sets[name]
+    argument = pattern.sets[name]
     values = frozenset(checked(pattern.entity.attributes[name], v, argument) for v in given)
     if not values:
         raise BadUserInput(
@@ -189,7 +182,7 @@ def list_read(
     at least), or for a root list the partition's own attributes."""
     entity = pattern.entity
     index = pattern.index_for(narrowing.equal)
-    if entity.copies is not None and entity.copies.index == index:
+    if entity.copies_on(index) is not None:
         return _copies_read(pattern, parent, of, args, narrowing)
     partition = _partition(pattern, index, parent, of)
     sort = entity.templates[index.sort_key]

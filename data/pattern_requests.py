@@ -157,8 +157,7 @@ def list_read(pattern: ListOf) -> str:
 def sort_of(pattern: ListOf) -> str:
     """The attributes a list is sorted by: its sort key's, in order."""
     entity, index = pattern.entity, pattern.index
-    copies = entity.copies
-    templates = entity.copy_templates if copies and copies.index == index else entity.templates
+    templates = entity.templates_on(index)
     return ", ".join(s.name for s in templates[index.sort_key].segments) or "its key"
 
 
@@ -181,12 +180,8 @@ def _worst(pattern: ListOf) -> str:
 
 def _on(entity: Entity, index: Index, pattern: ListOf) -> str:
     where = index.name or "the table"
-    copies = entity.copies
-    if copies is not None and copies.index == index:
-        partition = entity.copy_templates[index.partition_key]
-        sort = entity.copy_templates[index.sort_key]
-    else:
-        partition, sort = entity.templates[index.partition_key], entity.templates[index.sort_key]
+    templates = entity.templates_on(index)
+    partition, sort = templates[index.partition_key], templates[index.sort_key]
     narrowed = [s.name for s in sort.segments if s.name in pattern.narrowing]
     condition = f"begins_with {sort.prefix()}" if not narrowed else f"on {', '.join(narrowed)}"
     shape = _shape(partition, pattern.at)

@@ -153,6 +153,16 @@ class Entity:
     def keys_on(self, index: Index) -> Keys | None:
         return self.declared_keys.get(index)
 
+    def copies_on(self, index: Index) -> Copies | None:
+        """Its copies, where `index` is theirs."""
+        copies = self.copies
+        return copies if copies is not None and copies.index == index else None
+
+    def templates_on(self, index: Index) -> Mapping[str, KeyTemplate]:
+        """The key templates its items have on `index`: its copies' on theirs, its own
+        elsewhere."""
+        return self.templates if self.copies_on(index) is None else self.copy_templates
+
     @cached_property
     def copy_templates(self) -> dict[str, KeyTemplate]:
         """Each key attribute of a copy and its template: the copy's place in the item's

@@ -21,7 +21,7 @@ def check_list(pattern: ListOf, parent: Entity | None, entities: tuple[Entity, .
     keys = entity.keys_on(pattern.index)
     if keys is None:
         raise ModelError(f"{where}: {entity.name} has no keys on {on(pattern.index)}")
-    copied = entity.copies is not None and entity.copies.index == pattern.index
+    copied = pattern.copies is not None
     if copied and (pattern.narrowing or pattern.filtered):
         raise ModelError(f"{where}: a list of copies is narrowed by the copies' filters only")
     narrowing = pattern.narrowing

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from keys.table import Index
 from model.entities import Entity
 from model.errors import ModelError
+from model.kinds import Copies
 
 # Who may use a field (docs/identity.md): decided on the token before any read, but for
 # `writer`, which the write's own condition decides (the entity's author, or an admin), and
@@ -110,6 +111,21 @@ class ListOf:
     def narrowing(self) -> tuple[str, ...]:
         """The sort-key segments its arguments narrow, in order."""
         return self.equal + (() if self.range is None else (self.range.attribute,))
+
+    @property
+    def copies(self) -> Copies | None:
+        """The entity's copies, where the list reads them (it is on their index)."""
+        return self.entity.copies_on(self.index)
+
+    @property
+    def either(self) -> tuple[str, ...]:
+        """The copies' filters of one value or any, where the list reads copies."""
+        return () if self.copies is None else self.copies.either
+
+    @property
+    def sets(self) -> Mapping[str, str]:
+        """The copies' set filters (attribute: argument), where the list reads copies."""
+        return {} if self.copies is None else self.copies.sets
 
     def index_for(self, equal: Mapping[str, Any]) -> Index:
         """The index read for these equalities (None: not given)."""

@@ -114,10 +114,9 @@ def list_parameters(
                 parameters[name] = (graphql_type(entity.attributes[name]), REQUIRED)
     for name in pattern.equal:
         parameters[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
-    copies = entity.copies if entity.copies and entity.copies.index == pattern.index else None
-    for name in () if copies is None else copies.either:
+    for name in pattern.either:
         parameters[name] = (graphql_type(entity.attributes[name]) | None, NOT_GIVEN)
-    for name, argument in {} if copies is None else copies.sets.items():
+    for name, argument in pattern.sets.items():
         values = graphql_type(entity.attributes[name])
         parameters[argument] = (list[values] | None, NOT_GIVEN)  # type: ignore[valid-type]
     if pattern.range is not None and not (subscription and not pattern.subscription_range):
@@ -133,7 +132,8 @@ def list_parameters(
 
 def narrowing(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
     """The list's own arguments, as the resolver receives them, checked."""
-    equal = {name: given(arguments.get(name)) for name in pattern.equal}
+    # A list of copies is narrowed by the copies' filters instead (`model/list_checks.py`).
+    equal = {name: given(arguments.get(name)) for name in (*pattern.equal, *pattern.either)}
     span = None
     if pattern.range is not None:
         bounds = given(arguments.get(pattern.range.argument))
@@ -141,12 +141,8 @@ def narrowing(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
     direction = given(arguments.get("direction")) if pattern.direction else None
     forward = None if direction is None else direction is SortDirection.ASC
     only = {name: given(arguments.get(name)) for name in pattern.filtered}
-    copies = pattern.entity.copies
-    if copies is None or copies.index != pattern.index:
-        return narrowed(pattern, equal, span, forward, only)
-    either = {name: given(arguments.get(name)) for name in copies.either}
-    sets = {name: given(arguments.get(argument)) for name, argument in copies.sets.items()}
-    return narrowed(pattern, either, span, forward, only, sets)
+    sets = {name: given(arguments.get(argument)) for name, argument in pattern.sets.items()}
+    return narrowed(pattern, equal, span, forward, only, sets)
 
 
 def range_input(attribute: Attribute) -> Any:

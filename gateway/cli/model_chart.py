@@ -132,14 +132,10 @@ def key_parts(partition: KeyTemplate, sort: KeyTemplate) -> list[tuple[str, bool
 def templates_on(entity: Entity, index: Index) -> tuple[KeyTemplate, KeyTemplate, bool] | None:
     """The entity's partition and sort key templates on `index` (the table or an index),
     and whether they are its copies'; None where it has no keys there."""
-    copies = entity.copies
-    if index in entity.all_keys:
-        found = entity.templates
-        return found[index.partition_key], found[index.sort_key], False
-    if copies is not None and copies.index == index:
-        found = entity.copy_templates
-        return found[index.partition_key], found[index.sort_key], True
-    return None
+    if entity.keys_on(index) is None:
+        return None
+    found = entity.templates_on(index)
+    return found[index.partition_key], found[index.sort_key], entity.copies_on(index) is not None
 
 
 def _shown(value: Any) -> str:
