@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from demo.counts import counted_put
 from demo.members import (
     WITNESS_READ,
     admin_check,
@@ -42,7 +43,6 @@ from dynagate import (
     record,
     transaction_put,
     transaction_update,
-    update_request,
     validation,
     worst_case,
 )
@@ -233,19 +233,15 @@ async def create_team(
     current = now()
     given = {"organization": organization, "name": checked(TEAM.attributes["name"], name, "name")}
     _, team, _ = new_items(TEAM, given, caller=caller, created=current, current=current)
-    counted = update_request(
-        store.table,
+    # A refusal with no organization item means there is none.
+    actions = counted_put(
+        store,
+        team,
         organization_key(organization),
+        "#teamCount < :most",
         add={"teamCount": 1},
-        condition="#teamCount < :most",
         condition_values={":most": MAX_TEAMS},
-        # A refusal with no organization item means there is none.
-        old_on_failure=True,
     )
-    actions = [
-        transaction_update(counted),
-        transaction_put(store.table, team, new_on=store.layout.table),
-    ]
     admin = _restricted(caller)
     if admin is not None:
         actions.append(admin_check(store.table, organization, admin))

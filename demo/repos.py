@@ -10,6 +10,7 @@ import random
 import weakref
 from typing import Any
 
+from demo.counts import counted_put
 from demo.model.repos import ISSUE, ISSUE_NUMBER_MAX, REPO, STAR
 from dynagate import (
     OPEN,
@@ -91,18 +92,14 @@ async def _open_issue(store: Store, caller: Caller, names: dict[str, Any], title
         current = now()
         given = {**names, "number": number, "title": title}
         _, issue, _ = new_items(ISSUE, given, caller=caller, created=current, current=current)
-        counter = update_request(
-            store.table,
+        actions = counted_put(
+            store,
+            issue,
             key,
+            "#issueCount = :previous",
             set_values={"issueCount": number},
-            condition="#issueCount = :previous",
             condition_values={":previous": previous},
-            old_on_failure=True,
         )
-        actions = [
-            transaction_update(counter),
-            transaction_put(store.table, issue, new_on=store.layout.table),
-        ]
         try:
             await store.transact(actions, resend_conflicts=False)
         except TransactionCanceled as exc:
