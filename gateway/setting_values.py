@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, NamedTuple, TypeVar
 from urllib.parse import urlsplit
 
@@ -21,7 +21,37 @@ _ORIGIN = re.compile(r"https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?")
 _LOOPBACK_NAMES = {"localhost"}
 
 
-def flag(value: str) -> bool:
+@dataclass(frozen=True)
+class Parser(Generic[T]):
+    """How a setting's text becomes its value (`read`: ValueError for text it cannot
+    read), and the words that say what it `accepts`, made from the same bounds."""
+
+    accepts: str
+    read: Callable[[str], T]
+    # The words that stand for values, where a word is given rather than a value.
+    meanings: Mapping[str, T] | None = None
+
+    def __call__(self, value: str) -> T:
+        return self.read(value)
+
+    def saying(self, accepts: str) -> Parser[T]:
+        """The same parser, its text said otherwise (with an example, say)."""
+        return replace(self, accepts=accepts)
+
+    def in_words(self, value: object) -> str:
+        """A value as people would set it: 10.0 is 10, True is true, None and () are none."""
+        if self.meanings is not None:
+            return next(word for word, meant in self.meanings.items() if meant == value)
+        if value is None or value == ():
+            return "none"
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
+
+
+def _flag(value: str) -> bool:
     if value.lower() in _TRUE:
         return True
     if value.lower() in _FALSE:
@@ -29,49 +59,63 @@ def flag(value: str) -> bool:
     raise ValueError(value)
 
 
-def whole(low: int, high: int) -> Callable[[str], int]:
+flag = Parser("true or false", _flag)
+
+
+def text(accepts: str) -> Parser[str]:
+    """Any text, as `accepts` says it."""
+    return Parser(accepts, str)
+
+
+def secret(accepts: str) -> Parser[bytes]:
+    """A secret's bytes, as `accepts` says them."""
+    return Parser(accepts, str.encode)
+
+
+def whole(low: int, high: int, of: str = "") -> Parser[int]:
+    """A whole number from `low` to `high` (`of`: what it counts)."""
+
     def parse(value: str) -> int:
         number = int(value)
         if not low <= number <= high:
             raise ValueError(value)
         return number
 
-    return parse
+    counted = f" of {of}" if of else ""
+    return Parser(f"a whole number{counted} from {low} to {high}", parse)
 
 
-def positive(high: float) -> Callable[[str], float]:
+def positive(high: float, of: str = "") -> Parser[float]:
+    """A number above 0 and at most `high` (`of`: what it counts)."""
+
     def parse(value: str) -> float:
         number = float(value)
         if not 0 < number <= high:  # also refuses NaN
             raise ValueError(value)
         return number
 
-    return parse
+    counted = f" of {of}" if of else ""
+    return Parser(f"a number{counted} above 0 and at most {high:g}", parse)
 
 
-def choice(*names: str) -> Callable[[str], str]:
+def choice(*names: str) -> Parser[str]:
     def parse(value: str) -> str:
         if value.lower() not in names:
             raise ValueError(value)
         return value.lower()
 
-    return parse
+    return Parser(" or ".join(names), parse)
 
 
-class Words(Generic[T]):
-    """One of a few words, each standing for a value (`on` for True), in any case; and the
-    word of a value, to show a default as people would set it."""
+def words(**meanings: T) -> Parser[T]:
+    """One of a few words, in any case, each standing for a value (`on` for True)."""
 
-    def __init__(self, **meanings: T) -> None:
-        self.meanings = meanings
-
-    def __call__(self, value: str) -> T:
-        if value.lower() not in self.meanings:
+    def parse(value: str) -> T:
+        if value.lower() not in meanings:
             raise ValueError(value)
-        return self.meanings[value.lower()]
+        return meanings[value.lower()]
 
-    def word(self, meant: object) -> str:
-        return next(word for word, value in self.meanings.items() if value == meant)
+    return Parser(" or ".join(meanings), parse, meanings)
 
 
 class Section(NamedTuple):
@@ -84,18 +128,17 @@ class Section(NamedTuple):
 @dataclass(frozen=True)
 class Setting(Generic[T]):
     """One environment variable: the `Settings` field it fills (None: it is read elsewhere,
-    by uvicorn, the log set-up or `Settings.from_env`'s checks), the field's `default`, the
-    words that say what it `accepts`, and what `parse` makes of its text (ValueError when it
-    cannot be read). A setting `from_env` works out from the mode when unset has the default
-    of a `Settings` made by hand, a development one's."""
+    by uvicorn, the log set-up or `Settings.from_env`'s checks), the field's `default`, and
+    what `parse` makes of its text (ValueError when it cannot be read) and says it accepts.
+    A setting `from_env` works out from the mode when unset has the default of a `Settings`
+    made by hand, a development one's."""
 
     name: str
     section: Section
     field: str | None
     default: T
-    accepts: str
     help: str
-    parse: Callable[[str], T]
+    parse: Parser[T]
     # What holds when the variable is unset, as people read it: `{}` is the default in words.
     when_unset: str = "{}"
     # How an error shows the value given: a secret never is.
@@ -104,44 +147,39 @@ class Setting(Generic[T]):
     foreign: bool = False
 
     @property
+    def accepts(self) -> str:
+        """What its text may be, as `--help`, `dynagate check`, the docs and errors say it."""
+        return self.parse.accepts
+
+    @property
     def default_text(self) -> str:
         """The default as `--help`, `dynagate check`, the docs and errors say it."""
-        return self.when_unset.format(_in_words(self.default, self.parse))
+        return self.when_unset.format(self.parse.in_words(self.default))
 
 
-def _in_words(value: object, parse: Callable[[str], object]) -> str:
-    """A value as people would set it: 10.0 is 10, True is true, None and () are none."""
-    if isinstance(parse, Words):
-        return parse.word(value)
-    if value is None or value == ():
-        return "none"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def matching(pattern: re.Pattern[str]) -> Callable[[str], str]:
+def matching(pattern: re.Pattern[str], accepts: str) -> Parser[str]:
     def parse(value: str) -> str:
         if not pattern.fullmatch(value):
             raise ValueError(value)
         return value
 
-    return parse
+    return Parser(accepts, parse)
 
 
 # What DynamoDB allows a table's name; an AWS region; a token's claim name.
-table_name = matching(re.compile(r"[A-Za-z0-9_.-]{3,255}"))
-region = matching(re.compile(r"[a-z]{2}(-[a-z]+)+-\d{1,2}"))
-claim = matching(re.compile(r"[A-Za-z0-9_:.-]{1,64}"))
+table_name = matching(
+    re.compile(r"[A-Za-z0-9_.-]{3,255}"), "3 to 255 letters, digits, '_', '-' or '.'"
+)
+region = matching(re.compile(r"[a-z]{2}(-[a-z]+)+-\d{1,2}"), "an AWS region such as eu-west-1")
+claim = matching(re.compile(r"[A-Za-z0-9_:.-]{1,64}"), "a claim name")
 # A Python module's dotted name, or the path of a `.py` file (a model: docs/model.md).
 module_name = matching(
-    re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*|[^\x00]+\.py")
+    re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*|[^\x00]+\.py"),
+    "a Python module's dotted name, or a .py file's path",
 )
 
 
-def url(*schemes: str) -> Callable[[str], str]:
+def url(*schemes: str) -> Parser[str]:
     """A URL of one of `schemes` that names a host (and, if any, a valid port)."""
 
     def parse(value: str) -> str:
@@ -151,22 +189,37 @@ def url(*schemes: str) -> Callable[[str], str]:
         _ = parts.port  # ValueError for a port out of range or not a number
         return value
 
-    return parse
+    named = " or ".join(f"{scheme}://" for scheme in schemes)
+    # "an http:// URL": a scheme is read out letter by letter, "a redis:// URL" as a word.
+    article = "an" if schemes[0][0] in "aeiouh" else "a"
+    return Parser(f"{article} {named} URL", parse)
 
 
-def rate(value: str) -> float | None:
-    """Capacity units per caller per minute, or `off`."""
-    return None if value.lower() == "off" else positive(1e9)(value)
+_RATE = positive(1e9)
 
 
-def origins(value: str) -> tuple[str, ...]:
-    """`*`, or origins (scheme, host and port as a browser's `Origin` header names them)."""
+def _rate(value: str) -> float | None:
+    return None if value.lower() == "off" else _RATE(value)
+
+
+# Capacity units per caller per minute, or `off`.
+rate = Parser("a number above 0, or off", _rate)
+
+
+def _origins(value: str) -> tuple[str, ...]:
     listed = tuple(part.strip().rstrip("/") for part in value.split(","))
     if listed == ("*",):
         return listed
     if not all(_ORIGIN.fullmatch(origin) for origin in listed):
         raise ValueError(value)
     return listed
+
+
+# `*`, or origins (scheme, host and port as a browser's `Origin` header names them).
+origins = Parser(
+    "* or comma-separated origins such as https://app.example.com,http://localhost:5173",
+    _origins,
+)
 
 
 def on_this_machine(endpoint: str) -> bool:

@@ -3,6 +3,7 @@ the `Settings` made by hand, `dynagate check`'s listing and docs/commands.md."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,26 @@ def test_the_docs_list_every_setting_as_the_code_reads_it() -> None:
         "docs/commands.md's settings table differs from gateway/setting_table.py; put in:\n"
         + settings_markdown()
     )
+
+
+_BOUNDS = re.compile(r"from (\d+) to (\d+)|above 0 and at most (\d+)")
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [s for s in SETTINGS if _BOUNDS.search(s.accepts)],
+    ids=lambda setting: setting.name,
+)
+def test_the_bounds_a_setting_says_are_the_ones_its_parser_holds(setting: Setting[object]) -> None:
+    found = _BOUNDS.search(setting.accepts)
+    assert found is not None
+    low, high, most = found.groups()
+    if most is not None:
+        assert setting.parse(most) == float(most)
+        refused = [str(int(most) + 1), "0"]
+    else:
+        assert setting.parse(low) == int(low) and setting.parse(high) == int(high)
+        refused = [str(int(low) - 1), str(int(high) + 1)]
+    for value in refused:
+        with pytest.raises(ValueError):
+            setting.parse(value)
