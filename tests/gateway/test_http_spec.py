@@ -8,8 +8,8 @@ import logging
 import pytest
 from graphql import GraphQLError
 
-from gateway.request_scope import is_request_error
 from gateway.http.spec import GRAPHQL_RESPONSE, prefers_graphql_response
+from gateway.request_scope import is_request_error
 from tests.client import Api
 
 SPEC = {"Accept": GRAPHQL_RESPONSE}

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from graphql import GraphQLError
 
-from gateway.request_scope import RequestScope, closed, opened
 from gateway.logs import TEXT_FORMAT, JsonFormatter, logging_config
+from gateway.request_scope import RequestScope, closed, opened
 from gateway.schema.extensions import CodedMaskErrors
 from tests.client import COST_KEYS, Api, settings_for
 from tests.identity import SECURED, as_user
