@@ -1,6 +1,6 @@
 """A declared entity's reads (`model/`): its records, the check of each value a client
-gives, an entity by key through the request's loader, and the pages of a list, the first
-read with the parent in one Query.
+gives (each attribute kind's own), an entity by key through the request's loader, and the
+pages of a list, the first read with the parent in one Query.
 
 A record is a mapping of the entity's attribute names to their values (timestamps as
 `datetime`, choices as their enum), whatever the item's key attributes.
@@ -10,33 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from math import prod
 from typing import Any
 
-from data import stored_values, validation
+from data import validation
 from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
 from errors.vocabulary import BadUserInput
-from keys.codecs import to_millis
-from model import (
-    Author,
-    Choice,
-    Code,
-    Coordinate,
-    Counter,
-    Email,
-    Entity,
-    GeneratedId,
-    Handle,
-    Identifier,
-    Lines,
-    Number,
-    Text,
-    Timestamp,
-    Total,
-)
-from model.attributes import Attribute, EngineNumber, Flag, Json, NumberSet, Real, TextSet
+from model import Entity, Total
+from model.attributes import Attribute
 from store.loaders import ItemLoader
 from store.pagination import Paginator
 from store.requests import Item, Key
@@ -55,18 +37,14 @@ def values_of(entity: Entity, item: Item, names: Iterable[str]) -> dict[str, Any
     for name in names:
         attribute = entity.attributes[name]
         held = attribute.stored or name
-        if isinstance(attribute, Author):
+        if attribute.engine_held:
             values[name] = author_of(item)
         elif attribute.optional:
             values[name] = _loaded(attribute, item.get(held))
         elif held in item:
             values[name] = _loaded(attribute, item[held])
-        elif isinstance(attribute, Counter):  # nothing counted yet
-            values[name] = 0
-        elif attribute.many:  # DynamoDB holds no empty set
-            values[name] = []
-        elif isinstance(attribute, Choice) and attribute.initial is not None:
-            values[name] = attribute.initial  # declared since the item was written
+        elif attribute.absent is not None:  # a count, a set, a choice's initial value
+            values[name] = attribute.absent
         else:  # an item written before it held its keys' attributes apart
             values[name] = _from_key(entity, item, name)  # KeyError: not a whole entity
     return values
@@ -100,9 +78,9 @@ def most_bytes(entity: Entity) -> int:
 def stored(entity: Entity, values: Mapping[str, Any]) -> Item:
     """The item attributes that hold `values` (the authors' are the caller's to write)."""
     held = {
-        entity.stored_name(name): _stored(entity.attributes[name], value)
+        entity.stored_name(name): entity.attributes[name].to_stored(value)
         for name, value in values.items()
-        if value is not None and not isinstance(entity.attributes[name], Author)
+        if value is not None
     }
     return {name: value for name, value in held.items() if value is not None}
 
@@ -118,56 +96,7 @@ def emptied(entity: Entity, values: Mapping[str, Any]) -> list[str]:
 
 def checked(attribute: Attribute, value: Any, field: str) -> Any:
     """A client's `value` for `attribute` as it is kept, or BAD_USER_INPUT naming `field`."""
-    if value is None:
-        if attribute.optional:
-            return None
-        raise BadUserInput("must be given", field=field)
-    if isinstance(attribute, Identifier | GeneratedId | Handle):
-        return validation.ident(str(value), field)
-    if isinstance(attribute, Text):
-        return validation.text(value, field, attribute.max_length, multiline=attribute.multiline)
-    if isinstance(attribute, Email):
-        return validation.email(value, field)
-    if isinstance(attribute, Lines):
-        return _lines(attribute, value, field)
-    if isinstance(attribute, Number):
-        return validation.number(value, field, attribute.low, attribute.high)
-    if isinstance(attribute, Code):
-        return attribute.codec.code(str(value), field)
-    if isinstance(attribute, Coordinate):
-        if not -attribute.limit <= float(value) <= attribute.limit:
-            raise BadUserInput(
-                f"{value} is outside {-attribute.limit:g} to {attribute.limit:g}", field=field
-            )
-        return float(value)
-    if isinstance(attribute, Choice):
-        try:
-            return attribute.values(getattr(value, "value", value))
-        except ValueError:
-            known = ", ".join(attribute.values)
-            raise BadUserInput(f"{str(value)[:64]!r} is not one of {known}", field=field) from None
-    if isinstance(attribute, Timestamp):
-        if not isinstance(value, datetime) or value.utcoffset() is None:
-            raise BadUserInput("a time needs a time zone", field=field)
-        return to_millis(value)
-    if isinstance(attribute, Flag | Real | TextSet | NumberSet | Json):
-        return stored_values.checked(attribute, value, field)
-    return value
-
-
-def _lines(attribute: Lines, value: Any, field: str) -> list[dict[str, Any]]:
-    """Each line as kept: a mapping of its fields, numbered from 1 (a line given as an
-    object is read by its fields' names)."""
-    lines = list(value)
-    validation.number(len(lines), f"{field} (count)", 1, attribute.most)
-    kept = []
-    for position, line in enumerate(lines, start=1):
-        values = {attribute.numbered: position}
-        for name, kind in attribute.fields.items():
-            given = line.get(name) if isinstance(line, Mapping) else getattr(line, name, None)
-            values[name] = checked(kind, given, f"{field}[{position}].{name}")
-        kept.append(values)
-    return kept
+    return attribute.accepted(value, field)
 
 
 def total(entity: Entity, attribute: Total, values: Mapping[str, Any]) -> int:
@@ -234,33 +163,4 @@ async def load_with_lists(
 
 
 def _loaded(attribute: Attribute, value: Any) -> Any:
-    if value is None:
-        return None
-    if isinstance(attribute, Timestamp):
-        return stored_values.time_loaded(attribute.stored_as, value)
-    if isinstance(attribute, Choice):
-        return attribute.values(value)
-    if isinstance(attribute, Number | EngineNumber):
-        return int(value)
-    if isinstance(attribute, Lines):
-        return [
-            {n: _loaded(attribute.fields.get(n, Number()), v) for n, v in line.items()}
-            for line in value
-        ]
-    if isinstance(attribute, Coordinate | Real):
-        return float(value)  # a whole number comes back from the table as an int
-    if isinstance(attribute, TextSet | NumberSet):
-        return sorted(value)
-    if isinstance(attribute, Json):
-        return stored_values.json_loaded(value)
-    return value
-
-
-def _stored(attribute: Attribute, value: Any) -> Any:
-    if isinstance(attribute, Timestamp):
-        return stored_values.time_stored(attribute.stored_as, value)
-    if isinstance(attribute, TextSet | NumberSet):
-        return set(value) or None  # DynamoDB holds no empty set
-    if isinstance(attribute, Choice):
-        return str(value)
-    return value
+    return None if value is None else attribute.from_stored(value)

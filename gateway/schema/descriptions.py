@@ -21,7 +21,6 @@ from graphql import (
 
 from gateway.schema.sentences import (
     ARGUMENTS,
-    attribute_sentence,
     entity_sentence,
     followed_sentence,
     list_arguments,
@@ -110,7 +109,7 @@ def _entity(model: Model, entity: Entity) -> Iterator[Entry]:
     name, noun = entity.name, entity.noun
     yield (name,), entity_sentence(entity)
     for attribute_name, attribute in entity.attributes.items():
-        yield (name, attribute_name), attribute_sentence(attribute)
+        yield (name, attribute_name), attribute.sentence
         if isinstance(attribute, Choice):
             yield (attribute.values.__name__,), f"The values of {one(noun)}'s {attribute_name}."
         if isinstance(attribute, Lines):
@@ -126,7 +125,7 @@ def _entity(model: Model, entity: Entity) -> Iterator[Entry]:
     yield (change,), f"A change to {one(noun)} a subscription follows."
     yield (change, "kind"), "What happened: ADDED, CHANGED or REMOVED."
     for key_name in entity.key_attributes:
-        yield (change, key_name), attribute_sentence(entity.attributes[key_name])
+        yield (change, key_name), entity.attributes[key_name].sentence
     yield (change, entity.field_name), f"The {noun} as it is now; null once it is removed."
 
 
@@ -137,7 +136,7 @@ def _lines(noun: str, name: str, lines: Lines) -> Iterator[Entry]:
     yield (lines.name, lines.numbered), "The line's place among them, from 1."
     for field_name, field in lines.fields.items():
         for kind in (lines.name, f"{lines.name}Input"):
-            yield (kind, field_name), attribute_sentence(field)
+            yield (kind, field_name), field.sentence
 
 
 def _pattern(model: Model, pattern: Pattern) -> Iterator[Entry]:
@@ -177,7 +176,7 @@ def _pattern(model: Model, pattern: Pattern) -> Iterator[Entry]:
 def _argument(entity: Entity, name: str, attribute: Attribute, pattern: Pattern) -> str:
     """An attribute given as an argument: what it holds, and for a key naming an existing
     item, whose key it is ("The order's eventId (part of its key): an identifier: …")."""
-    said = attribute_sentence(attribute)
+    said = attribute.sentence
     if isinstance(pattern, Create) or name not in entity.key_attributes:
         return said
     part = "its key" if len(entity.key_attributes) == 1 else "part of its key"
@@ -192,7 +191,7 @@ def _list(model: Model, pattern: ListOf, sentence: str) -> Iterator[Entry]:
         said = pattern.subscription_description or followed_sentence(pattern)
         yield ("Subscription", pattern.subscription), said
     attributes = pattern.entity.attributes.items()
-    arguments = {**{n: attribute_sentence(a) for n, a in attributes}, **list_arguments(pattern)}
+    arguments = {**{n: a.sentence for n, a in attributes}, **list_arguments(pattern)}
     for name, argument in arguments.items():
         yield (holder, pattern.field, name), argument
         if pattern.subscription is not None:

@@ -1,7 +1,8 @@
 """What the schema says of a derived type, field or argument its declaration leaves
-undescribed: a sentence from what it is (an attribute's kind and bounds, a list's
-arguments) and, for a field that reads or writes, what its access pattern asks of DynamoDB
-and its worst case, as `dynagate model check` prints them (`data/pattern_requests.py`)."""
+undescribed: a sentence from what it is (a list's arguments; an attribute's is its kind's
+own, `Attribute.sentence`) and, for a field that reads or writes, what its access pattern
+asks of DynamoDB and its worst case, as `dynagate model check` prints them
+(`data/pattern_requests.py`)."""
 
 from __future__ import annotations
 
@@ -9,127 +10,19 @@ from data.pattern_requests import item_key, list_read, pattern_requests, sort_of
 from data.places.items import DEFAULT_LIMIT, MAX_LIMIT
 from data.writes import parents
 from model import (
-    Author,
-    Choice,
-    Code,
-    Coordinate,
-    Counter,
     Create,
     Delete,
-    Email,
     Entity,
-    Flag,
-    GeneratedId,
-    Geohash,
-    Handle,
     Heatmap,
-    Identifier,
-    Json,
-    Lines,
     ListOf,
     Lookup,
     Model,
     Near,
-    Number,
-    NumberSet,
     Pattern,
-    Real,
-    Text,
-    TextSet,
-    Timestamp,
-    Total,
     Update,
-    Version,
 )
-from model.attributes import Attribute
 from model.entities import plural
 from store.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-
-_IDENTIFIER = "1 to 64 letters, digits, '.', '_' or '-'"
-
-
-def attribute_sentence(attribute: Attribute) -> str:
-    """What an attribute holds, said from its kind and its bounds."""
-    said = _kind(attribute)
-    return f"{said}; may be null." if attribute.optional else f"{said}."
-
-
-def _kind(attribute: Attribute) -> str:
-    if isinstance(attribute, Identifier):
-        return f"An identifier: {_IDENTIFIER}"
-    if isinstance(attribute, Handle):
-        return f"A name of {_IDENTIFIER}, compared ignoring case"
-    if isinstance(attribute, GeneratedId):
-        return "An identifier made on create (a KSUID: ids sort as they were made)"
-    if isinstance(attribute, Text):
-        lines = ", newlines and tabs allowed" if attribute.multiline else ""
-        return f"Text of 1 to {attribute.max_length:,} characters{lines}"
-    if isinstance(attribute, Email):
-        return "An e-mail address"
-    if isinstance(attribute, Code):
-        return f"{attribute.described[0].upper()}{attribute.described[1:]}, kept in lower case"
-    if isinstance(attribute, Number):
-        return f"A whole number from {attribute.low:,} to {attribute.high:,}"
-    if isinstance(attribute, Real):
-        return f"A number from {attribute.low:g} to {attribute.high:g}"
-    if isinstance(attribute, Flag):
-        return "True or false"
-    if isinstance(attribute, TextSet):
-        return (
-            f"Distinct texts of 1 to {attribute.max_length:,} characters, at most"
-            f" {attribute.most}, sorted"
-        )
-    if isinstance(attribute, NumberSet):
-        return (
-            f"Distinct whole numbers from {attribute.low:,} to {attribute.high:,}, at most"
-            f" {attribute.most}, in order"
-        )
-    if isinstance(attribute, Json):
-        return f"A list or an object, at most {attribute.limit:,} bytes as JSON"
-    if isinstance(attribute, Coordinate):
-        axis = "latitude, -90" if attribute.axis == "lat" else "longitude, -180"
-        return f"Degrees of {axis} to {axis.split('-')[1]}"
-    if isinstance(attribute, Geohash):
-        return "The position's geohash (12 characters), made from its coordinates"
-    if isinstance(attribute, Choice):
-        return _choice(attribute)
-    if isinstance(attribute, Timestamp):
-        return _time(attribute)
-    if isinstance(attribute, Author):
-        return f"Who {attribute.verb} it: the signed-in caller's username"
-    if isinstance(attribute, Lines):
-        return (
-            f"1 to {attribute.most} lines, each numbered by `{attribute.numbered}` from 1;"
-            " given once, on create"
-        )
-    if isinstance(attribute, Total):
-        unit = f" in {attribute.unit}" if attribute.unit else ""
-        product = " times ".join(attribute.of)
-        return f"The sum over `{attribute.lines}` of {product}{unit}, computed on create"
-    if isinstance(attribute, Counter):
-        return "A count the engine keeps: 0 when made"
-    if isinstance(attribute, Version):
-        return "The item's version: 1 when made, one more at every change"
-    return "A value"
-
-
-def _choice(attribute: Choice) -> str:
-    values = ", ".join(str(value) for value in attribute.values)
-    if attribute.initial is None:
-        return f"One of {values}"
-    if attribute.settable:
-        return f"One of {values}; {attribute.initial} when left out on create"
-    return f"One of {values}; {attribute.initial} when made"
-
-
-def _time(attribute: Timestamp) -> str:
-    said = "A time in UTC, to the millisecond"
-    if attribute.stamped == "write":
-        return f"{said}, set at every write"
-    if attribute.stamped == "create":
-        earlier = "; admins may give an earlier one" if attribute.imported else ""
-        return f"{said}, set on create{earlier}"
-    return said
 
 
 def one(noun: str, *, capital: bool = False) -> str:

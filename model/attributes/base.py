@@ -1,18 +1,32 @@
 """What every attribute kind shares: whether it is shown, optional, stored under another
 name or read by fewer callers, which key codec renders it into a key segment, its GraphQL
-type and the most bytes it takes. The kinds themselves live beside this module, by concern.
+type and the most bytes it takes; and what each kind does itself, this module's being the
+default: check a client's value, convert it to the form its item holds and back, say what
+it holds for the schema, make an example value, and check its own declaration. The kinds
+live beside this module, by concern.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import Codec
 from model.declarations import Readers
 
+if TYPE_CHECKING:
+    from model.entities import Entity
+
 TEXT_MAX = 200
+# GraphQL's Int: 32 bits, signed.
+INT_MAX = 2**31 - 1
+# One moment and one place for every example value, so that a chart is the same each time
+# it is made.
+EXAMPLE_TIME = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+EXAMPLE_PLACE = (48.8566, 2.3522)
 # The kinds' GraphQL scalar types (a `Choice` is its own enum).
 Scalar = Literal["ID", "String", "Int", "Float", "Boolean", "DateTime", "JSON"]
 # A position's axes: latitude (-90 to 90) and longitude (-180 to 180).
@@ -42,6 +56,9 @@ class Attribute:
     set_by_engine: ClassVar[bool] = False
     # A list of `scalar` values in GraphQL (a set), rather than one.
     many: ClassVar[bool] = False
+    # Held under the engine's own attribute names, not its own (the author, beside the
+    # caller's key: `data/callers`), so read and written apart from the others.
+    engine_held: ClassVar[bool] = False
 
     @property
     def scalar(self) -> Scalar | type[StrEnum]:
@@ -66,3 +83,56 @@ class Attribute:
     def most_bytes(self) -> int:
         """The most bytes its stored value takes (UTF-8), for item-size bounds."""
         return 64
+
+    def accepted(self, value: Any, field: str) -> Any:
+        """A client's `value` as it is kept (None where it may be left out), or
+        BAD_USER_INPUT naming `field`."""
+        if value is None:
+            if self.optional:
+                return None
+            raise BadUserInput("must be given", field=field)
+        return self.checked(value, field)
+
+    def checked(self, value: Any, field: str) -> Any:
+        """A client's `value` (not None) as it is kept, or BAD_USER_INPUT naming `field`; a
+        kind without bounds keeps it as given."""
+        return value
+
+    def to_stored(self, value: Any) -> Any:
+        """A kept value (not None) as its item holds it; None: the item holds nothing."""
+        return value
+
+    def from_stored(self, value: Any) -> Any:
+        """The value its item holds (not None) as a record has it."""
+        return value
+
+    @property
+    def absent(self) -> Any:
+        """What an item holding no value reads as (DynamoDB holds no empty set); None: an
+        item holds it, or its key does."""
+        return [] if self.many else None
+
+    @property
+    def kind_sentence(self) -> str:
+        """What a value of the kind is, from its bounds, for the schema's descriptions."""
+        return "A value"
+
+    @property
+    def sentence(self) -> str:
+        """What the attribute holds, as the schema describes a field it leaves undescribed."""
+        said = self.kind_sentence
+        return f"{said}; may be null." if self.optional else f"{said}."
+
+    def example(self, entity: Entity, name: str) -> Any:
+        """A value of the kind that the entity's keys accept, the same each time
+        (`dynagate model chart`); a kind without its own gives one of its GraphQL type."""
+        try:
+            scalar = str(self.scalar)
+        except (NotImplementedError, TypeError):
+            return None
+        known: dict[str, Any] = {"Int": 1, "Float": 1.5, "Boolean": True, "JSON": {}}
+        return known.get(scalar, f"{entity.name} {name}")
+
+    def check_declaration(self, entity: Entity, where: str) -> None:
+        """Raises a ModelError led by `where` when the kind's own bounds, as the entity
+        declares it, cannot work; a kind without bounds has none to check."""

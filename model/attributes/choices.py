@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from errors.vocabulary import BadUserInput
 from keys.codecs import ChoiceCodec, Codec
 from model.attributes.base import Attribute
+from model.errors import ModelError
+
+if TYPE_CHECKING:
+    from model.entities import Entity
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,3 +36,41 @@ class Choice(Attribute):
     @property
     def given(self) -> bool:
         return self.initial is None or self.settable
+
+    def checked(self, value: Any, field: str) -> StrEnum:
+        try:
+            return self.values(getattr(value, "value", value))
+        except ValueError:
+            known = ", ".join(self.values)
+            raise BadUserInput(f"{str(value)[:64]!r} is not one of {known}", field=field) from None
+
+    def to_stored(self, value: Any) -> str:
+        return str(value)
+
+    def from_stored(self, value: Any) -> StrEnum:
+        return self.values(value)
+
+    @property
+    def absent(self) -> StrEnum | None:
+        return self.initial  # declared since the item was written
+
+    @property
+    def kind_sentence(self) -> str:
+        values = ", ".join(str(value) for value in self.values)
+        if self.initial is None:
+            return f"One of {values}"
+        if self.settable:
+            return f"One of {values}; {self.initial} when left out on create"
+        return f"One of {values}; {self.initial} when made"
+
+    def example(self, entity: Entity, name: str) -> StrEnum:
+        return self.initial or next(iter(self.values))
+
+    def check_declaration(self, entity: Entity, where: str) -> None:
+        if self.initial is not None and not isinstance(self.initial, self.values):
+            raise ModelError(f"{where}: its initial value is not one of its values")
+        if self.settable and self.initial is None:
+            raise ModelError(
+                f"{where}: `settable` needs an initial value, for a create that leaves it out"
+                " (a choice without one is always given)"
+            )

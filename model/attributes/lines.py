@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from model.attributes.base import Attribute, Scalar
+from model.attributes.base import INT_MAX, Attribute, Scalar
 from model.attributes.numbers import EngineNumber, Number
 from model.attributes.texts import Text
+from model.attributes.value_checks import number
+from model.errors import ModelError
+
+if TYPE_CHECKING:
+    from model.entities import Entity
+
+MOST_LINES = 100
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,6 +45,56 @@ class Lines(Attribute):
         line = sum(f.most_bytes for f in self.fields.values()) + Number().most_bytes + names
         return self.most * line
 
+    def checked(self, value: Any, field: str) -> list[dict[str, Any]]:
+        """Each line as kept: a mapping of its fields, numbered from 1 (a line given as an
+        object is read by its fields' names)."""
+        lines = list(value)
+        number(len(lines), f"{field} (count)", 1, self.most)
+        kept = []
+        for position, line in enumerate(lines, start=1):
+            values = {self.numbered: position}
+            for name, kind in self.fields.items():
+                given = line.get(name) if isinstance(line, Mapping) else getattr(line, name, None)
+                values[name] = kind.accepted(given, f"{field}[{position}].{name}")
+            kept.append(values)
+        return kept
+
+    def from_stored(self, value: Any) -> list[dict[str, Any]]:
+        # The position, which no field declares, is a number too.
+        return [
+            {n: _read(self.fields.get(n, Number()), v) for n, v in line.items()} for line in value
+        ]
+
+    @property
+    def kind_sentence(self) -> str:
+        return (
+            f"1 to {self.most} lines, each numbered by `{self.numbered}` from 1;"
+            " given once, on create"
+        )
+
+    def example(self, entity: Entity, name: str) -> list[dict[str, Any]]:
+        line = {n: f.example(entity, n) for n, f in self.fields.items()}
+        return [{self.numbered: 1, **line}]
+
+    def check_declaration(self, entity: Entity, where: str) -> None:
+        if (
+            not self.fields
+            or self.numbered in self.fields
+            or not all(
+                isinstance(f, Text | Number) and not f.optional for f in self.fields.values()
+            )
+            or not 1 <= self.most <= MOST_LINES
+            or self.optional
+        ):
+            raise ModelError(
+                f"{where}: lines need fields (texts and numbers, none optional or named"
+                f" {self.numbered!r}), at most {MOST_LINES} of them, and are not optional"
+            )
+
+
+def _read(kind: Attribute, value: Any) -> Any:
+    return None if value is None else kind.from_stored(value)
+
 
 @dataclass(frozen=True, kw_only=True)
 class Total(EngineNumber):
@@ -48,3 +106,20 @@ class Total(EngineNumber):
     of: tuple[str, ...]
     unit: str = ""
     high: int = 2**31 - 1
+
+    @property
+    def kind_sentence(self) -> str:
+        unit = f" in {self.unit}" if self.unit else ""
+        product = " times ".join(self.of)
+        return f"The sum over `{self.lines}` of {product}{unit}, computed on create"
+
+    def check_declaration(self, entity: Entity, where: str) -> None:
+        lines = entity.attributes.get(self.lines)
+        numbers = [] if not isinstance(lines, Lines) else [lines.fields.get(n) for n in self.of]
+        if not numbers or not all(isinstance(n, Number) and n.low >= 0 for n in numbers):
+            raise ModelError(
+                f"{where}: a total of {list(self.of)} needs lines {self.lines!r}"
+                " with those numbers, none negative"
+            )
+        if not 0 < self.high <= INT_MAX:
+            raise ModelError(f"{where}: its most must be within GraphQL's 32-bit Int")

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from model.attributes.base import Attribute, Axis, Scalar
+from errors.vocabulary import BadUserInput
+from keys.map import place_geohash
+from model.attributes.base import EXAMPLE_PLACE, Attribute, Axis, Scalar
+
+if TYPE_CHECKING:
+    from model.entities import Entity
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,6 +32,22 @@ class Coordinate(Attribute):
     def most_bytes(self) -> int:
         return 24
 
+    def checked(self, value: Any, field: str) -> float:
+        if not -self.limit <= float(value) <= self.limit:
+            raise BadUserInput(f"{value} is outside {-self.limit:g} to {self.limit:g}", field=field)
+        return float(value)
+
+    def from_stored(self, value: Any) -> float:
+        return float(value)  # a whole number comes back from the table as an int
+
+    @property
+    def kind_sentence(self) -> str:
+        axis = "latitude, -90" if self.axis == "lat" else "longitude, -180"
+        return f"Degrees of {axis} to {axis.split('-')[1]}"
+
+    def example(self, entity: Entity, name: str) -> float:
+        return EXAMPLE_PLACE[0] if self.axis == "lat" else EXAMPLE_PLACE[1]
+
 
 @dataclass(frozen=True, kw_only=True)
 class Geohash(Attribute):
@@ -41,3 +62,10 @@ class Geohash(Attribute):
     @property
     def most_bytes(self) -> int:
         return 16
+
+    @property
+    def kind_sentence(self) -> str:
+        return "The position's geohash (12 characters), made from its coordinates"
+
+    def example(self, entity: Entity, name: str) -> str:
+        return place_geohash(*EXAMPLE_PLACE)

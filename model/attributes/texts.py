@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from keys.codecs import CodeCodec
 from model.attributes.base import TEXT_MAX, Attribute, Scalar
+from model.attributes.value_checks import email, text
+
+if TYPE_CHECKING:
+    from model.entities import Entity
+
+# Tried in turn for a Code's example when its description gives none ("… such as 'en'").
+CODE_EXAMPLES = ("en", "2025-03-01", "alice@example.com", "abc", "a1", "1")
+_SUCH_AS = re.compile(r"such as\s+'?([^'\s,;)]+)'?")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,6 +33,17 @@ class Text(Attribute):
     def most_bytes(self) -> int:
         return 4 * self.max_length
 
+    def checked(self, value: Any, field: str) -> str:
+        return text(value, field, self.max_length, multiline=self.multiline)
+
+    @property
+    def kind_sentence(self) -> str:
+        lines = ", newlines and tabs allowed" if self.multiline else ""
+        return f"Text of 1 to {self.max_length:,} characters{lines}"
+
+    def example(self, entity: Entity, name: str) -> str:
+        return f"{entity.name} {name}"
+
 
 @dataclass(frozen=True, kw_only=True)
 class Email(Attribute):
@@ -35,6 +56,16 @@ class Email(Attribute):
     @property
     def most_bytes(self) -> int:
         return 4 * TEXT_MAX
+
+    def checked(self, value: Any, field: str) -> str:
+        return email(value, field)
+
+    @property
+    def kind_sentence(self) -> str:
+        return "An e-mail address"
+
+    def example(self, entity: Entity, name: str) -> str:
+        return "alice@example.com"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,3 +88,20 @@ class Code(Attribute):
     @property
     def most_bytes(self) -> int:
         return 4 * self.max_length
+
+    def checked(self, value: Any, field: str) -> str:
+        return self.codec.code(str(value), field)
+
+    @property
+    def kind_sentence(self) -> str:
+        return f"{self.described[0].upper()}{self.described[1:]}, kept in lower case"
+
+    def example(self, entity: Entity, name: str) -> str | None:
+        """The example its description gives, else the first of a few its pattern takes."""
+        told = _SUCH_AS.search(self.described)
+        for candidate in ([told.group(1)] if told else []) + list(CODE_EXAMPLES):
+            try:
+                return self.codec.encode(candidate)
+            except ValueError:
+                continue
+        return None

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import model as m
-from data.stored_values import time_loaded, time_stored
 from keys.codecs import TIMESTAMP_MAX, TIMESTAMP_MIN
+from model.attributes.times import time_loaded, time_stored
 
 TIMES = st.datetimes(
     min_value=TIMESTAMP_MIN.replace(tzinfo=None),
