@@ -17,7 +17,8 @@ from errors.vocabulary import Code
 from gateway.demand.ratelimit import capacity_units
 from gateway.documents.persisted import PersistedDocuments
 from gateway.identity import TokenVerifier
-from gateway.request_scope import OperationContext, RequestScope
+from gateway.operation_context import OperationContext
+from gateway.request_scope import RequestScope
 from gateway.runtime import Runtime
 from resolvers.context import Context, Reads
 from store.client import Store

@@ -5,7 +5,8 @@ Idempotency-Key, its documents).
 
 The request-tracing middleware opens a `RequestScope` per HTTP request in the ASGI scope's
 state (`scope_of`), and the socket handler one per operation; the view, the admission and
-the schema's extensions reach it through the `OperationContext` each operation runs with.
+the schema's extensions reach it through the context each operation runs with
+(`gateway/operation_context.py`).
 Only the request's id is also kept in a context variable, written here alone, so that every
 log record can name the request (`gateway/logs.py`).
 """
@@ -15,13 +16,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, MutableMapping
 from contextvars import ContextVar, Token
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import GraphQLError
 
 from data.idempotency import MalformedKey
-from resolvers.context import Context
 from store.cost import Cost
 
 _STATE_KEY = "dynagate.request"
@@ -60,48 +60,6 @@ class RequestScope:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
-
-
-@dataclass
-class OperationState:
-    """What the gateway learns of one operation as it runs: the bound computed before
-    execution (`extensions.cost.estimated`), and the first answer when the operation
-    repeats an Idempotency-Key. `bounding_only`: bound it and run nothing (a batch is
-    bounded whole before any of it runs)."""
-
-    bounding_only: bool = False
-    estimated: dict[str, int] | None = None
-    replayed: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class OperationContext(Context):
-    """The context an operation runs with: the resolvers' own, and the request it answers
-    with what the gateway learns of the operation."""
-
-    request: RequestScope
-    operation: OperationState = field(default_factory=OperationState)
-
-    def for_operation(
-        self, *, bounding_only: bool = False, request: RequestScope | None = None
-    ) -> OperationContext:
-        """A context of its own for one operation of the same request, or of `request` (an
-        operation over a socket is a request of its own)."""
-        return replace(
-            self,
-            reads=self.reads.fresh(),
-            request=self.request if request is None else request,
-            operation=OperationState(bounding_only=bounding_only),
-        )
-
-    def cost_report(self) -> dict[str, Any]:
-        """`extensions.cost`: what was consumed, the bound, and the caller's budget."""
-        report: dict[str, Any] = self.cost.as_dict(cached=self.store.cache is not None)
-        if self.operation.estimated is not None:
-            report["estimated"] = self.operation.estimated
-        if self.request.budget is not None:
-            report["budget"] = self.request.budget()
-        return report
 
 
 def graphql_request(scope: Mapping[str, Any]) -> bool:

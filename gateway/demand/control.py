@@ -20,7 +20,7 @@ from strawberry.types.graphql import OperationType
 
 from errors.vocabulary import Code
 from gateway.demand.bound import Bound, bound_operation
-from gateway.request_scope import OperationContext
+from gateway.operation_context import OperationContext
 from resolvers.context import Context
 from resolvers.strawberry_internals import core_schema
 

@@ -47,7 +47,8 @@ from data.documents import load_document, register_document, registered_by
 from errors.vocabulary import BadUserInput, DynagateError, Forbidden, UnknownDocument
 from gateway.documents.parsing import oversized
 from gateway.documents.registrations import Replicas, ThroughRedis
-from gateway.request_scope import OperationContext, is_request_error
+from gateway.operation_context import OperationContext
+from gateway.request_scope import is_request_error
 from gateway.runtime import Runtime
 from keys.documents import checked_hash, digest
 from store.client import Store

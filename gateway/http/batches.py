@@ -21,7 +21,7 @@ from strawberry.types import ExecutionResult
 
 from errors.vocabulary import DynagateError
 from gateway.demand.control import Limits, too_complex
-from gateway.request_scope import OperationContext
+from gateway.operation_context import OperationContext
 
 Execute = Callable[[GraphQLRequestData, OperationContext], Awaitable[ExecutionResult]]
 

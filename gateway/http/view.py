@@ -33,8 +33,9 @@ from gateway.http.answers import errors_body, json_body
 from gateway.http.batches import Refused, execute_batch
 from gateway.http.spec import GRAPHQL_RESPONSE, prefers_graphql_response
 from gateway.live.handler import LiveHandler, Sockets, TextWebSocketAdapter
+from gateway.operation_context import OperationContext
 from gateway.playground import Playground
-from gateway.request_scope import OperationContext, RequestScope, held_by, is_request_error
+from gateway.request_scope import RequestScope, held_by, is_request_error
 from gateway.runtime import Runtime
 from gateway.schema.build import build_schema
 from gateway.schema.idempotency import REPLAYED, kept, requested_key

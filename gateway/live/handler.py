@@ -44,7 +44,8 @@ from strawberry.utils.aio import aclosing
 
 from errors.vocabulary import Code, DynagateError, Unauthenticated, Unavailable
 from gateway.demand.ratelimit import bucket
-from gateway.request_scope import OperationContext, RequestScope, closed, opened
+from gateway.operation_context import OperationContext
+from gateway.request_scope import RequestScope, closed, opened
 from gateway.schema.build import MAX_TOKENS
 
 if TYPE_CHECKING:

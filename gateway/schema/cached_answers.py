@@ -18,7 +18,7 @@ from graphql import ExecutionResult
 from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
-from gateway.request_scope import OperationContext
+from gateway.operation_context import OperationContext
 
 
 class CachedAnswers(SchemaExtension):

@@ -12,7 +12,8 @@ from strawberry.extensions import MaskErrors, SchemaExtension
 from strawberry.types import ExecutionContext
 
 from errors.vocabulary import Code, DynagateError
-from gateway.request_scope import OperationContext, request_id
+from gateway.operation_context import OperationContext
+from gateway.request_scope import request_id
 
 logger = logging.getLogger("dynagate.errors")
 

@@ -25,7 +25,7 @@ from strawberry.types.graphql import OperationType
 
 from data.idempotency import MalformedKey, Record, find_record, keep_answer, new_intent
 from errors.vocabulary import BadUserInput, Code, DynagateError
-from gateway.request_scope import OperationContext
+from gateway.operation_context import OperationContext
 from keys.idempotency import HEADER, checked_key, fingerprint
 
 logger = logging.getLogger("dynagate")

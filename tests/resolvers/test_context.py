@@ -1,5 +1,6 @@
 """The resolvers' context: immutable, an operation of its own made by replacing its reads,
-a subscription's next event answered afresh within the same request budget."""
+a subscription's next event answered afresh within the same request budget. (Each test runs
+in an event loop: the loaders are made in one.)"""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any, cast
 import pytest
 
 from data.callers import Caller
-from gateway.request_scope import OperationContext, RequestScope
+from gateway.operation_context import OperationContext
+from gateway.request_scope import RequestScope
 from resolvers.context import Context, Reads
 from store.client import Store
 from store.cost import Cost
@@ -27,13 +29,13 @@ def _context(charged: list[int] | None = None) -> Context:
     return Context(reads, Caller("ada"), charge=None if charged is None else charge)
 
 
-def test_the_context_is_immutable() -> None:
+async def test_the_context_is_immutable() -> None:
     context = _context()
     with pytest.raises(FrozenInstanceError):
         context.caller = Caller("eve")  # type: ignore[misc]
 
 
-def test_an_operation_of_its_own_has_fresh_reads_and_the_same_caller() -> None:
+async def test_an_operation_of_its_own_has_fresh_reads_and_the_same_caller() -> None:
     context = _context()
     context.store.cost.requests = 3
     own = context.for_operation()
@@ -43,7 +45,7 @@ def test_an_operation_of_its_own_has_fresh_reads_and_the_same_caller() -> None:
     assert own.items is not context.items
 
 
-def test_a_subscription_event_is_charged_and_starts_afresh_within_its_budget() -> None:
+async def test_a_subscription_event_is_charged_and_starts_afresh_within_its_budget() -> None:
     charged: list[int] = []
     context = _context(charged)
     context.store.budget = 7
@@ -57,7 +59,7 @@ def test_a_subscription_event_is_charged_and_starts_afresh_within_its_budget() -
     assert charged == [2]
 
 
-def test_each_operation_of_a_request_learns_its_own_bound_and_shares_the_request() -> None:
+async def test_each_operation_of_a_request_learns_its_own_bound_and_shares_the_request() -> None:
     base = _context()
     request = RequestScope("r-1", who="ada")
     context = OperationContext(base.reads, base.caller, request=request)
