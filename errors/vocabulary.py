@@ -24,7 +24,7 @@ The store turns botocore's errors into these in one place (`store/errors.py`).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 
 class Code(StrEnum):
@@ -44,7 +44,14 @@ class Code(StrEnum):
 
 
 class DynagateError(Exception):
+    """An error a client receives with its code: each kind names it where it is declared
+    (`class NotFound(DynagateError, code=Code.NOT_FOUND)`)."""
+
     code: ClassVar[Code]
+
+    def __init_subclass__(cls, *, code: Code, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.code = code
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -52,42 +59,34 @@ class DynagateError(Exception):
         self.extensions = {"code": self.code}
 
 
-class BadUserInput(DynagateError, ValueError):
+class BadUserInput(DynagateError, ValueError, code=Code.BAD_USER_INPUT):
     """A value a client sent cannot be used. With `field`, the message is prefixed with it
     (`lat: 91 is outside -90 to 90`); a ValueError, so parsers may treat it as one."""
-
-    code = Code.BAD_USER_INPUT
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message if field is None else f"{field}: {message}")
         self.field = field
 
 
-class BadCursor(DynagateError):
-    code = Code.BAD_CURSOR
+# The other kinds differ by their code alone (the module's text says when each is raised).
 
 
-class NotFound(DynagateError):
-    code = Code.NOT_FOUND
+class BadCursor(DynagateError, code=Code.BAD_CURSOR): ...
 
 
-class Conflict(DynagateError):
-    code = Code.CONFLICT
+class NotFound(DynagateError, code=Code.NOT_FOUND): ...
 
 
-class Unauthenticated(DynagateError):
-    code = Code.UNAUTHENTICATED
+class Conflict(DynagateError, code=Code.CONFLICT): ...
 
 
-class Forbidden(DynagateError):
-    code = Code.FORBIDDEN
+class Unauthenticated(DynagateError, code=Code.UNAUTHENTICATED): ...
 
 
-class Unavailable(DynagateError):
-    code = Code.UNAVAILABLE
+class Forbidden(DynagateError, code=Code.FORBIDDEN): ...
 
 
-class UnknownDocument(DynagateError):
-    """A request named a document by its hash that no one has registered."""
+class Unavailable(DynagateError, code=Code.UNAVAILABLE): ...
 
-    code = Code.PERSISTED_QUERY_NOT_FOUND
+
+class UnknownDocument(DynagateError, code=Code.PERSISTED_QUERY_NOT_FOUND): ...
