@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from prometheus_client import (
     GC_COLLECTOR,
@@ -47,6 +47,40 @@ REFUSALS: dict[str, str] = {
 MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
 # Up to the default request timeout (10 s) and past it.
 DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0)
+# What each family measures (its HELP line), by name; `Metrics` gives each its type and labels.
+HELP: dict[str, str] = {
+    "dynagate_graphql_requests": "GraphQL requests by operation type and outcome (ok or the"
+    " first error's code).",
+    "dynagate_graphql_request_duration_seconds": "Time to answer a GraphQL request, by"
+    " operation type.",
+    "dynagate_refusals": "GraphQL requests refused, by reason.",
+    "dynagate_dynamodb_requests": "DynamoDB calls by operation and outcome (ok, DynamoDB's error"
+    " code, or unreachable); retries inside the SDK are not counted apart.",
+    "dynagate_dynamodb_read_capacity_units": "Read capacity units consumed by GraphQL requests.",
+    "dynagate_dynamodb_write_capacity_units": "Write capacity units consumed by GraphQL requests.",
+    "dynagate_dynamodb_items_scanned": "Items DynamoDB read for GraphQL requests (before filters).",
+    "dynagate_dynamodb_items_returned": "Items DynamoDB returned for GraphQL requests.",
+    "dynagate_bound_exceeded": "DynamoDB calls refused because they would have passed their"
+    " request's bound: a cost model too low (a bug, answered INTERNAL_SERVER_ERROR).",
+    "dynagate_websockets_open": "WebSocket connections open now.",
+    "dynagate_subscriptions_active": "Subscriptions running now.",
+    "dynagate_subscription_events": "Subscription events by outcome: delivered to the client, or"
+    " dropped when its subscriber fell a whole buffer behind (that subscription ends).",
+    "dynagate_stream_lag_seconds": "Seconds between the newest change of the last batch read from"
+    " the table's stream and its read.",
+    "dynagate_stream_failures": "Failed calls of the stream reader (it backs off and goes on from"
+    " its place).",
+    "dynagate_redis_failures": "Calls to Redis that failed, by use: rate_limit (each process then"
+    " limits on its own) or changes (subscribers hear of them once Redis returns).",
+    "dynagate_cache_reads": "Reads the read cache was asked for, by outcome: hit (answered from"
+    " memory) or miss (read from DynamoDB).",
+    "dynagate_cache_invalidations": "Entries of the read cache dropped because a change could"
+    " alter them.",
+    "dynagate_cache_bytes": "Bytes the read cache holds now.",
+    "dynagate_cache_unapplied_change_age_seconds": "The most the oldest change of the table not"
+    " applied to the read cache yet can be old: seconds since every shard of the stream was last"
+    " read to its end.",
+}
 
 
 def multiprocess_dir() -> str | None:
@@ -77,121 +111,29 @@ class Metrics:
         registry = self.registry = CollectorRegistry()
         # With several workers, each writes its own figures to files that /metrics sums.
         self.shared = multiprocess_dir() is not None
-        self.graphql_requests = Counter(
-            "dynagate_graphql_requests",
-            "GraphQL requests by operation type and outcome (ok or the first error's code).",
-            ["operation_type", "code"],
-            registry=registry,
-        )
+        counter, gauge = self._counter, self._gauge
+        self.graphql_requests = counter("dynagate_graphql_requests", "operation_type", "code")
+        name = "dynagate_graphql_request_duration_seconds"
         self.graphql_duration = Histogram(
-            "dynagate_graphql_request_duration_seconds",
-            "Time to answer a GraphQL request, by operation type.",
-            ["operation_type"],
-            buckets=DURATION_BUCKETS,
-            registry=registry,
+            name, HELP[name], ["operation_type"], buckets=DURATION_BUCKETS, registry=registry
         )
-        self.refusals = Counter(
-            "dynagate_refusals",
-            "GraphQL requests refused, by reason.",
-            ["reason"],
-            registry=registry,
-        )
-        self.dynamodb_requests = Counter(
-            "dynagate_dynamodb_requests",
-            "DynamoDB calls by operation and outcome (ok, DynamoDB's error code, or "
-            "unreachable); retries inside the SDK are not counted apart.",
-            ["operation", "outcome"],
-            registry=registry,
-        )
-        self.read_units = Counter(
-            "dynagate_dynamodb_read_capacity_units",
-            "Read capacity units consumed by GraphQL requests.",
-            registry=registry,
-        )
-        self.write_units = Counter(
-            "dynagate_dynamodb_write_capacity_units",
-            "Write capacity units consumed by GraphQL requests.",
-            registry=registry,
-        )
-        self.items_scanned = Counter(
-            "dynagate_dynamodb_items_scanned",
-            "Items DynamoDB read for GraphQL requests (before filters).",
-            registry=registry,
-        )
-        self.items_returned = Counter(
-            "dynagate_dynamodb_items_returned",
-            "Items DynamoDB returned for GraphQL requests.",
-            registry=registry,
-        )
-        self.bound_exceeded = Counter(
-            "dynagate_bound_exceeded",
-            "DynamoDB calls refused because they would have passed their request's bound:"
-            " a cost model too low (a bug, answered INTERNAL_SERVER_ERROR).",
-            registry=registry,
-        )
-        self.sockets = Gauge(
-            "dynagate_websockets_open",
-            "WebSocket connections open now.",
-            registry=registry,
-            multiprocess_mode="livesum",
-        )
-        self.subscriptions = Gauge(
-            "dynagate_subscriptions_active",
-            "Subscriptions running now.",
-            registry=registry,
-            multiprocess_mode="livesum",
-        )
-        self.events = Counter(
-            "dynagate_subscription_events",
-            "Subscription events by outcome: delivered to the client, or dropped when its"
-            " subscriber fell a whole buffer behind (that subscription ends).",
-            ["outcome"],
-            registry=registry,
-        )
-        self.stream_lag = Gauge(
-            "dynagate_stream_lag_seconds",
-            "Seconds between the newest change of the last batch read from the table's"
-            " stream and its read.",
-            registry=registry,
-            multiprocess_mode="livemax",
-        )
-        self.stream_failures = Counter(
-            "dynagate_stream_failures",
-            "Failed calls of the stream reader (it backs off and goes on from its place).",
-            registry=registry,
-        )
-        self.redis_failures = Counter(
-            "dynagate_redis_failures",
-            "Calls to Redis that failed, by use: rate_limit (each process then limits on its"
-            " own) or changes (subscribers hear of them once Redis returns).",
-            ["use"],
-            registry=registry,
-        )
-        self.cache_reads = Counter(
-            "dynagate_cache_reads",
-            "Reads the read cache was asked for, by outcome: hit (answered from memory) or"
-            " miss (read from DynamoDB).",
-            ["outcome"],
-            registry=registry,
-        )
-        self.cache_invalidations = Counter(
-            "dynagate_cache_invalidations",
-            "Entries of the read cache dropped because a change could alter them.",
-            registry=registry,
-        )
-        self.cache_bytes = Gauge(
-            "dynagate_cache_bytes",
-            "Bytes the read cache holds now.",
-            registry=registry,
-            multiprocess_mode="livesum",
-        )
-        self.cache_unapplied = Gauge(
-            "dynagate_cache_unapplied_change_age_seconds",
-            "The most the oldest change of the table not applied to the read cache yet can"
-            " be old: seconds since every shard of the stream was last read to its end.",
-            registry=registry,
-            multiprocess_mode="livemax",
-        )
+        self.refusals = counter("dynagate_refusals", "reason")
+        self.dynamodb_requests = counter("dynagate_dynamodb_requests", "operation", "outcome")
+        self.read_units = counter("dynagate_dynamodb_read_capacity_units")
+        self.write_units = counter("dynagate_dynamodb_write_capacity_units")
+        self.items_scanned = counter("dynagate_dynamodb_items_scanned")
+        self.items_returned = counter("dynagate_dynamodb_items_returned")
+        self.bound_exceeded = counter("dynagate_bound_exceeded")
+        self.sockets = gauge("dynagate_websockets_open", "livesum")
+        self.subscriptions = gauge("dynagate_subscriptions_active", "livesum")
+        self.events = counter("dynagate_subscription_events", "outcome")
+        self.stream_lag = gauge("dynagate_stream_lag_seconds", "livemax")
+        self.stream_failures = counter("dynagate_stream_failures")
+        self.redis_failures = counter("dynagate_redis_failures", "use")
+        self.cache_reads = counter("dynagate_cache_reads", "outcome")
+        self.cache_invalidations = counter("dynagate_cache_invalidations")
+        self.cache_bytes = gauge("dynagate_cache_bytes", "livesum")
+        self.cache_unapplied = gauge("dynagate_cache_unapplied_change_age_seconds", "livemax")
         for outcome in ("hit", "miss"):
             self.cache_reads.labels(outcome)
         for use in ("rate_limit", "changes"):
@@ -207,6 +149,13 @@ class Metrics:
         PlatformCollector(registry=registry)
         if GC_COLLECTOR is not None:
             GCCollector(registry=registry)
+
+    def _counter(self, name: str, *labels: str) -> Counter:
+        return Counter(name, HELP[name], labels, registry=self.registry)
+
+    def _gauge(self, name: str, mode: Literal["livesum", "livemax"]) -> Gauge:
+        """A gauge of now; with several workers, the live ones' values summed or the most."""
+        return Gauge(name, HELP[name], registry=self.registry, multiprocess_mode=mode)
 
     def observe(self, request: RequestScope, seconds: float) -> None:
         """Count a GraphQL request that has ended."""
