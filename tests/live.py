@@ -1,5 +1,6 @@
 """The gateway served on a real port, and a `graphql-transport-ws` client over a real
-WebSocket (the `websockets` library), for the subscription tests."""
+WebSocket (the `websockets` library), for the subscription tests: with the calls over HTTP
+whose changes those tests hear."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import uvicorn
 import websockets
 from starlette.applications import Starlette
@@ -172,3 +174,38 @@ async def connected(
             ack = await client.init(token)
             assert ack["type"] == "connection_ack", ack
         yield client
+
+
+@asynccontextmanager
+async def listening(
+    gateway: Served, *subscriptions: str, **variables: Any
+) -> AsyncIterator[tuple[LiveClient, list[str]]]:
+    """A client subscribed to each of `subscriptions` (given `variables`), and the ids of
+    its subscriptions, once they have had the time to reach the stream's reader."""
+    async with connected(gateway) as client:
+        idents = [await client.subscribe(query, **variables) for query in subscriptions]
+        await asyncio.sleep(0.3)
+        yield client, idents
+
+
+async def events(client: LiveClient, ident: str, count: int) -> list[dict[str, Any]]:
+    """The next `count` events of subscription `ident`: each the value of its one field."""
+    found = []
+    for _ in range(count):
+        message = await client.next_for(ident, within=10)
+        assert message["type"] == "next", message
+        found.append(next(iter(message["payload"]["data"].values())))
+    return found
+
+
+async def mutate(served: Served, query: str, **variables: Any) -> dict[str, Any]:
+    """A request to `served` over HTTP, as a client that is not subscribed sends it: its
+    data (no errors allowed)."""
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            served.url + "/graphql", json={"query": query, "variables": variables}
+        )
+    body: dict[str, Any] = response.json()
+    assert "errors" not in body, body
+    data: dict[str, Any] = body["data"]
+    return data

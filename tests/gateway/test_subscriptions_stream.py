@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import boto3
 import httpx
@@ -17,7 +15,7 @@ from demo.model.tickets import TICKET
 from store.transport.connection import LOCAL_CREDENTIALS
 from tests.client import settings_for
 from tests.faults import FaultProxy
-from tests.live import LiveClient, Served, connected, served
+from tests.live import LiveClient, Served, connected, events, listening, mutate, served
 
 pytestmark = pytest.mark.streamed
 
@@ -28,38 +26,6 @@ VIEW = {"north": 51.6, "south": 51.4, "east": 0.0, "west": -0.3}
 async def gateway(endpoint: str, table: str) -> AsyncIterator[Served]:
     async with served(settings_for(endpoint, table)) as running:
         yield running
-
-
-async def mutate(served: Served, query: str, **variables: Any) -> dict[str, Any]:
-    async with httpx.AsyncClient() as http:
-        response = await http.post(
-            served.url + "/graphql", json={"query": query, "variables": variables}
-        )
-    body: dict[str, Any] = response.json()
-    assert "errors" not in body, body
-    data: dict[str, Any] = body["data"]
-    return data
-
-
-async def events(client: LiveClient, ident: str, count: int) -> list[dict[str, Any]]:
-    found = []
-    for _ in range(count):
-        message = await client.next_for(ident, within=10)
-        assert message["type"] == "next", message
-        found.append(next(iter(message["payload"]["data"].values())))
-    return found
-
-
-@asynccontextmanager
-async def listening(
-    gateway: Served, *subscriptions: str, **variables: Any
-) -> AsyncIterator[tuple[LiveClient, list[str]]]:
-    """A client subscribed to each of `subscriptions` (given `variables`), and the ids of
-    its subscriptions, once they have had the time to reach the stream's reader."""
-    async with connected(gateway) as client:
-        idents = [await client.subscribe(query, **variables) for query in subscriptions]
-        await asyncio.sleep(0.2)
-        yield client, idents
 
 
 async def quiet(client: LiveClient, ident: str) -> None:

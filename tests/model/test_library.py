@@ -7,16 +7,15 @@ idempotent retries and subscriptions of each list."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.client import Api, settings_for
 from tests.identity import SECURED, as_user
-from tests.live import Served, connected, served
+from tests.live import Served, events, listening, mutate, served
 from tests.table import scan_all
 
 LIBRARY = "tests.model.library"
@@ -151,19 +150,6 @@ async def test_a_retried_create_happens_once(api: Api, client: Any) -> None:
     assert len(stored) == 1
 
 
-def caller_of(gateway: Served) -> Callable[..., Awaitable[Any]]:
-    """A call of the served gateway over HTTP, answering its data (no errors allowed)."""
-
-    async def call(query: str, **variables: Any) -> Any:
-        async with httpx.AsyncClient() as http:
-            sent = {"query": query, "variables": variables}
-            body = (await http.post(gateway.url + "/graphql", json=sent)).json()
-        assert "errors" not in body, body
-        return body["data"]
-
-    return call
-
-
 @pytest.fixture
 async def gateway(endpoint: str, table: str) -> AsyncIterator[Served]:
     async with served(settings_for(endpoint, table, model=LIBRARY)) as running:
@@ -172,30 +158,25 @@ async def gateway(endpoint: str, table: str) -> AsyncIterator[Served]:
 
 @pytest.mark.streamed
 async def test_each_list_has_its_subscription(gateway: Served) -> None:
-    call = caller_of(gateway)
-
-    await call('mutation { createShelf(input: {id: "s1", label: "One"}) { id } }')
-    async with connected(gateway) as live:
-        shelf = await live.subscribe('subscription { bookChanges(shelfId: "s1") { kind id } }')
-        nineties = await live.subscribe(
-            'subscription { genreChanges(shelfId: "s1", genre: NOVEL, years: {from: 1990,'
-            " to: 1999}) { kind book { title } } }"
-        )
-        loans = await live.subscribe("subscription { loanChanges { kind id } }")
-        await asyncio.sleep(0.3)
+    await mutate(gateway, 'mutation { createShelf(input: {id: "s1", label: "One"}) { id } }')
+    async with listening(
+        gateway,
+        'subscription { bookChanges(shelfId: "s1") { kind id } }',
+        'subscription { genreChanges(shelfId: "s1", genre: NOVEL, years: {from: 1990,'
+        " to: 1999}) { kind book { title } } }",
+        "subscription { loanChanges { kind id } }",
+    ) as (live, [shelf, nineties, loans]):
         old = {"shelfId": "s1", "title": "Old", "genre": "NOVEL", "year": 1950}
-        await call(ADD, input=old)
+        await mutate(gateway, ADD, input=old)
         given = {"shelfId": "s1", "title": "New", "genre": "NOVEL", "year": 1995}
-        book = (await call(ADD, input=given))["addBook"]["id"]
-        await call(UPDATE, input={"id": book, "loan": "ON_LOAN"})
-        await call("mutation ($id: ID!) { removeBook(id: $id) }", id=book)
-        kinds = [(await live.next_for(shelf, within=10))["payload"]["data"] for _ in range(4)]
-        assert [k["bookChanges"]["kind"] for k in kinds] == ["ADDED", "ADDED", "CHANGED", "REMOVED"]
-        first = (await live.next_for(nineties, within=10))["payload"]["data"]
-        assert first["genreChanges"] == {"kind": "ADDED", "book": {"title": "New"}}
-        for kind in ("ADDED", "REMOVED"):
-            lent = (await live.next_for(loans, within=10))["payload"]["data"]["loanChanges"]
-            assert lent == {"kind": kind, "id": book}
+        book = (await mutate(gateway, ADD, input=given))["addBook"]["id"]
+        await mutate(gateway, UPDATE, input={"id": book, "loan": "ON_LOAN"})
+        await mutate(gateway, "mutation ($id: ID!) { removeBook(id: $id) }", id=book)
+        kinds = [change["kind"] for change in await events(live, shelf, 4)]
+        assert kinds == ["ADDED", "ADDED", "CHANGED", "REMOVED"]
+        assert await events(live, nineties, 1) == [{"kind": "ADDED", "book": {"title": "New"}}]
+        lent = await events(live, loans, 2)
+        assert lent == [{"kind": "ADDED", "id": book}, {"kind": "REMOVED", "id": book}]
 
 
 def _place(book: dict[str, Any]) -> tuple[int, str]:

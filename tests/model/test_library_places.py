@@ -21,9 +21,9 @@ from tests.client import Api
 from tests.data.test_faults import lost_once
 from tests.faults import FaultProxy
 from tests.identity import SECURED, as_user
-from tests.live import connected
+from tests.live import events, listening, mutate
 from tests.model.library import BRANCH, MODEL
-from tests.model.test_library import LIBRARY, caller_of, gateway  # noqa: F401
+from tests.model.test_library import LIBRARY, gateway  # noqa: F401
 from tests.table import scan_all
 
 pytestmark = pytest.mark.overrides(model=LIBRARY)
@@ -170,22 +170,15 @@ async def test_racing_opens_and_closes_keep_every_count_exact(api: Api, client: 
 async def test_a_viewport_subscription_sees_branches_enter_and_leave(
     gateway: Any,  # noqa: F811
 ) -> None:
-    call = caller_of(gateway)
-    async with connected(gateway) as live:
-        near = await live.subscribe(
-            "subscription ($v: Viewport!) { branchChanges(viewport: $v) { kind id } }",
-            v=OSLO,
-        )
-        await asyncio.sleep(0.3)
+    async with listening(
+        gateway, "subscription ($v: Viewport!) { branchChanges(viewport: $v) { kind id } }", v=OSLO
+    ) as (live, [near]):
         far = {"id": "far", "lat": -33.9, "lon": 151.2, "name": "Far"}
-        await call(OPEN, input=far)
+        await mutate(gateway, OPEN, input=far)
         here = {"id": "here", "lat": 59.9, "lon": 10.7, "name": "Here"}
-        await call(OPEN, input=here)
-        await call(CLOSE, id="here")
-        seen = [
-            (await live.next_for(near, within=10))["payload"]["data"]["branchChanges"]
-            for _ in range(2)
-        ]
+        await mutate(gateway, OPEN, input=here)
+        await mutate(gateway, CLOSE, id="here")
+        seen = await events(live, near, 2)
         assert seen == [{"kind": "ADDED", "id": "here"}, {"kind": "REMOVED", "id": "here"}]
 
 

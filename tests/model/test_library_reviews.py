@@ -21,9 +21,9 @@ from tests.client import Api
 from tests.data.test_faults import lost_once, of_type
 from tests.faults import FaultProxy
 from tests.identity import SECURED, as_user
-from tests.live import connected
+from tests.live import events, listening, mutate
 from tests.model.library import MODEL, REVIEW, SHELF
-from tests.model.test_library import LIBRARY, caller_of, gateway  # noqa: F401
+from tests.model.test_library import LIBRARY, gateway  # noqa: F401
 from tests.table import scan_all
 
 pytestmark = pytest.mark.overrides(model=LIBRARY)
@@ -196,23 +196,18 @@ async def test_writes_whose_answers_were_lost_happen_once(
 async def test_a_filtered_subscription_sees_reviews_enter_and_leave(
     gateway: Any,  # noqa: F811
 ) -> None:
-    call = caller_of(gateway)
-    async with connected(gateway) as live:
-        await call('mutation { createShelf(input: {id: "s1", label: "One"}) { id } }')
-        tops = await live.subscribe(
-            'subscription { reviewChanges(shelfId: "s1", stars: [4]) { kind id review { form } } }'
-        )
-        await asyncio.sleep(0.3)
+    await mutate(gateway, 'mutation { createShelf(input: {id: "s1", label: "One"}) { id } }')
+    async with listening(
+        gateway,
+        'subscription { reviewChanges(shelfId: "s1", stars: [4]) { kind id review { form } } }',
+    ) as (live, [tops]):
         low = {"shelfId": "s1", "stars": 1, "form": "PRINT", "text": "meh"}
-        await call(POST, input=low)
-        top = (await call(POST, input={**low, "stars": 4, "text": "great"}))["postReview"]
-        await call(EDIT, input={"id": top["id"], "form": "AUDIO"})
-        await call(EDIT, input={"id": top["id"], "stars": 2})
-        seen = [
-            (await live.next_for(tops, within=10))["payload"]["data"]["reviewChanges"]
-            for _ in range(3)
-        ]
-        assert seen == [
+        await mutate(gateway, POST, input=low)
+        posted = await mutate(gateway, POST, input={**low, "stars": 4, "text": "great"})
+        top = posted["postReview"]
+        await mutate(gateway, EDIT, input={"id": top["id"], "form": "AUDIO"})
+        await mutate(gateway, EDIT, input={"id": top["id"], "stars": 2})
+        assert await events(live, tops, 3) == [
             {"kind": "ADDED", "id": top["id"], "review": {"form": "PRINT"}},
             {"kind": "CHANGED", "id": top["id"], "review": {"form": "AUDIO"}},
             {"kind": "REMOVED", "id": top["id"], "review": {"form": "AUDIO"}},
