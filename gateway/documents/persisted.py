@@ -35,7 +35,7 @@ import math
 import time
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from strawberry.extensions import SchemaExtension
@@ -107,6 +107,7 @@ def _at(remembered: _Known | _Missing) -> float:
     return remembered.read_at if isinstance(remembered, _Known) else remembered.at
 
 
+@dataclass(kw_only=True, eq=False)
 class PersistedDocuments:
     """The documents this process has read or registered, by hash (least recent dropped),
     and, in trusted mode (`trusted_only`), the rule that only trusted ones run for callers
@@ -117,28 +118,19 @@ class PersistedDocuments:
     With `replicas`, their announcements (`announced`) end it at once, and what is
     remembered holds only while nothing announced may be unheard (see the module's text)."""
 
-    def __init__(
-        self,
-        *,
-        trusted_only: bool = False,
-        size: int = 4096,
-        clock: Callable[[], float] = time.monotonic,
-        follow: Callable[[], Awaitable[None]] | None = None,
-        replicas: Replicas | None = None,
-    ) -> None:
-        self.trusted_only = trusted_only
-        self.size = size
-        self.clock = clock
-        self.follow = follow
-        self.replicas = replicas
-        self.known: OrderedDict[str, _Known] = OrderedDict()
-        # Hashes the table did not hold when last read: each is read again only after
-        # `RECHECK_SECONDS`, so unknown documents sent over and over cost one read.
-        self.missing: OrderedDict[str, _Missing] = OrderedDict()
-        # Hashes being read from the table now: a registration heard meanwhile is kept; and
-        # how many registrations of each were announced meanwhile.
-        self.reading: Counter[str] = Counter()
-        self.raced: Counter[str] = Counter()
+    trusted_only: bool = False
+    size: int = 4096
+    clock: Callable[[], float] = time.monotonic
+    follow: Callable[[], Awaitable[None]] | None = None
+    replicas: Replicas | None = None
+    known: OrderedDict[str, _Known] = field(default_factory=OrderedDict, init=False)
+    # Hashes the table did not hold when last read: each is read again only after
+    # `RECHECK_SECONDS`, so unknown documents sent over and over cost one read.
+    missing: OrderedDict[str, _Missing] = field(default_factory=OrderedDict, init=False)
+    # Hashes being read from the table now: a registration heard meanwhile is kept; and
+    # how many registrations of each were announced meanwhile.
+    reading: Counter[str] = field(default_factory=Counter, init=False)
+    raced: Counter[str] = field(default_factory=Counter, init=False)
 
     def restricts(self, caller: Caller) -> bool:
         """Whether only trusted documents run for `caller`."""
