@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from math import prod
 from typing import Any
 
 from data import validation
 from data.callers import author_of
 from data.collections import PageRead, Prefetched, load_with_pages
-from errors.vocabulary import BadUserInput
-from model import Entity, Total
+from model import Entity
 from model.attributes import Attribute
 from store.loaders import ItemLoader
 from store.pagination import Paginator
@@ -97,17 +95,6 @@ def emptied(entity: Entity, values: Mapping[str, Any]) -> list[str]:
 def checked(attribute: Attribute, value: Any, field: str) -> Any:
     """A client's `value` for `attribute` as it is kept, or BAD_USER_INPUT naming `field`."""
     return attribute.accepted(value, field)
-
-
-def total(entity: Entity, attribute: Total, values: Mapping[str, Any]) -> int:
-    """The total of `attribute` over the lines in `values`, refused over its most."""
-    found = sum(int(prod(line[name] for name in attribute.of)) for line in values[attribute.lines])
-    if found > attribute.high:
-        unit = f" {attribute.unit}" if attribute.unit else ""
-        raise BadUserInput(
-            f"{attribute.lines}: the {entity.noun} total {found:,}{unit} is over {attribute.high:,}"
-        )
-    return found
 
 
 def key_of(entity: Entity, arguments: Mapping[str, Any]) -> Key | None:

@@ -18,27 +18,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
-from keys.codecs import ANY, DELIMITERS, Codec, EpochCodec, OrAnyCodec, SetCodec, WholeNumberCodec
+from keys.codecs import Codec, OrAnyCodec, SetCodec
 from keys.map import Places
 from keys.table import TABLE, Index
 from keys.template import KeyTemplate, Segment
 from model.attribute_checks import ENGINE_ATTRIBUTES as ENGINE_ATTRIBUTES
 from model.attribute_checks import INT_MAX as INT_MAX
 from model.attribute_checks import ITEM_ROOM, check_attribute, check_readers
-from model.attributes import (
-    Attribute,
-    Author,
-    Choice,
-    Coordinate,
-    Geohash,
-    Handle,
-    Identifier,
-    Number,
-    Timestamp,
-    Version,
-)
+from model.attributes import Attribute, Author, Coordinate, Geohash, Timestamp, Version
 from model.declarations import Discriminator as Discriminator
 from model.declarations import Key as Key
 from model.declarations import Keys as Keys
@@ -52,7 +41,9 @@ from model.declarations import readers as readers
 from model.declarations import same as same
 from model.declarations import template as template
 from model.errors import ModelError
-from model.kinds import Copies, check_copies, check_places, domain
+from model.kinds import Copies, check_copies, check_places, delimited, domain
+
+A = TypeVar("A", bound=Attribute)
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,9 +73,8 @@ class Entity:
     def __post_init__(self) -> None:
         for name, declared in self.attributes.items():
             check_attribute(self, name, declared)
-        if self.owner is not None and not isinstance(
-            self.attributes.get(self.owner.attribute), Identifier | Handle
-        ):
+        owner = None if self.owner is None else self.attributes.get(self.owner.attribute)
+        if self.owner is not None and (owner is None or not owner.names_user):
             raise ModelError(
                 f"{self.name}'s owner: {self.owner.attribute!r} is no Identifier or Handle"
             )
@@ -101,7 +91,7 @@ class Entity:
             # Its place and cell items are keyed on the entity's table.
             object.__setattr__(self, "places", replace(self.places, table=self.table))
             check_places(self, self.places)
-        elif any(isinstance(a, Geohash) for a in self.attributes.values()):
+        elif self.attributes_of(Geohash):
             raise ModelError(f"{self.name}: a Geohash is made for an entity with places only")
         for index, predicate in self.sparse.items():
             if index not in self.indexes or predicate.attribute not in self.attributes:
@@ -123,9 +113,7 @@ class Entity:
                         raise ModelError(f"{where}: {name!r} cannot be part of a key")
                     if attribute.optional:
                         raise ModelError(f"{where}: {name!r} is optional")
-                    if isinstance(attribute, Choice) and any(
-                        DELIMITERS.intersection(v) or v == ANY for v in attribute.values
-                    ):
+                    if delimited(attribute):
                         raise ModelError(f"{where}: a value of {name!r} holds a key delimiter")
                 bare = one.label.lstrip("#")
                 if one.written is None and not (bare.isascii() and bare.isalnum()):
@@ -134,11 +122,16 @@ class Entity:
                         " leading '#'s if any (they sort a collection's items before others)"
                     )
 
+    def attributes_of(self, kind: type[A]) -> dict[str, A]:
+        """Its attributes of one kind, by name, in the order declared (its version, its
+        coordinates)."""
+        return {n: a for n, a in self.attributes.items() if isinstance(a, kind)}
+
     @property
     def position(self) -> tuple[str, str, str]:
         """The names of its latitude, longitude and geohash (an entity with places)."""
-        kinds = {type(a): n for n, a in self.attributes.items() if isinstance(a, Geohash)}
-        axes = {a.axis: n for n, a in self.attributes.items() if isinstance(a, Coordinate)}
+        kinds = {type(a): n for n, a in self.attributes_of(Geohash).items()}
+        axes = {a.axis: n for n, a in self.attributes_of(Coordinate).items()}
         return axes["lat"], axes["lon"], kinds[Geohash]
 
     @property
@@ -196,7 +189,7 @@ class Entity:
     @cached_property
     def versioned(self) -> dict[str, int] | None:
         """What each change adds to the item's version, if it keeps one (`Version`)."""
-        names = [self.stored_name(n) for n, a in self.attributes.items() if isinstance(a, Version)]
+        names = [self.stored_name(n) for n in self.attributes_of(Version)]
         return {names[0]: 1} if names else None
 
     def stored_name(self, name: str) -> str:
@@ -250,17 +243,13 @@ class Entity:
 
     @property
     def author(self) -> tuple[str, Author] | None:
-        found = [(n, a) for n, a in self.attributes.items() if isinstance(a, Author)]
-        return found[0] if found else None
+        return next(iter(self.attributes_of(Author).items()), None)
 
     @property
     def write_stamps(self) -> tuple[str, ...]:
         """The timestamps every write sets."""
-        return tuple(
-            name
-            for name, attribute in self.attributes.items()
-            if isinstance(attribute, Timestamp) and attribute.stamped == "write"
-        )
+        stamps = self.attributes_of(Timestamp)
+        return tuple(name for name, attribute in stamps.items() if attribute.stamped == "write")
 
     def primary_key(self, values: Mapping[str, Any]) -> dict[str, str]:
         """`PK` and `SK` of the item with these attribute values (raises ValueError or
@@ -348,11 +337,7 @@ def plural(noun: str) -> str:
 
 def number_codec(attribute: Attribute | None) -> Codec[Any] | None:
     """How a number key (`N`) holds `attribute`: a whole number, or a time since 1970."""
-    if isinstance(attribute, Number):
-        return WholeNumberCodec()
-    if isinstance(attribute, Timestamp) and attribute.stored_as != "iso":
-        return EpochCodec(millis=attribute.stored_as == "epoch_millis")
-    return None
+    return None if attribute is None else attribute.number_codec
 
 
 def _on(index: Index) -> str:

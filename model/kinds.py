@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from keys.codecs import ANY, DELIMITERS
 from keys.map import Places
 from keys.table import Index
-from model.attributes import Attribute, Choice, Coordinate, Geohash, Number
+from model.attributes import Attribute, Coordinate, Geohash
+from model.attributes.base import MOST_SET_VALUES as MOST_SET_VALUES
 from model.errors import ModelError
 
 if TYPE_CHECKING:
@@ -44,18 +45,18 @@ class Copies:
 # every new copy and delete every old one, within TransactWriteItems' 100 actions.
 MOST_COPIES = 49
 TRANSACTION_BYTES = 4_000_000
-# A set filter's values: a few, since each doubles the copies.
-MOST_SET_VALUES = 6
 
 
 def domain(attribute: Attribute) -> tuple[Any, ...]:
     """The values a set filter over `attribute` can hold, in order (empty: not a small
     domain)."""
-    if isinstance(attribute, Choice):
-        return tuple(attribute.values)
-    if isinstance(attribute, Number) and attribute.high - attribute.low < MOST_SET_VALUES:
-        return tuple(range(attribute.low, attribute.high + 1))
-    return ()
+    return attribute.domain
+
+
+def delimited(attribute: Attribute) -> bool:
+    """Whether one of the values of the attribute's domain (a choice's) holds a key delimiter
+    or is a whole segment meaning any value, which no key may hold."""
+    return any(DELIMITERS.intersection(str(v)) or str(v) == ANY for v in attribute.domain)
 
 
 def copies_made(entity: Entity) -> int:
@@ -69,11 +70,11 @@ def copies_made(entity: Entity) -> int:
 
 def check_places(entity: Entity, places: Places) -> None:
     where = f"{entity.name}'s places"
-    axes = sorted(a.axis for a in entity.attributes.values() if isinstance(a, Coordinate))
-    hashes = [a for a in entity.attributes.values() if isinstance(a, Geohash)]
-    if axes != ["lat", "lon"] or len(hashes) != 1:
+    coordinates = entity.attributes_of(Coordinate).values()
+    axes = sorted(a.axis for a in coordinates)
+    if axes != ["lat", "lon"] or len(entity.attributes_of(Geohash)) != 1:
         raise ModelError(f"{where}: it needs one Coordinate of each axis and one Geohash")
-    if any(isinstance(a, Coordinate) and a.optional for a in entity.attributes.values()):
+    if any(a.optional for a in coordinates):
         raise ModelError(f"{where}: its position is required")
     if (
         entity.key.partition != entity.key.sort
@@ -110,9 +111,7 @@ def check_copies(entity: Entity, copies: Copies) -> None:
         attribute = entity.attributes.get(name)
         if attribute is None or attribute.codec is None or attribute.optional:
             raise ModelError(f"{where}: {name!r} is not a required attribute a key can hold")
-        if isinstance(attribute, Choice) and any(
-            DELIMITERS.intersection(v) or v == ANY for v in attribute.values
-        ):
+        if delimited(attribute):
             raise ModelError(f"{where}: a value of {name!r} holds a key delimiter")
         if name in copies.sets and len(domain(attribute)) < 2:
             raise ModelError(

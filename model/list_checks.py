@@ -42,7 +42,7 @@ def check_list(pattern: ListOf, parent: Entity | None, entities: tuple[Entity, .
         if not isinstance(ranged.scalar, str) or ranged.scalar == "String":
             raise ModelError(f"{where}: a range over {pattern.range.attribute!r} orders nothing")
     for name in pattern.filtered:
-        if not isinstance(entity.attributes.get(name), Choice):
+        if name not in entity.attributes_of(Choice):
             raise ModelError(f"{where}: it may filter by choices only, not {name!r}")
     names = [
         *pattern.equal,

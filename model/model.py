@@ -250,9 +250,10 @@ def _check_update(pattern: Update) -> None:
     if not pattern.changes and not pattern.sets:
         raise ModelError(f"{where} changes nothing")
     held = {*entity.key_attributes, *(() if entity.parent is None else entity.parent.attributes)}
+    choices = entity.attributes_of(Choice)
     for name, value in pattern.sets.items():
-        attribute = entity.attributes.get(name)
-        if not isinstance(attribute, Choice) or name in held or name in pattern.changes:
+        attribute = choices.get(name)
+        if attribute is None or name in held or name in pattern.changes:
             raise ModelError(
                 f"{where}: it sets {name!r}, not a choice it may set alone (outside its key"
                 " and its parent's)"
@@ -264,14 +265,14 @@ def _check_update(pattern: Update) -> None:
     if not pattern.at_least_one and entity.copies is None:
         raise ModelError(f"{where}: `at_least_one=False` needs copies (an update that reads)")
     for name in pattern.changes:
-        attribute = entity.attributes.get(name)
-        if attribute is None or not attribute.changeable:
+        kind = entity.attributes.get(name)
+        if kind is None or not kind.changeable:
             raise ModelError(f"{where}: {name!r} is not an attribute a client may change")
         if name in entity.key_attributes:
             raise ModelError(f"{where}: {name!r} is part of the primary key")
     for transitions in pattern.moves:
-        attribute = entity.attributes.get(transitions.attribute)
-        if transitions.attribute not in pattern.changes or not isinstance(attribute, Choice):
+        attribute = choices.get(transitions.attribute)
+        if transitions.attribute not in pattern.changes or attribute is None:
             raise ModelError(
                 f"{where}: moves of {transitions.attribute!r}, not a choice it changes"
             )
@@ -361,9 +362,7 @@ def _check_names(model: Model) -> None:
     followed: list[ListOf | Near] = [*model.of_kind(ListOf), *model.of_kind(Near)]
     types += sorted({f"{p.entity.name}Change" for p in followed if p.subscription})
     # A choice's enum is a GraphQL enum type, named after its class: one class per name.
-    enums = {
-        a.values for e in model.entities for a in e.attributes.values() if isinstance(a, Choice)
-    }
+    enums = {a.values for e in model.entities for a in e.attributes_of(Choice).values()}
     types += [enum.__name__ for enum in enums]
     for where, names in [("type", types), *((f"{r} field", n) for r, n in roots.items())]:
         clashes = sorted(name for name, count in Counter(names).items() if count > 1)

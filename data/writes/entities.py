@@ -16,14 +16,14 @@ from typing import Any
 from data import validation
 from data.callers import Caller
 from data.clock import new_ksuid, now
-from data.entities import Record, checked, described, record, stored, total
+from data.entities import Record, checked, described, record, stored
 from data.writes.creates import put_under
 from data.writes.keeping import Change, Removing
 from data.writes.kinds import keeping_of
 from data.writes.owners import admins_move
 from errors.vocabulary import BadUserInput
-from model import Choice, Entity, GeneratedId, Model, Moves, Timestamp
-from model.attributes import Counter, Total, Version
+from model import Entity, Model, Moves
+from model.attributes import Creation
 from store.client import TRANSACT_CALLS, Store
 from store.loaders import ItemLoader
 from store.requests import Item
@@ -89,24 +89,18 @@ def new_items(
     `given` checked, its id generated, its timestamps stamped (`created`, and `current` for
     those stamped on every write)."""
     values: dict[str, Any] = {}
+    creation = Creation(created=created, current=current, new_id=new_ksuid)
     for name, attribute in entity.attributes.items():
-        if isinstance(attribute, Timestamp) and attribute.stamped is not None:
-            values[name] = created if attribute.stamped == "create" else current
-        elif isinstance(attribute, Choice) and attribute.settable and given.get(name) is None:
-            values[name] = attribute.initial  # a settable choice left out
+        made = attribute.made(given.get(name), creation)
+        if made is not None:
+            values[name] = made
         elif attribute.given:
             values[name] = checked(attribute, given.get(name), name)
-        elif isinstance(attribute, GeneratedId):
-            values[name] = new_ksuid(created)
-        elif isinstance(attribute, Choice):
-            values[name] = attribute.initial
-        elif isinstance(attribute, Counter):
-            values[name] = 0
-        elif isinstance(attribute, Version):
-            values[name] = 1
+    # What the engine computes from the others (a total over the lines) comes once they are.
     for name, attribute in entity.attributes.items():
-        if isinstance(attribute, Total):
-            values[name] = total(entity, attribute, values)
+        computed = attribute.computed(entity, values)
+        if computed is not None:
+            values[name] = computed
     kept = keeping_of(entity)
     kept.derive(entity, values)
     item, beside = kept.written(
@@ -124,7 +118,7 @@ def _created(entity: Entity, given: Mapping[str, Any], current: datetime) -> dat
     """When the entity is made: now, or the earlier time an import gives."""
     for name, attribute in entity.attributes.items():
         value = given.get(name)
-        if isinstance(attribute, Timestamp) and attribute.imported and value is not None:
+        if attribute.importable and value is not None:
             return validation.past_time(checked(attribute, value, name), name, current)
     return current
 

@@ -4,6 +4,7 @@ with what every kind shares (`base`)."""
 from model.attributes.base import TEXT_MAX as TEXT_MAX
 from model.attributes.base import Attribute as Attribute
 from model.attributes.base import Axis as Axis
+from model.attributes.base import Creation as Creation
 from model.attributes.base import Scalar as Scalar
 from model.attributes.base import Stamp as Stamp
 from model.attributes.base import TimeFormat as TimeFormat

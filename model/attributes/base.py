@@ -2,12 +2,14 @@
 name or read by fewer callers, which key codec renders it into a key segment, its GraphQL
 type and the most bytes it takes; and what each kind does itself, this module's being the
 default: check a client's value, convert it to the form its item holds and back, say what
-it holds for the schema, make an example value, and check its own declaration. The kinds
-live beside this module, by concern.
+the engine puts in a new item, how it compares and which values it can hold, say what it
+holds for the schema, make an example value, and check its own declaration. The kinds live
+beside this module, by concern.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -18,6 +20,7 @@ from keys.codecs import Codec
 from model.declarations import Readers
 
 if TYPE_CHECKING:
+    from model.attributes.lines import Lines
     from model.entities import Entity
 
 TEXT_MAX = 200
@@ -36,6 +39,21 @@ Stamp = Literal["create", "write"]
 # How an item holds a time: ISO 8601 text (keys always hold it so), or a number of seconds
 # or milliseconds since 1970 (as other apps often write it).
 TimeFormat = Literal["iso", "epoch_seconds", "epoch_millis"]
+# A set filter's values: a few, since each doubles the copies.
+MOST_SET_VALUES = 6
+# A GraphQL type's coordinate ((type,) or (type, field)) and its description.
+TypeSentence = tuple[tuple[str, ...], str]
+
+
+@dataclass(frozen=True)
+class Creation:
+    """What a create makes the values the engine sets from: `created`, when the entity is
+    made (now, or the earlier time an import gives), `current`, the time of the write, and
+    `new_id`, a fresh id made at a time (the clock and randomness stay outside the model)."""
+
+    created: datetime
+    current: datetime
+    new_id: Callable[[datetime], str]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,14 +77,37 @@ class Attribute:
     # Held under the engine's own attribute names, not its own (the author, beside the
     # caller's key: `data/callers`), so read and written apart from the others.
     engine_held: ClassVar[bool] = False
+    # Compared and keyed in lower case (a handle: `Alice` and `alice` are one).
+    folds_case: ClassVar[bool] = False
+    # May hold a username: an entity's owner.
+    names_user: ClassVar[bool] = False
+    # What a kind is whatever its declaration: its GraphQL scalar (None: a type of its own),
+    # how a key holds it (None: no key can), the most bytes a value takes, what a value is
+    # for the schema's descriptions, and its example (None: one of its scalar).
+    fixed_scalar: ClassVar[Scalar | None] = None
+    fixed_codec: ClassVar[Codec[Any] | None] = None
+    fixed_bytes: ClassVar[int] = 64
+    fixed_sentence: ClassVar[str] = "A value"
+    fixed_example: ClassVar[str | int | None] = None
+    # The number its item's value is read as (the table gives a Decimal, or an int for a
+    # whole number); None: the value is kept as read.
+    number_type: ClassVar[type[int] | type[float] | None] = None
 
     @property
     def scalar(self) -> Scalar | type[StrEnum]:
-        raise NotImplementedError
+        if self.fixed_scalar is None:
+            raise NotImplementedError
+        return self.fixed_scalar
 
     @property
     def codec(self) -> Codec[Any] | None:
         """How the attribute renders into a key segment; None: it cannot be part of a key."""
+        return self.fixed_codec
+
+    @property
+    def number_codec(self) -> Codec[Any] | None:
+        """How a number key (`N`) holds it (a whole number, a time since 1970); None: none
+        can."""
         return None
 
     @property
@@ -80,9 +121,49 @@ class Attribute:
         return not self.set_by_engine
 
     @property
+    def importable(self) -> bool:
+        """Whether an admin may give, on create, an earlier value than the engine's (an
+        import of older data)."""
+        return False
+
+    @property
+    def create_default(self) -> Any:
+        """What a create that leaves it out gives it, which its input field shows as its
+        default; None: no default (null, where it may be left out)."""
+        return None
+
+    @property
+    def optional_on_create(self) -> bool:
+        """Whether a create may leave it out."""
+        return self.optional or self.importable
+
+    @property
+    def starts_at(self) -> Any:
+        """The value its declaration says an entity starts at, which an item written before
+        it was declared is taken to hold; None: none declared."""
+        return None
+
+    @property
+    def domain(self) -> tuple[Any, ...]:
+        """The values a set filter over it can hold, in order (empty: not a small domain)."""
+        return ()
+
+    @property
+    def as_lines(self) -> Lines | None:
+        """The attribute as lines of declared fields, where it holds them (each an object of
+        its own in GraphQL); None: it holds a scalar, an enum's value or a set."""
+        return None
+
+    @property
+    def listed_most(self) -> int | None:
+        """The most objects its field lists, which the cost bound counts; None: it holds no
+        list of objects."""
+        return None
+
+    @property
     def most_bytes(self) -> int:
         """The most bytes its stored value takes (UTF-8), for item-size bounds."""
-        return 64
+        return self.fixed_bytes
 
     def accepted(self, value: Any, field: str) -> Any:
         """A client's `value` as it is kept (None where it may be left out), or
@@ -98,13 +179,28 @@ class Attribute:
         kind without bounds keeps it as given."""
         return value
 
+    def from_text(self, text: str) -> Any:
+        """A value typed as text (a command's argument) as a client would give it; raises
+        ValueError when it cannot be one."""
+        return text
+
+    def made(self, given: Any, creation: Creation) -> Any:
+        """What the engine puts in a new item for the attribute, a client having given
+        `given` (None: nothing); None: the engine puts nothing, the client's value is kept."""
+        return None
+
+    def computed(self, entity: Entity, values: Mapping[str, Any]) -> Any:
+        """What the engine computes for a new item from its other `values` (a total over its
+        lines); None: nothing."""
+        return None
+
     def to_stored(self, value: Any) -> Any:
         """A kept value (not None) as its item holds it; None: the item holds nothing."""
         return value
 
     def from_stored(self, value: Any) -> Any:
         """The value its item holds (not None) as a record has it."""
-        return value
+        return value if self.number_type is None else self.number_type(value)
 
     @property
     def absent(self) -> Any:
@@ -115,7 +211,7 @@ class Attribute:
     @property
     def kind_sentence(self) -> str:
         """What a value of the kind is, from its bounds, for the schema's descriptions."""
-        return "A value"
+        return self.fixed_sentence
 
     @property
     def sentence(self) -> str:
@@ -123,9 +219,20 @@ class Attribute:
         said = self.kind_sentence
         return f"{said}; may be null." if self.optional else f"{said}."
 
+    def field_description(self, entity: Entity) -> str | None:
+        """The description of its field on the entity's type: the declared one."""
+        return self.description
+
+    def type_sentences(self, whose: str) -> Iterator[TypeSentence]:
+        """The GraphQL types of its own the attribute brings (an enum, a line's), each with
+        what the schema says of it; `whose` names the attribute ("a ticket's status")."""
+        return iter(())
+
     def example(self, entity: Entity, name: str) -> Any:
         """A value of the kind that the entity's keys accept, the same each time
         (`dynagate model chart`); a kind without its own gives one of its GraphQL type."""
+        if self.fixed_example is not None:
+            return self.fixed_example
         try:
             scalar = str(self.scalar)
         except (NotImplementedError, TypeError):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from errors.vocabulary import BadUserInput
 from keys.codecs import ChoiceCodec, Codec
-from model.attributes.base import Attribute
+from model.attributes.base import Attribute, Creation, TypeSentence
 from model.errors import ModelError
 
 if TYPE_CHECKING:
@@ -37,6 +38,26 @@ class Choice(Attribute):
     def given(self) -> bool:
         return self.initial is None or self.settable
 
+    @property
+    def create_default(self) -> StrEnum | None:
+        return self.initial if self.settable else None
+
+    @property
+    def optional_on_create(self) -> bool:
+        return self.optional or self.settable
+
+    @property
+    def starts_at(self) -> StrEnum | None:
+        return self.initial
+
+    @property
+    def domain(self) -> tuple[StrEnum, ...]:
+        return tuple(self.values)
+
+    def made(self, given: Any, creation: Creation) -> StrEnum | None:
+        # A settable choice starts at its initial value only when the client leaves it out.
+        return self.initial if given is None or not self.settable else None
+
     def checked(self, value: Any, field: str) -> StrEnum:
         try:
             return self.values(getattr(value, "value", value))
@@ -62,6 +83,9 @@ class Choice(Attribute):
         if self.settable:
             return f"One of {values}; {self.initial} when left out on create"
         return f"One of {values}; {self.initial} when made"
+
+    def type_sentences(self, whose: str) -> Iterator[TypeSentence]:
+        yield (self.values.__name__,), f"The values of {whose}."
 
     def example(self, entity: Entity, name: str) -> StrEnum:
         return self.initial or next(iter(self.values))

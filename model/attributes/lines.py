@@ -3,11 +3,13 @@ over them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from math import prod
 from typing import TYPE_CHECKING, Any
 
-from model.attributes.base import INT_MAX, Attribute, Scalar
+from errors.vocabulary import BadUserInput
+from model.attributes.base import INT_MAX, Attribute, Scalar, TypeSentence
 from model.attributes.numbers import EngineNumber, Number
 from model.attributes.texts import Text
 from model.attributes.value_checks import number
@@ -38,6 +40,14 @@ class Lines(Attribute):
     @property
     def changeable(self) -> bool:
         return False
+
+    @property
+    def as_lines(self) -> Lines:
+        return self
+
+    @property
+    def listed_most(self) -> int:
+        return self.most
 
     @property
     def most_bytes(self) -> int:
@@ -71,6 +81,15 @@ class Lines(Attribute):
             f"1 to {self.most} lines, each numbered by `{self.numbered}` from 1;"
             " given once, on create"
         )
+
+    def type_sentences(self, whose: str) -> Iterator[TypeSentence]:
+        line = f"One line of {whose}"
+        yield (self.name,), f"{line}."
+        yield (f"{self.name}Input",), f"{line}, as a client gives it."
+        yield (self.name, self.numbered), "The line's place among them, from 1."
+        for field_name, kind in self.fields.items():
+            for type_name in (self.name, f"{self.name}Input"):
+                yield (type_name, field_name), kind.sentence
 
     def example(self, entity: Entity, name: str) -> list[dict[str, Any]]:
         line = {n: f.example(entity, n) for n, f in self.fields.items()}
@@ -112,6 +131,16 @@ class Total(EngineNumber):
         unit = f" in {self.unit}" if self.unit else ""
         product = " times ".join(self.of)
         return f"The sum over `{self.lines}` of {product}{unit}, computed on create"
+
+    def computed(self, entity: Entity, values: Mapping[str, Any]) -> int:
+        """The total over the lines in `values`, refused over its most."""
+        found = sum(int(prod(line[name] for name in self.of)) for line in values[self.lines])
+        if found > self.high:
+            unit = f" {self.unit}" if self.unit else ""
+            raise BadUserInput(
+                f"{self.lines}: the {entity.noun} total {found:,}{unit} is over {self.high:,}"
+            )
+        return found
 
     def check_declaration(self, entity: Entity, where: str) -> None:
         lines = entity.attributes.get(self.lines)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from keys.codecs import Codec, IdentifierCodec, KsuidCodec, identifier, ksuid
-from model.attributes.base import EXAMPLE_TIME, Attribute, Scalar
+from model.attributes.base import EXAMPLE_TIME, Attribute, Creation, Scalar
 
 if TYPE_CHECKING:
     from model.entities import Entity
@@ -24,75 +24,55 @@ def _named(entity: Entity, name: str) -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Identifier(Attribute):
-    """An identifier the client chooses (docs/design.md#validation: no delimiter can reach
-    a key)."""
-
-    @property
-    def scalar(self) -> Scalar:
-        return "ID"
-
-    @property
-    def codec(self) -> Codec[Any]:
-        return IdentifierCodec()
+class _Named(Attribute):
+    """What the kinds that name an entity share: a client's value has an identifier's
+    characters (docs/design.md#validation: no delimiter can reach a key), and an example is
+    made of the attribute's name."""
 
     def checked(self, value: Any, field: str) -> str:
         return identifier(str(value), field)
-
-    @property
-    def kind_sentence(self) -> str:
-        return f"An identifier: {_IDENTIFIER}"
 
     def example(self, entity: Entity, name: str) -> str:
         return _named(entity, name)
 
 
 @dataclass(frozen=True, kw_only=True)
-class Handle(Attribute):
+class Identifier(_Named):
+    """An identifier the client chooses."""
+
+    names_user: ClassVar[bool] = True
+    fixed_scalar: ClassVar[Scalar] = "ID"
+    fixed_codec: ClassVar[Codec[Any]] = IdentifierCodec()
+    fixed_sentence: ClassVar[str] = f"An identifier: {_IDENTIFIER}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Handle(_Named):
     """A name a person types and reads (a username, a repository's name): an identifier's
     characters, kept as first given, compared and keyed in lower case (`Alice` and `alice`
     are one)."""
 
-    @property
-    def scalar(self) -> Scalar:
-        return "String"
-
-    @property
-    def codec(self) -> Codec[Any]:
-        return IdentifierCodec(case_insensitive=True)
-
-    def checked(self, value: Any, field: str) -> str:
-        return identifier(str(value), field)
-
-    @property
-    def kind_sentence(self) -> str:
-        return f"A name of {_IDENTIFIER}, compared ignoring case"
-
-    def example(self, entity: Entity, name: str) -> str:
-        return _named(entity, name)
+    folds_case: ClassVar[bool] = True
+    names_user: ClassVar[bool] = True
+    fixed_scalar: ClassVar[Scalar] = "String"
+    fixed_codec: ClassVar[Codec[Any]] = IdentifierCodec(case_insensitive=True)
+    fixed_sentence: ClassVar[str] = f"A name of {_IDENTIFIER}, compared ignoring case"
 
 
 @dataclass(frozen=True, kw_only=True)
-class GeneratedId(Attribute):
-    """A KSUID made when the entity is created: ids sort the way their items were made."""
+class GeneratedId(_Named):
+    """A KSUID made when the entity is created: ids sort the way their items were made. A
+    client names an entity by it as by an identifier (a KSUID or not)."""
 
     set_by_engine: ClassVar[bool] = True
+    fixed_scalar: ClassVar[Scalar] = "ID"
+    fixed_codec: ClassVar[Codec[Any]] = KsuidCodec()
+    fixed_sentence: ClassVar[str] = (
+        "An identifier made on create (a KSUID: ids sort as they were made)"
+    )
 
-    @property
-    def scalar(self) -> Scalar:
-        return "ID"
-
-    @property
-    def codec(self) -> Codec[Any]:
-        return KsuidCodec()
-
-    def checked(self, value: Any, field: str) -> str:
-        # Checked when a client names an entity by it: an identifier, a KSUID or not.
-        return identifier(str(value), field)
-
-    @property
-    def kind_sentence(self) -> str:
-        return "An identifier made on create (a KSUID: ids sort as they were made)"
+    def made(self, given: Any, creation: Creation) -> str:
+        return creation.new_id(creation.created)
 
     def example(self, entity: Entity, name: str) -> str:
         # Each entity's own id, fixed: a KSUID made of its name.
@@ -111,10 +91,8 @@ class Author(Attribute):
     optional: bool = True
     set_by_engine: ClassVar[bool] = True
     engine_held: ClassVar[bool] = True
-
-    @property
-    def scalar(self) -> Scalar:
-        return "String"
+    fixed_scalar: ClassVar[Scalar] = "String"
+    fixed_example: ClassVar[str] = "alice"
 
     def to_stored(self, value: Any) -> None:
         # The caller's to write, with its key (`data/callers`), never under its own name.
@@ -124,5 +102,8 @@ class Author(Attribute):
     def kind_sentence(self) -> str:
         return f"Who {self.verb} it: the signed-in caller's username"
 
-    def example(self, entity: Entity, name: str) -> str:
-        return "alice"
+    def field_description(self, entity: Entity) -> str:
+        article = "an" if entity.noun[0] in "aeiou" else "a"
+        return (
+            f"Who {self.verb} it; null for {article} {entity.noun} {self.verb} with identity off."
+        )

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from keys.codecs import Codec, NumberCodec
-from model.attributes.base import INT_MAX, Attribute, Scalar
+from keys.codecs import Codec, NumberCodec, WholeNumberCodec
+from model.attributes.base import INT_MAX, MOST_SET_VALUES, Attribute, Creation, Scalar
 from model.attributes.value_checks import number
 from model.errors import ModelError
 
@@ -21,14 +21,21 @@ class Number(Attribute):
 
     low: int = 0
     high: int = 1_000_000_000
-
-    @property
-    def scalar(self) -> Scalar:
-        return "Int"
+    fixed_scalar: ClassVar[Scalar] = "Int"
+    number_type: ClassVar[type[int]] = int
 
     @property
     def codec(self) -> Codec[Any] | None:
         return NumberCodec(len(str(self.high))) if self.low >= 0 else None
+
+    @property
+    def number_codec(self) -> Codec[Any]:
+        return WholeNumberCodec()
+
+    @property
+    def domain(self) -> tuple[int, ...]:
+        small = self.high - self.low < MOST_SET_VALUES
+        return tuple(range(self.low, self.high + 1)) if small else ()
 
     @property
     def most_bytes(self) -> int:
@@ -39,8 +46,8 @@ class Number(Attribute):
     def checked(self, value: Any, field: str) -> int:
         return number(value, field, self.low, self.high)
 
-    def from_stored(self, value: Any) -> int:
-        return int(value)
+    def from_text(self, text: str) -> int:
+        return int(text)
 
     @property
     def kind_sentence(self) -> str:
@@ -50,8 +57,14 @@ class Number(Attribute):
         return max(self.low, min(self.high, 1))
 
     def check_declaration(self, entity: Entity, where: str) -> None:
-        if not -INT_MAX - 1 <= self.low <= self.high <= INT_MAX:
-            raise ModelError(f"{where}: low to high must be in order, within GraphQL's 32-bit Int")
+        check_whole_bounds(self.low, self.high, where)
+
+
+def check_whole_bounds(low: int, high: int, where: str) -> None:
+    """Raises a ModelError led by `where` unless `low` to `high` are in order, within
+    GraphQL's Int."""
+    if not -INT_MAX - 1 <= low <= high <= INT_MAX:
+        raise ModelError(f"{where}: low to high must be in order, within GraphQL's 32-bit Int")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,20 +72,10 @@ class EngineNumber(Attribute):
     """A whole number the engine sets, never a client."""
 
     set_by_engine: ClassVar[bool] = True
-
-    @property
-    def scalar(self) -> Scalar:
-        return "Int"
-
-    @property
-    def most_bytes(self) -> int:
-        return 21
-
-    def from_stored(self, value: Any) -> int:
-        return int(value)
-
-    def example(self, entity: Entity, name: str) -> int:
-        return 0
+    fixed_scalar: ClassVar[Scalar] = "Int"
+    fixed_bytes: ClassVar[int] = 21
+    fixed_example: ClassVar[int] = 0
+    number_type: ClassVar[type[int]] = int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,13 +83,14 @@ class Counter(EngineNumber):
     """A count the engine keeps (0 when the entity is made), changed only by the code that
     counts: a repository's stars, its issues."""
 
+    fixed_sentence: ClassVar[str] = "A count the engine keeps: 0 when made"
+
+    def made(self, given: Any, creation: Creation) -> int:
+        return 0
+
     @property
     def absent(self) -> int:
         return 0  # nothing counted yet
-
-    @property
-    def kind_sentence(self) -> str:
-        return "A count the engine keeps: 0 when made"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,16 +98,18 @@ class Version(EngineNumber):
     """An item's version, as another app that locks optimistically keeps it: 1 when the
     entity is made, one more on each change the engine writes, so that app sees them."""
 
-    @property
-    def kind_sentence(self) -> str:
-        return "The item's version: 1 when made, one more at every change"
+    fixed_sentence: ClassVar[str] = "The item's version: 1 when made, one more at every change"
+    fixed_example: ClassVar[int] = 1
 
-    def example(self, entity: Entity, name: str) -> int:
+    def made(self, given: Any, creation: Creation) -> int:
         return 1
 
     def check_declaration(self, entity: Entity, where: str) -> None:
-        versions = [a for a in entity.attributes.values() if isinstance(a, Version)]
-        if len(versions) > 1 or entity.copies is not None or entity.places is not None:
+        if (
+            len(entity.attributes_of(Version)) > 1
+            or entity.copies is not None
+            or entity.places is not None
+        ):
             raise ModelError(
                 f"{where}: one version per entity, and none on an entity with copies or"
                 " places (the engine versions those itself)"

@@ -19,26 +19,18 @@ class Coordinate(Attribute):
     An entity with both and `places` is found by viewport (docs/model.md#places)."""
 
     axis: Axis
-
-    @property
-    def scalar(self) -> Scalar:
-        return "Float"
+    fixed_scalar: ClassVar[Scalar] = "Float"
+    fixed_bytes: ClassVar[int] = 24
+    number_type: ClassVar[type[float]] = float  # a whole number is read as an int
 
     @property
     def limit(self) -> float:
         return 90.0 if self.axis == "lat" else 180.0
 
-    @property
-    def most_bytes(self) -> int:
-        return 24
-
     def checked(self, value: Any, field: str) -> float:
         if not -self.limit <= float(value) <= self.limit:
             raise BadUserInput(f"{value} is outside {-self.limit:g} to {self.limit:g}", field=field)
         return float(value)
-
-    def from_stored(self, value: Any) -> float:
-        return float(value)  # a whole number comes back from the table as an int
 
     @property
     def kind_sentence(self) -> str:
@@ -54,18 +46,11 @@ class Geohash(Attribute):
     """The geohash of the entity's position (12 characters), made by the engine."""
 
     set_by_engine: ClassVar[bool] = True
-
-    @property
-    def scalar(self) -> Scalar:
-        return "String"
-
-    @property
-    def most_bytes(self) -> int:
-        return 16
-
-    @property
-    def kind_sentence(self) -> str:
-        return "The position's geohash (12 characters), made from its coordinates"
+    fixed_scalar: ClassVar[Scalar] = "String"
+    fixed_bytes: ClassVar[int] = 16
+    fixed_sentence: ClassVar[str] = (
+        "The position's geohash (12 characters), made from its coordinates"
+    )
 
     def example(self, entity: Entity, name: str) -> str:
         return place_geohash(*EXAMPLE_PLACE)

@@ -13,8 +13,8 @@ from math import isfinite
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from errors.vocabulary import BadUserInput
-from model.attributes.base import INT_MAX, TEXT_MAX, Attribute, Scalar
-from model.attributes.numbers import Number
+from model.attributes.base import TEXT_MAX, Attribute, Scalar
+from model.attributes.numbers import Number, check_whole_bounds
 from model.attributes.value_checks import number, text
 from model.errors import ModelError
 
@@ -37,23 +37,15 @@ class Real(Attribute):
 
     low: float = -1e15
     high: float = 1e15
-
-    @property
-    def scalar(self) -> Scalar:
-        return "Float"
-
-    @property
-    def most_bytes(self) -> int:
-        return 21
+    fixed_scalar: ClassVar[Scalar] = "Float"
+    fixed_bytes: ClassVar[int] = 21
+    number_type: ClassVar[type[float]] = float  # a whole number is read as an int
 
     def checked(self, value: Any, field: str) -> float:
         real = float(value)
         if not isfinite(real) or not self.low <= real <= self.high:
             raise BadUserInput(f"{value} is outside {self.low:g} to {self.high:g}", field=field)
         return real
-
-    def from_stored(self, value: Any) -> float:
-        return float(value)  # a whole number comes back from the table as an int
 
     @property
     def kind_sentence(self) -> str:
@@ -69,27 +61,16 @@ class Real(Attribute):
 
 @dataclass(frozen=True, kw_only=True)
 class Flag(Attribute):
-    """True or false (DynamoDB's BOOL)."""
+    """True or false (DynamoDB's BOOL); its example is GraphQL's Boolean's, true."""
 
-    @property
-    def scalar(self) -> Scalar:
-        return "Boolean"
-
-    @property
-    def most_bytes(self) -> int:
-        return 1
+    fixed_scalar: ClassVar[Scalar] = "Boolean"
+    fixed_bytes: ClassVar[int] = 1
+    fixed_sentence: ClassVar[str] = "True or false"
 
     def checked(self, value: Any, field: str) -> bool:
         if not isinstance(value, bool):
             raise BadUserInput("must be true or false", field=field)
         return value
-
-    @property
-    def kind_sentence(self) -> str:
-        return "True or false"
-
-    def example(self, entity: Entity, name: str) -> bool:
-        return True
 
 
 class _Set(Attribute):
@@ -124,10 +105,7 @@ class TextSet(_Set):
 
     max_length: int = TEXT_MAX
     most: int = SET_MOST
-
-    @property
-    def scalar(self) -> Scalar:
-        return "String"
+    fixed_scalar: ClassVar[Scalar] = "String"
 
     @property
     def most_bytes(self) -> int:
@@ -157,10 +135,7 @@ class NumberSet(_Set):
     low: int = 0
     high: int = 1_000_000_000
     most: int = SET_MOST
-
-    @property
-    def scalar(self) -> Scalar:
-        return "Int"
+    fixed_scalar: ClassVar[Scalar] = "Int"
 
     @property
     def most_bytes(self) -> int:
@@ -181,8 +156,7 @@ class NumberSet(_Set):
 
     def check_declaration(self, entity: Entity, where: str) -> None:
         super().check_declaration(entity, where)
-        if not -INT_MAX - 1 <= self.low <= self.high <= INT_MAX:
-            raise ModelError(f"{where}: low to high must be in order, within GraphQL's 32-bit Int")
+        check_whole_bounds(self.low, self.high, where)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,10 +166,7 @@ class Json(Attribute):
     known fields, `Lines` types them."""
 
     limit: int = 16 * 1024
-
-    @property
-    def scalar(self) -> Scalar:
-        return "JSON"
+    fixed_scalar: ClassVar[Scalar] = "JSON"
 
     @property
     def most_bytes(self) -> int:

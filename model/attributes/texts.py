@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from keys.codecs import CodeCodec
 from model.attributes.base import TEXT_MAX, Attribute, Scalar
@@ -24,10 +24,7 @@ class Text(Attribute):
 
     max_length: int = TEXT_MAX
     multiline: bool = False
-
-    @property
-    def scalar(self) -> Scalar:
-        return "String"
+    fixed_scalar: ClassVar[Scalar] = "String"
 
     @property
     def most_bytes(self) -> int:
@@ -41,31 +38,18 @@ class Text(Attribute):
         lines = ", newlines and tabs allowed" if self.multiline else ""
         return f"Text of 1 to {self.max_length:,} characters{lines}"
 
-    def example(self, entity: Entity, name: str) -> str:
-        return f"{entity.name} {name}"
-
 
 @dataclass(frozen=True, kw_only=True)
 class Email(Attribute):
     """An e-mail address, of at most 200 characters."""
 
-    @property
-    def scalar(self) -> Scalar:
-        return "String"
-
-    @property
-    def most_bytes(self) -> int:
-        return 4 * TEXT_MAX
+    fixed_scalar: ClassVar[Scalar] = "String"
+    fixed_bytes: ClassVar[int] = 4 * TEXT_MAX
+    fixed_sentence: ClassVar[str] = "An e-mail address"
+    fixed_example: ClassVar[str] = "alice@example.com"
 
     def checked(self, value: Any, field: str) -> str:
         return email(value, field)
-
-    @property
-    def kind_sentence(self) -> str:
-        return "An e-mail address"
-
-    def example(self, entity: Entity, name: str) -> str:
-        return "alice@example.com"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,10 +60,7 @@ class Code(Attribute):
     pattern: str
     described: str
     max_length: int = 16
-
-    @property
-    def scalar(self) -> Scalar:
-        return "String"
+    fixed_scalar: ClassVar[Scalar] = "String"
 
     @property
     def codec(self) -> CodeCodec:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from errors.vocabulary import BadUserInput
 from keys.codecs import (
     Codec,
+    EpochCodec,
     TimestampCodec,
     format_timestamp,
     from_epoch,
@@ -17,7 +18,7 @@ from keys.codecs import (
     to_epoch,
     to_millis,
 )
-from model.attributes.base import EXAMPLE_TIME, Attribute, Scalar, Stamp, TimeFormat
+from model.attributes.base import EXAMPLE_TIME, Attribute, Creation, Scalar, Stamp, TimeFormat
 from model.errors import ModelError
 
 if TYPE_CHECKING:
@@ -36,10 +37,8 @@ class Timestamp(Attribute):
     stamped: Stamp | None = None
     imported: bool = False
     stored_as: TimeFormat = "iso"
-
-    @property
-    def scalar(self) -> Scalar:
-        return "DateTime"
+    fixed_scalar: ClassVar[Scalar] = "DateTime"
+    fixed_bytes: ClassVar[int] = 24
 
     @property
     def codec(self) -> Codec[Any] | None:
@@ -55,8 +54,19 @@ class Timestamp(Attribute):
         return self.stamped is None
 
     @property
-    def most_bytes(self) -> int:
-        return 24
+    def importable(self) -> bool:
+        return self.imported
+
+    @property
+    def number_codec(self) -> Codec[Any] | None:
+        if self.stored_as == "iso":
+            return None
+        return EpochCodec(millis=self.stored_as == "epoch_millis")
+
+    def made(self, given: Any, creation: Creation) -> datetime | None:
+        if self.stamped is None:
+            return None
+        return creation.created if self.stamped == "create" else creation.current
 
     def checked(self, value: Any, field: str) -> datetime:
         if not isinstance(value, datetime) or value.utcoffset() is None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import model as m
-from data.entities import checked, total
+from data.entities import checked
 from data.entity_lists import list_read, narrowed
 from data.writes.entities import update_calls
 from data.writes.key_changes import kept_values
@@ -39,7 +39,7 @@ def test_lines_are_numbered_checked_by_place_and_totalled() -> None:
     assert lines == [{"position": 1, **given[0]}, {"position": 2, **given[1]}]
     totalled = ORDER.attributes["totalCents"]
     assert isinstance(totalled, m.Total)
-    assert total(ORDER, totalled, {"items": lines}) == 305
+    assert totalled.computed(ORDER, {"items": lines}) == 305
     for wrong, message in [
         ([], "items (count): 0 is outside 1 to 50"),
         ([given[0], {**given[1], "quantity": 0}], "items[2].quantity: 0 is outside 1 to 1,000"),
@@ -49,7 +49,7 @@ def test_lines_are_numbered_checked_by_place_and_totalled() -> None:
             checked(LINES, wrong, "items")
     over = checked(LINES, [{"sku": "A", "quantity": 3, "unitPriceCents": 10**9}], "items")
     with pytest.raises(BadUserInput, match=r"^items: the order total 3,000,000,000 cents is over"):
-        total(ORDER, totalled, {"items": over})
+        totalled.computed(ORDER, {"items": over})
 
 
 def test_a_choice_or_an_address_a_client_gets_wrong_is_bad_input() -> None:
