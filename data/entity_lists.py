@@ -15,7 +15,7 @@ from data.entities import Record, RecordOf, checked, values_of
 from errors.vocabulary import BadUserInput
 from keys.conditions import KeyCondition, narrowed_to, within
 from keys.table import Index
-from model import Entity, Handle, ListOf
+from model import Entity, ListOf
 from model.kinds import domain
 from store.cursors import Binding
 from store.pagination import PageArgs
@@ -337,7 +337,7 @@ def topic_of(entity: Entity, names: Iterable[str], values: Mapping[str, Any]) ->
 
 def _keyed(entity: Entity, name: str, value: Any) -> str:
     """A value as the keys compare it: a handle in lower case."""
-    return str(value).lower() if isinstance(entity.attributes[name], Handle) else str(value)
+    return str(value).lower() if entity.attributes[name].folds_case else str(value)
 
 
 def _plain(value: Any) -> Any:

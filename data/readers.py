@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from data.callers import Caller
-from model import Entity, Handle, ListOf, Readers
+from model import Entity, ListOf, Readers
 from model.reach_checks import keyed_by_owner
 
 
@@ -29,7 +29,7 @@ def is_owner(entity: Entity, value: Any, caller: Caller) -> bool:
     owner = entity.owner
     if owner is None or value is None or caller.username is None:
         return False
-    if isinstance(entity.attributes[owner.attribute], Handle):
+    if entity.attributes[owner.attribute].folds_case:
         return caller.is_user(str(value))
     return str(value) == caller.username
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from data.callers import Caller
 from errors.vocabulary import Forbidden
-from model import Access, Entity, Group, Handle
+from model import Access, Entity, Group
 from resolvers.access import ADMINS, ANYONE, AUTHOR, SIGNED_IN, Members, Rule, Stored, Themselves
 
 RULES: Mapping[str, Rule] = {
@@ -50,7 +50,7 @@ def owns_parent(
     if mine is None or parent is None or parent.owner is None:
         return False
     value = str(arguments[mine])
-    if isinstance(parent.attributes[parent.owner.attribute], Handle):
+    if parent.attributes[parent.owner.attribute].folds_case:
         return caller.is_user(value)
     return caller.username is not None and value == caller.username
 
@@ -74,7 +74,7 @@ def _owners(entity: Entity, given: str | None) -> Rule:
     owner = entity.owner
     assert owner is not None  # checked when the model is built
     name = owner.attribute
-    fold = isinstance(entity.attributes[name], Handle)
+    fold = entity.attributes[name].folds_case
     if given is None:
         return Stored(f"that {owner.noun}")
     if given.startswith("input.") and name in entity.key_attributes:  # a create of the owner
@@ -89,7 +89,7 @@ def owned(entity: Entity, found: Mapping[str, Any], caller: Caller, described_as
     owner = entity.owner
     assert owner is not None
     value = str(found[owner.attribute])
-    if isinstance(entity.attributes[owner.attribute], Handle):
+    if entity.attributes[owner.attribute].folds_case:
         mine = caller.is_user(value)
     else:
         mine = value == caller.username

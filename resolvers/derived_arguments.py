@@ -41,8 +41,9 @@ _SCALARS: Mapping[str, Any] = {
 def graphql_type(attribute: Attribute, *, given: bool = False) -> Any:
     """The Python type Strawberry shows `attribute` as (an enum registered once); `given`:
     as an input takes it (lines differ)."""
-    if isinstance(attribute, Lines):
-        return list[line_types(attribute)[1 if given else 0]]  # type: ignore[misc]
+    lines = attribute.as_lines
+    if lines is not None:
+        return list[line_types(lines)[1 if given else 0]]  # type: ignore[misc]
     scalar = attribute.scalar
     kind = _SCALARS[scalar] if isinstance(scalar, str) else enum(scalar)
     if attribute.many:  # a set: read as a list, empty when the item holds none

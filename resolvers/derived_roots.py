@@ -22,7 +22,6 @@ from model import (
     Create,
     Delete,
     Entity,
-    Handle,
     Heatmap,
     ListOf,
     Lookup,
@@ -188,7 +187,7 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
     kind = types.types[entity.name]
     # Names in any case are one entity when its key folds them.
-    folded = all(isinstance(entity.attributes[n], Handle) for n in entity.key_attributes)
+    folded = all(entity.attributes[n].folds_case for n in entity.key_attributes)
     cost = item_read(named_entity(entity.name, *entity.key_attributes, fold_case=folded))
     if reads_parent(entity):
         cost = with_item_read(cost)
@@ -240,9 +239,9 @@ def _unnarrowed(pattern: ListOf, arguments: Mapping[str, Any]) -> Narrowed:
         raise ValueError("narrowed")  # left to the field itself
     # A filter passes the parent: its page still begins there.
     given: dict[str, Any] = {}
+    choices = pattern.entity.attributes_of(Choice)  # filters are, as the model checks
     for name in pattern.filtered:
-        attribute = pattern.entity.attributes[name]
-        assert isinstance(attribute, Choice)  # checked when the model is built
+        attribute = choices[name]
         given[name] = lookahead.enum_value(attribute.values, arguments.get(name))
     direction = lookahead.enum_value(SortDirection, arguments.get("direction"))
     if direction is not None:

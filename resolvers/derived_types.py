@@ -25,8 +25,8 @@ from data.entities import described
 from data.entity_lists import list_read, whole_page
 from data.readers import reads_item
 from errors.vocabulary import Forbidden
-from model import Author, Entity, ListOf, Model, Near
-from model.attributes import Attribute, Lines
+from model import Entity, ListOf, Model, Near
+from model.attributes import Attribute
 from resolvers.context import Context
 from resolvers.cost import (
     FieldCost,
@@ -138,15 +138,10 @@ class EntityTypes:
                 namespace[name] = self._guarded(entity, name, attribute)
                 continue
             annotations[name] = graphql_type(attribute)
-            description = attribute.description
-            if isinstance(attribute, Author):
-                verb = attribute.verb
-                article = "an" if entity.noun[0] in "aeiou" else "a"
-                description = (
-                    f"Who {verb} it; null for {article} {entity.noun} {verb} with identity off."
-                )
-            if isinstance(attribute, Lines):  # a list whose length the bound counts
-                fanout = FieldCost(fanout=attribute.most)
+            description = attribute.field_description(entity)
+            most = attribute.listed_most
+            if most is not None:  # a list whose length the bound counts
+                fanout = FieldCost(fanout=most)
                 namespace[name] = strawberry.field(description=description, metadata=cost(fanout))
             elif description is not None:
                 namespace[name] = strawberry.field(description=description)
@@ -270,8 +265,9 @@ def shown_key(entity: Entity) -> tuple[str, ...]:
 
 def _shown(attribute: Attribute, value: Any) -> Any:
     """A record's value as its field answers it (each line an object)."""
-    if isinstance(attribute, Lines):
-        line = line_types(attribute)[0]
+    lines = attribute.as_lines
+    if lines is not None:
+        line = line_types(lines)[0]
         return [line(**values) for values in value]
     return value
 

@@ -10,8 +10,7 @@ import strawberry
 
 from data.writes import entities as entity_writes
 from data.writes import parents as parent_removals
-from model import Choice, Create, Delete, Model, Timestamp, Update
-from model.attributes import Attribute
+from model import Create, Delete, Model, Update
 from resolvers.access import AdminsGive, SignedIn
 from resolvers.context import Context
 from resolvers.cost import mutation_with_cost, with_item_read, write_calls
@@ -37,14 +36,15 @@ def create_field(model: Model, types: EntityTypes, pattern: Create) -> Any:
     # Required fields first, then the optional ones: a settable choice defaults to its
     # initial value.
     fields: dict[str, tuple[Any, Any]] = {
-        n: (graphql_type(a, given=True), REQUIRED) for n, a in taken if not _optional(a)
+        n: (graphql_type(a, given=True), REQUIRED) for n, a in taken if not a.optional_on_create
     }
     for name, attribute in taken:
-        if isinstance(attribute, Choice) and attribute.settable:
-            fields[name] = (graphql_type(attribute, given=True), attribute.initial)
-        elif _optional(attribute):
+        default = attribute.create_default
+        if default is not None:
+            fields[name] = (graphql_type(attribute, given=True), default)
+        elif attribute.optional_on_create:
             fields[name] = (graphql_type(attribute, given=True) | None, NOT_GIVEN)
-    imported = [n for n, a in entity.attributes.items() if isinstance(a, Timestamp) and a.imported]
+    imported = [n for n, a in entity.attributes.items() if a.importable]
     owner = entity.owner
     access = rule(pattern.access, entity, None if owner is None else f"input.{owner.attribute}")
     description = None
@@ -154,12 +154,6 @@ def delete_field(model: Model, pattern: Delete) -> Any:
     return mutation_with_cost(cost, rule(pattern.access, entity, parent=under))(
         signed(resolve, pattern.field, parameters, bool)
     )
-
-
-def _optional(attribute: Attribute) -> bool:
-    if isinstance(attribute, Choice):
-        return attribute.optional or attribute.settable
-    return attribute.optional or (isinstance(attribute, Timestamp) and attribute.imported)
 
 
 def _capital(name: str) -> str:

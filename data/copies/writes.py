@@ -20,7 +20,7 @@ from data.writes.creates import put_all
 from data.writes.keeping import Action, Change, Removing
 from errors.vocabulary import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
 from keys.codecs import format_timestamp, parse_timestamp
-from model import Choice, Entity, Moves
+from model import Entity, Moves
 from model.kinds import copies_made, domain
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
@@ -203,7 +203,7 @@ def check_moves(
 
 def _initial(entity: Entity, name: str) -> str | None:
     attribute = entity.attributes.get(name)
-    initial = attribute.initial if isinstance(attribute, Choice) else None
+    initial = None if attribute is None else attribute.starts_at
     return None if initial is None else str(initial)
 
 

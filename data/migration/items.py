@@ -170,10 +170,9 @@ def _own(entity: Entity, key: Key, index_attributes: Iterable[str], item: Item) 
 def _defaults(entity: Entity, item: Item) -> dict[str, Any]:
     """The stored initial values of the choices the item lacks (added since it was written)."""
     lacking = {
-        name: attribute.initial
+        name: attribute.starts_at
         for name, attribute in entity.attributes.items()
-        if isinstance(attribute, Choice)
-        and attribute.initial is not None
+        if attribute.starts_at is not None
         and not attribute.optional
         and entity.stored_name(name) not in item
     }
@@ -206,9 +205,7 @@ def fingerprint(entities: Iterable[Entity], index_attributes: Iterable[str]) -> 
         shapes += sorted(f"{a}={_canonical(t)}" for a, t in templates.items())
         shapes += sorted(f"{i.name}?{_canonical(o)}" for i, o in entity.sparse.items())
         shapes += sorted(
-            f"{n}:{_canonical(a.initial)}"
-            for n, a in entity.attributes.items()
-            if isinstance(a, Choice)
+            f"{n}:{_canonical(a.initial)}" for n, a in entity.attributes_of(Choice).items()
         )
     return hashlib.sha256("\n".join(shapes).encode()).hexdigest()[:16]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from data.entities import record, stored
 from errors.vocabulary import BadUserInput
-from model import Choice, Entity, Moves
+from model import Entity, Moves
 from store.requests import Item
 
 
@@ -106,7 +106,7 @@ def allowed_moves(
         held = entity.stored_name(name)
         term = f"#{held} IN ({', '.join(names)})"
         attribute = entity.attributes[name]
-        if isinstance(attribute, Choice) and attribute.initial in sources:
+        if attribute.starts_at in sources:
             # Declared since the item was written: absent, it is its initial value.
             term = f"{term} OR attribute_not_exists(#{held})"
         terms.append(term)

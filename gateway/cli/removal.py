@@ -16,7 +16,7 @@ from errors.vocabulary import DynagateError
 from gateway.cli.errors import CommandFailed
 from gateway.served_model import declared
 from gateway.settings import Settings
-from model import Entity, Model, Number
+from model import Entity, Model
 from store.client import Store
 
 
@@ -71,8 +71,7 @@ def key_arguments(entity: Entity, pairs: Sequence[str]) -> dict[str, Any]:
     for name, text in given.items():
         attribute = entity.attributes[name]
         try:
-            typed: Any = int(text) if isinstance(attribute, Number) else text
-            values[name] = checked(attribute, typed, name)
+            values[name] = checked(attribute, attribute.from_text(text), name)
         except (ValueError, DynagateError) as exc:
             raise CommandFailed(f"{name}={text!r}: {exc}") from None
     return values

@@ -27,7 +27,7 @@ from gateway.schema.sentences import (
     one,
     pattern_sentence,
 )
-from model import Choice, Create, Delete, Entity, Lines, ListOf, Model, Near, Update
+from model import Create, Delete, Entity, ListOf, Model, Near, Update
 from model.attributes import Attribute
 from model.entities import plural
 from model.patterns import Pattern
@@ -110,10 +110,7 @@ def _entity(model: Model, entity: Entity) -> Iterator[Entry]:
     yield (name,), entity_sentence(entity)
     for attribute_name, attribute in entity.attributes.items():
         yield (name, attribute_name), attribute.sentence
-        if isinstance(attribute, Choice):
-            yield (attribute.values.__name__,), f"The values of {one(noun)}'s {attribute_name}."
-        if isinstance(attribute, Lines):
-            yield from _lines(noun, attribute_name, attribute)
+        yield from attribute.type_sentences(f"{one(noun)}'s {attribute_name}")
     parent = model.parent_of(entity)
     if parent is not None and entity.parent is not None and entity.parent.field is not None:
         belongs = f"The {parent.noun} this {noun} belongs to, read by its key."
@@ -127,16 +124,6 @@ def _entity(model: Model, entity: Entity) -> Iterator[Entry]:
     for key_name in entity.key_attributes:
         yield (change, key_name), entity.attributes[key_name].sentence
     yield (change, entity.field_name), f"The {noun} as it is now; null once it is removed."
-
-
-def _lines(noun: str, name: str, lines: Lines) -> Iterator[Entry]:
-    line = f"One line of {one(noun)}'s {name}"
-    yield (lines.name,), f"{line}."
-    yield (f"{lines.name}Input",), f"{line}, as a client gives it."
-    yield (lines.name, lines.numbered), "The line's place among them, from 1."
-    for field_name, field in lines.fields.items():
-        for kind in (lines.name, f"{lines.name}Input"):
-            yield (kind, field_name), field.sentence
 
 
 def _pattern(model: Model, pattern: Pattern) -> Iterator[Entry]:
