@@ -11,20 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from data.callers import OPEN, Caller
 from data.feed import ChangeFeed
-from model import CLASSIC, Layout
-from store.cache.reads import CachedReads
 from store.client import Store
 from store.cost import Cost
 from store.cursors import CursorCodec
 from store.loaders import ItemLoader
 from store.pagination import Paginator
-
-if TYPE_CHECKING:
-    from store.client import DynamoDBClient
 
 
 @dataclass
@@ -93,17 +88,3 @@ class Context:
         """A context of its own for one operation (of a batch, or of a connection: each
         subscription answers its events on its own), sharing the caller and the feed."""
         return replace(self, reads=self.reads.fresh())
-
-    @classmethod
-    def create(
-        cls,
-        client: DynamoDBClient,
-        table: str,
-        cursors: CursorCodec,
-        caller: Caller = OPEN,
-        cache: CachedReads | None = None,
-        layout: Layout = CLASSIC,
-    ) -> Context:
-        """A fresh context: its own cost report and loader cache, a shared client and
-        read cache, on the table of `layout` (the served model's)."""
-        return cls(Reads.on(Store(client, table, cache=cache, layout=layout), cursors), caller)

@@ -20,7 +20,8 @@ from gateway.cli.errors import CommandFailed
 from gateway.schema.build import build_schema
 from gateway.served_model import declared, served
 from gateway.settings import DEFAULT_MODEL
-from resolvers.context import Context
+from resolvers.context import Context, Reads
+from store.client import Store
 from store.cursors import CursorCodec
 
 if TYPE_CHECKING:
@@ -56,13 +57,8 @@ class Seeding:
         so what it writes names that user as its author. None when it was refused as a
         CONFLICT (the item is there already: seeding twice adds nothing); any other error
         is `SeedFailed` with the API's messages."""
-        context = Context.create(
-            self.client,
-            self.table,
-            self._cursors,
-            Caller(as_user, admin=True),
-            layout=declared(self.model).table_layout,
-        )
+        store = Store(self.client, self.table, layout=declared(self.model).table_layout)
+        context = Context(Reads.on(store, self._cursors), Caller(as_user, admin=True))
         result = await self._schema.execute(query, variable_values=variables, context_value=context)
         if result.errors:
             codes = {(e.extensions or {}).get("code") for e in result.errors}
