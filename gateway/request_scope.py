@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import GraphQLError
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from data.idempotency import MalformedKey
 from store.cost import Cost
@@ -60,6 +61,23 @@ class RequestScope:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
+
+
+class HttpMiddleware:
+    """An ASGI middleware of HTTP requests (`http`): every other connection, a socket's or
+    the lifespan's, passes through untouched. Its subclasses are dataclasses whose first
+    field is `app`, as Starlette's `add_middleware` makes them."""
+
+    app: ASGIApp
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        await self.http(scope, receive, send)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
 
 
 def graphql_request(scope: Mapping[str, Any]) -> bool:

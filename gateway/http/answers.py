@@ -4,6 +4,7 @@ the reading of a request body, and the refusal of one too large to read."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from cross_web import HTTPException
@@ -12,7 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from errors.vocabulary import Code
 from gateway.http.batches import batch_size_refusal
-from gateway.request_scope import scope_of
+from gateway.request_scope import HttpMiddleware, scope_of
 
 
 def errors_body(message: str, code: Code) -> dict[str, Any]:
@@ -24,17 +25,14 @@ def error_response(message: str, status_code: int) -> Response:
     return JSONResponse(errors_body(message, Code.BAD_USER_INPUT), status_code=status_code)
 
 
-class BodySizeLimit:
+@dataclass
+class BodySizeLimit(HttpMiddleware):
     """Refuses request bodies over `limit` bytes with 413, before they are parsed."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
+    app: ASGIApp
+    limit: int
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.limit:
             await self._refuse(scope, receive, send)

@@ -6,12 +6,19 @@ import json
 import logging
 import re
 import uuid
+from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from errors.vocabulary import Code
 from gateway.metrics import Metrics
-from gateway.request_scope import RequestScope, closed, graphql_request, opened
+from gateway.request_scope import (
+    HttpMiddleware,
+    RequestScope,
+    closed,
+    graphql_request,
+    opened,
+)
 
 logger = logging.getLogger("dynagate.requests")
 errors = logging.getLogger("dynagate.errors")
@@ -34,7 +41,8 @@ def new_request_id(headers: list[tuple[bytes, bytes]]) -> str:
     return uuid.uuid4().hex
 
 
-class RequestTracing:
+@dataclass
+class RequestTracing(HttpMiddleware):
     """Opens each HTTP request's `RequestScope`, names the response with its id, and when a
     GraphQL request ends, logs it and counts it.
 
@@ -42,14 +50,10 @@ class RequestTracing:
     themselves (413 for a body too large) carry the id too.
     """
 
-    def __init__(self, app: ASGIApp, metrics: Metrics | None = None) -> None:
-        self.app = app
-        self.metrics = metrics
+    app: ASGIApp
+    metrics: Metrics | None = None
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = RequestScope(new_request_id(scope["headers"]))
         header = (HEADER, request.request_id.encode("ascii"))
         status: int | None = None

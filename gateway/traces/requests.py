@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from time import time_ns
 from typing import Any
 
@@ -11,7 +12,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from errors.vocabulary import Code
-from gateway.request_scope import RequestScope, graphql_request, scope_of
+from gateway.request_scope import HttpMiddleware, RequestScope, graphql_request, scope_of
 from gateway.traces.spans import Traces
 from gateway.traces.spans import current as answering
 
@@ -21,17 +22,17 @@ _PROPAGATED = {b"traceparent", b"tracestate", b"baggage"}
 _SERVICE_ERRORS = {Code.INTERNAL_SERVER_ERROR, Code.UNAVAILABLE}
 
 
-class RequestSpans:
+@dataclass
+class RequestSpans(HttpMiddleware):
     """A span per GraphQL request, current while it is answered (its phases and calls are
     its children); inside `RequestTracing`, whose log line and metrics name its trace."""
 
-    def __init__(self, app: ASGIApp, traces: Traces) -> None:
-        self.app = app
-        self.traces = traces
+    app: ASGIApp
+    traces: Traces
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = scope_of(scope)
-        if scope["type"] != "http" or request is None or not graphql_request(scope):
+        if request is None or not graphql_request(scope):
             await self.app(scope, receive, send)
             return
         carrier = {
