@@ -118,12 +118,10 @@ def list_arguments(pattern: ListOf) -> dict[str, str]:
             f"Only the {many} whose {name} is this, as a filter: a page is refilled until"
             " it is full or the list ends."
         )
-    copies = entity.copies
-    if copies is not None and copies.index == pattern.index:
-        for name in copies.either:
-            said[name] = f"Only the {many} whose {name} is this; left out, any."
-        for name, argument in copies.sets.items():
-            said[argument] = f"Only the {many} whose {name} is one of these; left out, any."
+    for name in pattern.either:
+        said[name] = f"Only the {many} whose {name} is this; left out, any."
+    for name, argument in pattern.sets.items():
+        said[argument] = f"Only the {many} whose {name} is one of these; left out, any."
     default = "DESC" if pattern.descending else "ASC"
     said["direction"] = f"Which way to read the sort key; {default} when left out."
     return said
