@@ -17,7 +17,8 @@ from strawberry.scalars import JSON
 
 from data.entity_lists import Narrowed, narrowed
 from model import ListOf
-from model.attributes import Attribute, Lines
+from model.attributes import Attribute
+from model.attributes.base import LineShape
 from resolvers.context import Context
 from resolvers.relay import NOT_GIVEN, given
 from resolvers.scalars import DateTimeRange, SortDirection
@@ -53,10 +54,10 @@ def graphql_type(attribute: Attribute, *, given: bool = False) -> Any:
 
 # Each `Lines` attribute's object and input types, made once (by identity: two models may
 # declare lines of one name differently).
-_LINE_TYPES: dict[int, tuple[Lines, type[Any], type[Any]]] = {}
+_LINE_TYPES: dict[int, tuple[LineShape, type[Any], type[Any]]] = {}
 
 
-def line_types(attribute: Lines) -> tuple[type[Any], type[Any]]:
+def line_types(attribute: LineShape) -> tuple[type[Any], type[Any]]:
     """The object type of one line (its number first) and the input type of one."""
     made = _LINE_TYPES.get(id(attribute))
     if made is None:

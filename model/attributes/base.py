@@ -13,15 +13,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from errors.vocabulary import BadUserInput
 from keys.codecs import Codec
 from model.declarations import Readers
-
-if TYPE_CHECKING:
-    from model.attributes.lines import Lines
-    from model.entities import Entity
 
 TEXT_MAX = 200
 # GraphQL's Int: 32 bits, signed.
@@ -54,6 +50,48 @@ class Creation:
     created: datetime
     current: datetime
     new_id: Callable[[datetime], str]
+
+
+A = TypeVar("A", bound="Attribute")
+
+
+class Holder(Protocol):
+    """The entity an attribute belongs to, as its kind sees it (`model.Entity`): its names,
+    its other attributes, and whether it keeps copies or places."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def noun(self) -> str: ...
+
+    @property
+    def field_name(self) -> str: ...
+
+    @property
+    def attributes(self) -> Mapping[str, Attribute]: ...
+
+    @property
+    def copies(self) -> object | None: ...
+
+    @property
+    def places(self) -> object | None: ...
+
+    def attributes_of(self, kind: type[A]) -> dict[str, A]: ...
+
+
+class LineShape(Protocol):
+    """Lines of declared fields (`Lines`), as the schema makes an object type of one line:
+    its name, its fields, and the field that numbers it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def fields(self) -> Mapping[str, Attribute]: ...
+
+    @property
+    def numbered(self) -> str: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,7 +187,7 @@ class Attribute:
         return ()
 
     @property
-    def as_lines(self) -> Lines | None:
+    def as_lines(self) -> LineShape | None:
         """The attribute as lines of declared fields, where it holds them (each an object of
         its own in GraphQL); None: it holds a scalar, an enum's value or a set."""
         return None
@@ -189,7 +227,7 @@ class Attribute:
         `given` (None: nothing); None: the engine puts nothing, the client's value is kept."""
         return None
 
-    def computed(self, entity: Entity, values: Mapping[str, Any]) -> Any:
+    def computed(self, entity: Holder, values: Mapping[str, Any]) -> Any:
         """What the engine computes for a new item from its other `values` (a total over its
         lines); None: nothing."""
         return None
@@ -219,7 +257,7 @@ class Attribute:
         said = self.kind_sentence
         return f"{said}; may be null." if self.optional else f"{said}."
 
-    def field_description(self, entity: Entity) -> str | None:
+    def field_description(self, entity: Holder) -> str | None:
         """The description of its field on the entity's type: the declared one."""
         return self.description
 
@@ -228,7 +266,7 @@ class Attribute:
         what the schema says of it; `whose` names the attribute ("a ticket's status")."""
         return iter(())
 
-    def example(self, entity: Entity, name: str) -> Any:
+    def example(self, entity: Holder, name: str) -> Any:
         """A value of the kind that the entity's keys accept, the same each time
         (`dynagate model chart`); a kind without its own gives one of its GraphQL type."""
         if self.fixed_example is not None:
@@ -240,6 +278,6 @@ class Attribute:
         known: dict[str, Any] = {"Int": 1, "Float": 1.5, "Boolean": True, "JSON": {}}
         return known.get(scalar, f"{entity.name} {name}")
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         """Raises a ModelError led by `where` when the kind's own bounds, as the entity
         declares it, cannot work; a kind without bounds has none to check."""

@@ -5,15 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from errors.vocabulary import BadUserInput
 from keys.codecs import ChoiceCodec, Codec
-from model.attributes.base import Attribute, Creation, TypeSentence
+from model.attributes.base import Attribute, Creation, Holder, TypeSentence
 from model.errors import ModelError
-
-if TYPE_CHECKING:
-    from model.entities import Entity
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,10 +84,10 @@ class Choice(Attribute):
     def type_sentences(self, whose: str) -> Iterator[TypeSentence]:
         yield (self.values.__name__,), f"The values of {whose}."
 
-    def example(self, entity: Entity, name: str) -> StrEnum:
+    def example(self, entity: Holder, name: str) -> StrEnum:
         return self.initial or next(iter(self.values))
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         if self.initial is not None and not isinstance(self.initial, self.values):
             raise ModelError(f"{where}: its initial value is not one of its values")
         if self.settable and self.initial is None:

@@ -6,17 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from math import prod
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from errors.vocabulary import BadUserInput
-from model.attributes.base import INT_MAX, Attribute, Scalar, TypeSentence
+from model.attributes.base import INT_MAX, Attribute, Holder, Scalar, TypeSentence
 from model.attributes.numbers import EngineNumber, Number
 from model.attributes.texts import Text
 from model.attributes.value_checks import number
 from model.errors import ModelError
-
-if TYPE_CHECKING:
-    from model.entities import Entity
 
 MOST_LINES = 100
 
@@ -91,11 +88,11 @@ class Lines(Attribute):
             for type_name in (self.name, f"{self.name}Input"):
                 yield (type_name, field_name), kind.sentence
 
-    def example(self, entity: Entity, name: str) -> list[dict[str, Any]]:
+    def example(self, entity: Holder, name: str) -> list[dict[str, Any]]:
         line = {n: f.example(entity, n) for n, f in self.fields.items()}
         return [{self.numbered: 1, **line}]
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         if (
             not self.fields
             or self.numbered in self.fields
@@ -132,7 +129,7 @@ class Total(EngineNumber):
         product = " times ".join(self.of)
         return f"The sum over `{self.lines}` of {product}{unit}, computed on create"
 
-    def computed(self, entity: Entity, values: Mapping[str, Any]) -> int:
+    def computed(self, entity: Holder, values: Mapping[str, Any]) -> int:
         """The total over the lines in `values`, refused over its most."""
         found = sum(int(prod(line[name] for name in self.of)) for line in values[self.lines])
         if found > self.high:
@@ -142,7 +139,7 @@ class Total(EngineNumber):
             )
         return found
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         lines = entity.attributes.get(self.lines)
         numbers = [] if not isinstance(lines, Lines) else [lines.fields.get(n) for n in self.of]
         if not numbers or not all(isinstance(n, Number) and n.low >= 0 for n in numbers):

@@ -6,18 +6,15 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from keys.codecs import Codec, IdentifierCodec, KsuidCodec, identifier, ksuid
-from model.attributes.base import EXAMPLE_TIME, Attribute, Creation, Scalar
-
-if TYPE_CHECKING:
-    from model.entities import Entity
+from model.attributes.base import EXAMPLE_TIME, Attribute, Creation, Holder, Scalar
 
 _IDENTIFIER = "1 to 64 letters, digits, '.', '_' or '-'"
 
 
-def _named(entity: Entity, name: str) -> str:
+def _named(entity: Holder, name: str) -> str:
     """An identifier made of the attribute's name, less its `id` (`customerId`: `customer-1`)."""
     base = re.sub(r"_?(id|Id|ID)$", "", name) or entity.field_name
     return re.sub(r"[^A-Za-z0-9._-]", "", base.lower()) + "-1"
@@ -32,7 +29,7 @@ class _Named(Attribute):
     def checked(self, value: Any, field: str) -> str:
         return identifier(str(value), field)
 
-    def example(self, entity: Entity, name: str) -> str:
+    def example(self, entity: Holder, name: str) -> str:
         return _named(entity, name)
 
 
@@ -74,7 +71,7 @@ class GeneratedId(_Named):
     def made(self, given: Any, creation: Creation) -> str:
         return creation.new_id(creation.created)
 
-    def example(self, entity: Entity, name: str) -> str:
+    def example(self, entity: Holder, name: str) -> str:
         # Each entity's own id, fixed: a KSUID made of its name.
         payload = hashlib.blake2b(entity.name.encode(), digest_size=16).digest()
         return ksuid(int(EXAMPLE_TIME.timestamp()), payload)
@@ -102,7 +99,7 @@ class Author(Attribute):
     def kind_sentence(self) -> str:
         return f"Who {self.verb} it: the signed-in caller's username"
 
-    def field_description(self, entity: Entity) -> str:
+    def field_description(self, entity: Holder) -> str:
         article = "an" if entity.noun[0] in "aeiou" else "a"
         return (
             f"Who {self.verb} it; null for {article} {entity.noun} {self.verb} with identity off."

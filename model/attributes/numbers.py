@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from keys.codecs import Codec, NumberCodec, WholeNumberCodec
-from model.attributes.base import INT_MAX, MOST_SET_VALUES, Attribute, Creation, Scalar
+from model.attributes.base import INT_MAX, MOST_SET_VALUES, Attribute, Creation, Holder, Scalar
 from model.attributes.value_checks import number
 from model.errors import ModelError
-
-if TYPE_CHECKING:
-    from model.entities import Entity
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,10 +50,10 @@ class Number(Attribute):
     def kind_sentence(self) -> str:
         return f"A whole number from {self.low:,} to {self.high:,}"
 
-    def example(self, entity: Entity, name: str) -> int:
+    def example(self, entity: Holder, name: str) -> int:
         return max(self.low, min(self.high, 1))
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         check_whole_bounds(self.low, self.high, where)
 
 
@@ -104,7 +101,7 @@ class Version(EngineNumber):
     def made(self, given: Any, creation: Creation) -> int:
         return 1
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         if (
             len(entity.attributes_of(Version)) > 1
             or entity.copies is not None

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from errors.vocabulary import BadUserInput
 from keys.map import place_geohash
-from model.attributes.base import EXAMPLE_PLACE, Attribute, Axis, Scalar
-
-if TYPE_CHECKING:
-    from model.entities import Entity
+from model.attributes.base import EXAMPLE_PLACE, Attribute, Axis, Holder, Scalar
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,7 +34,7 @@ class Coordinate(Attribute):
         axis = "latitude, -90" if self.axis == "lat" else "longitude, -180"
         return f"Degrees of {axis} to {axis.split('-')[1]}"
 
-    def example(self, entity: Entity, name: str) -> float:
+    def example(self, entity: Holder, name: str) -> float:
         return EXAMPLE_PLACE[0] if self.axis == "lat" else EXAMPLE_PLACE[1]
 
 
@@ -52,5 +49,5 @@ class Geohash(Attribute):
         "The position's geohash (12 characters), made from its coordinates"
     )
 
-    def example(self, entity: Entity, name: str) -> str:
+    def example(self, entity: Holder, name: str) -> str:
         return place_geohash(*EXAMPLE_PLACE)

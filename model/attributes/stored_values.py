@@ -10,16 +10,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from math import isfinite
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from errors.vocabulary import BadUserInput
-from model.attributes.base import TEXT_MAX, Attribute, Scalar
+from model.attributes.base import TEXT_MAX, Attribute, Holder, Scalar
 from model.attributes.numbers import Number, check_whole_bounds
 from model.attributes.value_checks import number, text
 from model.errors import ModelError
-
-if TYPE_CHECKING:
-    from model.entities import Entity
 
 # A set's most values by default: a hundred keeps an item well under DynamoDB's 400 KB.
 SET_MOST = 100
@@ -51,10 +48,10 @@ class Real(Attribute):
     def kind_sentence(self) -> str:
         return f"A number from {self.low:g} to {self.high:g}"
 
-    def example(self, entity: Entity, name: str) -> float:
+    def example(self, entity: Holder, name: str) -> float:
         return max(self.low, min(self.high, 1.5))
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         if not (isfinite(self.low) and isfinite(self.high) and self.low <= self.high):
             raise ModelError(f"{where}: low to high must be finite numbers, in order")
 
@@ -87,7 +84,7 @@ class _Set(Attribute):
     def from_stored(self, value: Any) -> list[Any]:
         return sorted(value)
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         if not 1 <= self.most <= SET_MOST_DECLARED:
             raise ModelError(f"{where}: a set holds 1 to {SET_MOST_DECLARED} values")
 
@@ -118,10 +115,10 @@ class TextSet(_Set):
     def kind_sentence(self) -> str:
         return f"Distinct texts of 1 to {self.max_length:,} characters, at most {self.most}, sorted"
 
-    def example(self, entity: Entity, name: str) -> list[str]:
+    def example(self, entity: Holder, name: str) -> list[str]:
         return [f"{name}-a", f"{name}-b"]
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         super().check_declaration(entity, where)
         if not 1 <= self.max_length <= 10_000:
             raise ModelError(f"{where}: each text of a set is 1 to 10,000 characters")
@@ -151,10 +148,10 @@ class NumberSet(_Set):
             f" {self.most}, in order"
         )
 
-    def example(self, entity: Entity, name: str) -> list[int]:
+    def example(self, entity: Holder, name: str) -> list[int]:
         return sorted({self.low, min(self.high, self.low + 1)})
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         super().check_declaration(entity, where)
         check_whole_bounds(self.low, self.high, where)
 
@@ -192,10 +189,10 @@ class Json(Attribute):
     def kind_sentence(self) -> str:
         return f"A list or an object, at most {self.limit:,} bytes as JSON"
 
-    def example(self, entity: Entity, name: str) -> Any:
+    def example(self, entity: Holder, name: str) -> Any:
         return {"example": True}
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         if not 2 <= self.limit <= JSON_MOST:
             raise ModelError(f"{where}: JSON of 2 to {JSON_MOST:,} bytes")
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from keys.codecs import CodeCodec
-from model.attributes.base import TEXT_MAX, Attribute, Scalar
+from model.attributes.base import TEXT_MAX, Attribute, Holder, Scalar
 from model.attributes.value_checks import email, text
-
-if TYPE_CHECKING:
-    from model.entities import Entity
 
 # Tried in turn for a Code's example when its description gives none ("… such as 'en'").
 CODE_EXAMPLES = ("en", "2025-03-01", "alice@example.com", "abc", "a1", "1")
@@ -77,7 +74,7 @@ class Code(Attribute):
     def kind_sentence(self) -> str:
         return f"{self.described[0].upper()}{self.described[1:]}, kept in lower case"
 
-    def example(self, entity: Entity, name: str) -> str | None:
+    def example(self, entity: Holder, name: str) -> str | None:
         """The example its description gives, else the first of a few its pattern takes."""
         told = _SUCH_AS.search(self.described)
         for candidate in ([told.group(1)] if told else []) + list(CODE_EXAMPLES):

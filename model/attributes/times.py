@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from errors.vocabulary import BadUserInput
 from keys.codecs import (
@@ -18,11 +18,16 @@ from keys.codecs import (
     to_epoch,
     to_millis,
 )
-from model.attributes.base import EXAMPLE_TIME, Attribute, Creation, Scalar, Stamp, TimeFormat
+from model.attributes.base import (
+    EXAMPLE_TIME,
+    Attribute,
+    Creation,
+    Holder,
+    Scalar,
+    Stamp,
+    TimeFormat,
+)
 from model.errors import ModelError
-
-if TYPE_CHECKING:
-    from model.entities import Entity
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,10 +94,10 @@ class Timestamp(Attribute):
             return f"{said}, set on create{earlier}"
         return said
 
-    def example(self, entity: Entity, name: str) -> datetime:
+    def example(self, entity: Holder, name: str) -> datetime:
         return EXAMPLE_TIME
 
-    def check_declaration(self, entity: Entity, where: str) -> None:
+    def check_declaration(self, entity: Holder, where: str) -> None:
         if self.imported and self.stamped != "create":
             raise ModelError(f"{where}: only a time stamped on create may be imported")
 
