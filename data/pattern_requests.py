@@ -5,6 +5,7 @@ prints them and the schema's descriptions say them (docs/model.md)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from data.entities import most_bytes
@@ -43,75 +44,125 @@ def pattern_field(model: Model, pattern: Pattern) -> str:
     return f"{root}.{pattern.field}"
 
 
+@dataclass(frozen=True)
+class Said:
+    """An access pattern in words: what its field `does` (what it answers, or changes), the
+    DynamoDB `requests` it leads to with its worst case (as `dynagate model check` prints
+    them), and the `brief` of them that the schema's description ends with."""
+
+    does: str
+    requests: str
+    brief: str
+
+    @property
+    def sentence(self) -> str:
+        """The field's description, when its declaration gives none."""
+        return f"{self.does}: {self.brief}."
+
+
 def pattern_requests(model: Model, pattern: Pattern) -> str:
     """The DynamoDB requests an access pattern leads to (its key condition), and its worst
     case."""
+    return said_of(model, pattern).requests
+
+
+def said_of(model: Model, pattern: Pattern) -> Said:
+    """What an access pattern does and asks of DynamoDB, in words."""
     entity = pattern.entity
+    one_of, many = one(entity.noun), plural(entity.noun)
     if isinstance(pattern, Lookup):
+        key = _key(entity, entity.table)
         if entity.readers is not None and entity.readers.parent_owner:
-            return (
-                f"GetItem {_key(entity, entity.table)} (batched per request), then its parent's"
-                " for its readers; worst 2 calls, 2 items"
+            asked = (
+                f"GetItem {key} (batched per request), then its parent's for its readers;"
+                " worst 2 calls, 2 items"
             )
-        return f"GetItem {_key(entity, entity.table)} (batched per request); worst 1 call, 1 item"
+        else:
+            asked = f"GetItem {key} (batched per request); worst 1 call, 1 item"
+        return Said(
+            f"{one(entity.noun, capital=True)} by its key, null when there is none", asked, asked
+        )
     if isinstance(pattern, ListOf):
-        return _list(pattern)
+        if pattern.whole is not None:
+            does = f"Every one of its {many} (at most {pattern.whole}), in key order"
+        else:
+            order = "descending" if pattern.descending else "ascending"
+            does = f"The {many} of one partition, {order} by {sort_of(pattern)}"
+        return Said(does, _list(pattern), list_read(pattern))
     if isinstance(pattern, Create):
         calls = entity_writes.create_calls(model, entity)
-        return f"PutItem or TransactWriteItems; worst {_n(calls, 'call')}"
+        asked = f"PutItem or TransactWriteItems; worst {_n(calls, 'call')}"
+        return Said(f"Creates {one_of}", asked, asked)
     if isinstance(pattern, Update):
-        calls, items = entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets))
-        key = _key(entity, entity.table)
-        if pattern.access == "parent_owner":
-            return (
-                f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
-                f" parent's owner, Update of {key}), GetItem of it; worst {_n(calls + 2, 'call')},"
-                f" {items + 2} read"
-            )
-        if entity.places is not None:
-            return (
-                "GetItem (consistent), then TransactWriteItems (the item and its place; on a"
-                " move the old place and the cell counts left and entered), again when raced;"
-                f" worst {_n(calls, 'call')}, {items} read"
-            )
-        if pattern.access == "owner":
-            return (
-                f"GetItem (consistent), then UpdateItem of {key} held to its owner; worst"
-                f" {_n(calls + 1, 'call')}, {items + 1} read"
-            )
-        return f"UpdateItem of {key}; worst {_n(calls, 'call')}, {items} read"
+        asked = _update(entity, pattern)
+        return Said(f"Changes {one_of} named by its key", asked, asked)
     if isinstance(pattern, Delete) and model.children_of(entity):
         return _parent_delete(model, pattern)
     if isinstance(pattern, Delete):
-        calls, items = entity_writes.delete_calls(entity)
-        if pattern.access in ("owner", "parent_owner"):
-            calls, items = calls + 1, items + 1  # the item's owner, or its parent's, read first
-        if pattern.access == "parent_owner":
-            return (
-                f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
-                f" parent's owner, Delete); worst {_n(calls, 'call')}, {items} read"
-            )
-        if pattern.access == "owner":
-            return (
-                f"GetItem (consistent), then TransactWriteItems (Delete held to its owner);"
-                f" worst {_n(calls, 'call')}, {items} read"
-            )
-        return f"TransactWriteItems; worst {_n(calls, 'call')}, {items} read"
+        asked = _delete(entity, pattern)
+        return Said(f"Removes the {entity.noun} its key names, true once removed", asked, asked)
     if isinstance(pattern, Near):
         calls, items = entity_places.search_bound(entity, 100)
-        return (
+        asked = (
             f"Query per geohash range of the view; worst {_n(calls, 'call')}, {items} items"
             " (limit 100)"
         )
+        return Said(f"The {many} inside a viewport", asked, asked)
     if isinstance(pattern, Nearest):
-        return entity_nearest.described(pattern, DEFAULT_PAGE)
+        asked = entity_nearest.described(pattern, DEFAULT_PAGE)
+        return Said(f"The {many}", asked, _within(f"The {many}", asked))
     assert isinstance(pattern, Heatmap)
-    return "Query per cell partition of the view; worst within the request's limits"
+    asked = "Query per cell partition of the view; worst within the request's limits"
+    does = f"Exact counts of {many} in the geohash cells meeting a viewport"
+    return Said(does, asked, asked)
 
 
-def _parent_delete(model: Model, pattern: Delete) -> str:
-    """A parent's delete: its mark, its children's reads, then one transaction."""
-    calls, items = parent_removals.removal_calls(model, pattern.entity)
+def _update(entity: Entity, pattern: Update) -> str:
+    calls, items = entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets))
+    key = _key(entity, entity.table)
+    if pattern.access == "parent_owner":
+        return (
+            f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
+            f" parent's owner, Update of {key}), GetItem of it; worst {_n(calls + 2, 'call')},"
+            f" {items + 2} read"
+        )
+    if entity.places is not None:
+        return (
+            "GetItem (consistent), then TransactWriteItems (the item and its place; on a"
+            " move the old place and the cell counts left and entered), again when raced;"
+            f" worst {_n(calls, 'call')}, {items} read"
+        )
+    if pattern.access == "owner":
+        return (
+            f"GetItem (consistent), then UpdateItem of {key} held to its owner; worst"
+            f" {_n(calls + 1, 'call')}, {items + 1} read"
+        )
+    return f"UpdateItem of {key}; worst {_n(calls, 'call')}, {items} read"
+
+
+def _delete(entity: Entity, pattern: Delete) -> str:
+    calls, items = entity_writes.delete_calls(entity)
+    if pattern.access in ("owner", "parent_owner"):
+        calls, items = calls + 1, items + 1  # the item's owner, or its parent's, read first
+    if pattern.access == "parent_owner":
+        return (
+            f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
+            f" parent's owner, Delete); worst {_n(calls, 'call')}, {items} read"
+        )
+    if pattern.access == "owner":
+        return (
+            f"GetItem (consistent), then TransactWriteItems (Delete held to its owner);"
+            f" worst {_n(calls, 'call')}, {items} read"
+        )
+    return f"TransactWriteItems; worst {_n(calls, 'call')}, {items} read"
+
+
+def _parent_delete(model: Model, pattern: Delete) -> Said:
+    """A parent's delete: its mark, its children's reads, then one transaction; what
+    becomes of what is below it."""
+    entity = pattern.entity
+    below = " and ".join(plural(child.noun) for child in model.children_of(entity))
+    calls, items = parent_removals.removal_calls(model, entity)
     reads = []
     for place in parent_removals.places_below(model, pattern.entity):
         how = "consistent" if place.exact else f"after {parent_removals.INDEX_SETTLE:g} s"
@@ -125,10 +176,20 @@ def _parent_delete(model: Model, pattern: Delete) -> str:
         if pattern.children == "refuse"
         else f"TransactWriteItems removing it and them (at most {parent_removals.MOST_ACTIONS})"
     )
-    return (
+    asked = (
         f"UpdateItem (its removal's mark), {', '.join(reads)}, then {then}; worst"
         f" {_n(calls, 'call')}, {items} read"
     )
+    if pattern.children == "refuse":
+        does = f"Removes the {entity.noun} its key names"
+        brief = f"CONFLICT naming its {below} while any exist; worst {calls} calls"
+    else:
+        does = f"Removes the {entity.noun} its key names with its {below}"
+        brief = (
+            f"one transaction of at most {parent_removals.MOST_ACTIONS} writes (beyond,"
+            f" `dynagate remove`); worst {calls} calls"
+        )
+    return Said(does, asked, brief)
 
 
 def _list(pattern: ListOf) -> str:
@@ -196,6 +257,26 @@ def _key(entity: Entity, index: Index) -> str:
 def _shape(template: KeyTemplate, fixed: Mapping[str, Any] | None = None) -> str:
     """The key with each segment named (`CUSTOMER#<id>`), or its value where fixed."""
     return template.described(fixed)
+
+
+def one(noun: str, *, capital: bool = False) -> str:
+    """`an order`, `a customer`; `An order` with `capital`."""
+    article = "an" if noun[:1].lower() in "aeiou" else "a"
+    return f"{article.capitalize() if capital else article} {noun}"
+
+
+# The longest description: one sentence beside a name in GraphiQL.
+LONGEST = 200
+
+
+def _within(does: str, asked: str) -> str:
+    """`asked`, cut after its last clause with which `does: asked.` stays within `LONGEST`
+    characters."""
+    sentence = f"{does}: {asked}."
+    if len(sentence) <= LONGEST:
+        return asked
+    cut = sentence.rfind("; ", 0, LONGEST)
+    return sentence[len(does) + 2 : cut] if cut > len(does) else asked[: LONGEST - len(does) - 4]
 
 
 def _n(count: int, noun: str) -> str:

@@ -19,12 +19,12 @@ from graphql import (
     is_specified_scalar_type,
 )
 
+from data.pattern_requests import one
 from gateway.schema.sentences import (
     ARGUMENTS,
     entity_sentence,
     followed_sentence,
     list_arguments,
-    one,
     pattern_sentence,
 )
 from model import Create, Delete, Entity, ListOf, Model, Near, Update

@@ -6,29 +6,11 @@ asks of DynamoDB and its worst case, as `dynagate model check` prints them
 
 from __future__ import annotations
 
-from data.pattern_requests import item_key, list_read, pattern_requests, sort_of
+from data.pattern_requests import item_key, one, said_of
 from data.places.items import DEFAULT_LIMIT, MAX_LIMIT
-from data.writes import parents
-from model import (
-    Create,
-    Delete,
-    Entity,
-    Heatmap,
-    ListOf,
-    Lookup,
-    Model,
-    Near,
-    Pattern,
-    Update,
-)
+from model import Entity, ListOf, Model, Near, Pattern
 from model.entities import plural
 from store.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-
-
-def one(noun: str, *, capital: bool = False) -> str:
-    """`an order`, `a customer`; `An order` with `capital`."""
-    article = "an" if noun[:1].lower() in "aeiou" else "a"
-    return f"{article.capitalize() if capital else article} {noun}"
 
 
 def entity_sentence(entity: Entity) -> str:
@@ -37,58 +19,7 @@ def entity_sentence(entity: Entity) -> str:
 
 def pattern_sentence(model: Model, pattern: Pattern) -> str:
     """A root field's or a list's: what it answers, then its requests and worst case."""
-    entity = pattern.entity
-    noun, many = entity.noun, plural(entity.noun)
-    requests = pattern_requests(model, pattern)
-    if isinstance(pattern, Lookup):
-        return f"{one(noun, capital=True)} by its key, null when there is none: {requests}."
-    if isinstance(pattern, ListOf):
-        if pattern.whole is not None:
-            every = f"Every one of its {many} (at most {pattern.whole})"
-            return f"{every}, in key order: {list_read(pattern)}."
-        order = "descending" if pattern.descending else "ascending"
-        return f"The {many} of one partition, {order} by {sort_of(pattern)}: {list_read(pattern)}."
-    if isinstance(pattern, Create):
-        return f"Creates {one(noun)}: {requests}."
-    if isinstance(pattern, Update):
-        return f"Changes {one(noun)} named by its key: {requests}."
-    if isinstance(pattern, Delete) and model.children_of(entity):
-        return _parent_removal(model, pattern)
-    if isinstance(pattern, Delete):
-        return f"Removes the {noun} its key names, true once removed: {requests}."
-    if isinstance(pattern, Near):
-        return f"The {many} inside a viewport: {requests}."
-    if isinstance(pattern, Heatmap):
-        return f"Exact counts of {many} in the geohash cells meeting a viewport: {requests}."
-    return _within(f"The {many}: {requests}.")
-
-
-def _parent_removal(model: Model, pattern: Delete) -> str:
-    """A parent's delete: what becomes of what is below it, and its worst case."""
-    entity = pattern.entity
-    below = " and ".join(plural(child.noun) for child in model.children_of(entity))
-    calls, _ = parents.removal_calls(model, entity)
-    if pattern.children == "refuse":
-        return (
-            f"Removes the {entity.noun} its key names; CONFLICT naming its {below} while any"
-            f" exist; worst {calls} calls."
-        )
-    return (
-        f"Removes the {entity.noun} its key names with its {below}, in one transaction of at"
-        f" most {parents.MOST_ACTIONS} writes (beyond, `dynagate remove`); worst {calls} calls."
-    )
-
-
-# The longest description: one sentence beside a name in GraphiQL.
-LONGEST = 200
-
-
-def _within(sentence: str) -> str:
-    """`sentence`, cut after its last clause that ends within `LONGEST` characters."""
-    if len(sentence) <= LONGEST:
-        return sentence
-    cut = sentence.rfind("; ", 0, LONGEST)
-    return sentence[:cut] + "." if cut > 0 else sentence[: LONGEST - 1] + "…"
+    return said_of(model, pattern).sentence
 
 
 def followed_sentence(pattern: ListOf | Near) -> str:
