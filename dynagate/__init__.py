@@ -27,9 +27,9 @@ from gateway.served_model import Face
 from model import *  # noqa: F403  (every declaration, as `model` exports them)
 from resolvers.access import AUTHOR, SignedIn, Stored, Themselves
 from resolvers.context import Context
-from resolvers.cost import mutation_with_cost, writes
 from resolvers.derived_arguments import REQUIRED, enum, signed
 from resolvers.derived_roots import Roots
+from resolvers.field_costs import mutation_with_cost, writes
 from store.client import TRANSACT_CALLS, DynamoDBClient, Store
 from store.cost import worst_case
 from store.errors import ConditionFailed, TransactionCanceled

@@ -13,9 +13,9 @@ from data.places import nearest as entity_nearest
 from errors.vocabulary import BadUserInput
 from model import Nearest
 from resolvers.context import Context
-from resolvers.cost import PAGE, Args, FieldCost, cost, field_with_cost, page_size
 from resolvers.derived_arguments import REQUIRED, signed
 from resolvers.derived_types import EntityTypes
+from resolvers.field_costs import PAGE, Args, FieldCost, cost, field_with_cost, page_size
 from resolvers.relay import NOT_GIVEN, PageInfo, given
 
 Info = strawberry.Info[Context, None]

@@ -17,9 +17,9 @@ from data.places.items import Viewport
 from errors.vocabulary import BadUserInput
 from model import Heatmap, Near, Places
 from resolvers.context import Context
-from resolvers.cost import PAGE, Args, FieldCost, Tune, cost, field_with_cost
 from resolvers.derived_arguments import REQUIRED, signed
 from resolvers.derived_types import EntityTypes
+from resolvers.field_costs import PAGE, Args, FieldCost, Tune, cost, field_with_cost
 from resolvers.relay import NOT_GIVEN, given
 from resolvers.subscriptions import follow, subscription
 

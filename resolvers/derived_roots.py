@@ -1,6 +1,6 @@
 """The root fields of a declared model (`model/`): a Query field per lookup and per root
 list, a Mutation per write (`resolvers/derived_writes.py`), a Subscription per followed
-list; each with its worst case (`resolvers/cost.py`) and its rule of access
+list; each with its worst case (`resolvers/field_costs.py`) and its rule of access
 (`resolvers/access.py`)."""
 
 from __future__ import annotations
@@ -32,13 +32,6 @@ from model import (
 )
 from resolvers import derived_places, lookahead
 from resolvers.context import Context
-from resolvers.cost import entity as named_entity
-from resolvers.cost import (
-    field_with_cost,
-    item_read,
-    page_read,
-    with_item_read,
-)
 from resolvers.derived_access import on_token, owned, rule
 from resolvers.derived_arguments import (
     REQUIRED,
@@ -50,6 +43,13 @@ from resolvers.derived_arguments import (
 from resolvers.derived_nearest import nearest_field
 from resolvers.derived_types import EntityTypes, filtering, shown_key
 from resolvers.derived_writes import create_field, delete_field, update_field
+from resolvers.field_costs import entity as named_entity
+from resolvers.field_costs import (
+    field_with_cost,
+    item_read,
+    page_read,
+    with_item_read,
+)
 from resolvers.readers import reads_parent, require_list
 from resolvers.relay import Connection, connection_field
 from resolvers.scalars import SortDirection

@@ -28,16 +28,6 @@ from errors.vocabulary import Forbidden
 from model import Entity, ListOf, Model, Near
 from model.attributes import Attribute
 from resolvers.context import Context
-from resolvers.cost import (
-    FieldCost,
-    cost,
-    field_options,
-    item_read,
-    items_of,
-    owner_of,
-    page_read,
-    with_item_read,
-)
 from resolvers.derived_arguments import (
     REQUIRED,
     enum,
@@ -46,6 +36,16 @@ from resolvers.derived_arguments import (
     list_parameters,
     narrowing,
     signed,
+)
+from resolvers.field_costs import (
+    FieldCost,
+    cost,
+    field_options,
+    item_read,
+    items_of,
+    owner_of,
+    page_read,
+    with_item_read,
 )
 from resolvers.readers import (
     partition_under,

@@ -1,5 +1,5 @@
 """The Mutation fields of a declared model (`model/`): a create, an update and a delete per
-pattern, each with its input type, its worst case (`resolvers/cost.py`) and its rule of
+pattern, each with its input type, its worst case (`resolvers/field_costs.py`) and its rule of
 access (`resolvers/access.py`); their payloads are shown as the entity's readers allow."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from data.writes import parents as parent_removals
 from model import Create, Delete, Model, Update
 from resolvers.access import AdminsGive, SignedIn
 from resolvers.context import Context
-from resolvers.cost import mutation_with_cost, with_item_read, write_calls
 from resolvers.derived_access import owns_parent, rule
 from resolvers.derived_arguments import REQUIRED, Parameters, graphql_type, signed
 from resolvers.derived_types import EntityTypes
+from resolvers.field_costs import mutation_with_cost, with_item_read, write_calls
 from resolvers.readers import reads_parent
 from resolvers.relay import NOT_GIVEN, given
 

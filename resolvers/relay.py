@@ -12,7 +12,7 @@ from strawberry.types.arguments import StrawberryArgument
 from strawberry.types.field import StrawberryField
 
 from resolvers.access import Rule
-from resolvers.cost import PAGE, FieldCost, cost, field_options, field_with_cost
+from resolvers.field_costs import PAGE, FieldCost, cost, field_options, field_with_cost
 from store.pagination import Check, Page, PageArgs
 
 FLAG_READ = FieldCost(reads_flag=True)

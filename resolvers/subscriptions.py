@@ -19,7 +19,7 @@ from data.feed import Topic
 from errors.vocabulary import Unavailable
 from resolvers.access import Rule
 from resolvers.context import Context
-from resolvers.cost import FieldCost, field_options
+from resolvers.field_costs import FieldCost, field_options
 
 Info = strawberry.Info[Context, None]
 Event = TypeVar("Event")

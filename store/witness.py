@@ -21,7 +21,7 @@ from store.requests import WRITE_TOKEN, Key, from_attributes, primary_key
 
 # The most reads a write of a mutation makes to learn what it did: its witness, after every
 # answer was lost, and under an Idempotency-Key, the item an update wrote (a transaction
-# returns none). Part of every mutation's bound (`resolvers.cost.writes`).
+# returns none). Part of every mutation's bound (`resolvers.field_costs.writes`).
 CHECK_READS = 2
 
 

@@ -2,7 +2,7 @@
 
 Walks the operation's selections (`resolvers/selections.py`: fragments expanded, `@skip`
 and `@include` decided as execution decides them) with the cost model of each field
-(`resolvers/cost.py`): a field adds its own requests and items once per parent object, one
+(`resolvers/field_costs.py`): a field adds its own requests and items once per parent object, one
 to the fields of the response per parent object, and multiplies what is selected below it
 by its fanout. The same selections always cost the same in the same place, so each is
 costed once per place (type, list size, parent) it is selected in: a document that
@@ -34,7 +34,7 @@ from graphql.execution.values import VariableValues, get_argument_values, get_va
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 
 from gateway.demand.introspection import introspection_fields
-from resolvers.cost import COST, PAGE, FieldCost, Tune, figure
+from resolvers.field_costs import COST, PAGE, FieldCost, Tune, figure
 from resolvers.selections import Fragments, Walk, fragments_of
 from store.pagination import FLAG_ITEMS, FLAG_REQUESTS
 

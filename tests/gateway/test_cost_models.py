@@ -49,4 +49,4 @@ def test_every_resolver_and_object_list_declares_its_cost() -> None:
         assert isinstance(kind, GraphQLObjectType)
         if model_of(kind.fields[name]) is None:
             missing.append(coordinate)
-    assert missing == [], f"declare a cost model (resolvers/cost.py) for {missing}"
+    assert missing == [], f"declare a cost model (resolvers/field_costs.py) for {missing}"
