@@ -13,6 +13,7 @@ from data.places import items as entity_places
 from data.places import nearest as entity_nearest
 from data.writes import entities as entity_writes
 from data.writes import parents as parent_removals
+from data.writes.kinds import keeping_of
 from keys.table import Index
 from keys.template import KeyTemplate
 from model import (
@@ -119,25 +120,8 @@ def said_of(model: Model, pattern: Pattern) -> Said:
 
 def _update(entity: Entity, pattern: Update) -> str:
     calls, items = entity_writes.update_calls(entity, (*pattern.changes, *pattern.sets))
-    key = _key(entity, entity.table)
-    if pattern.access == "parent_owner":
-        return (
-            f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
-            f" parent's owner, Update of {key}), GetItem of it; worst {_n(calls + 2, 'call')},"
-            f" {items + 2} read"
-        )
-    if entity.places is not None:
-        return (
-            "GetItem (consistent), then TransactWriteItems (the item and its place; on a"
-            " move the old place and the cell counts left and entered), again when raced;"
-            f" worst {_n(calls, 'call')}, {items} read"
-        )
-    if pattern.access == "owner":
-        return (
-            f"GetItem (consistent), then UpdateItem of {key} held to its owner; worst"
-            f" {_n(calls + 1, 'call')}, {items + 1} read"
-        )
-    return f"UpdateItem of {key}; worst {_n(calls, 'call')}, {items} read"
+    asked, read = keeping_of(entity).update_said(_key(entity, entity.table), pattern.access)
+    return f"{asked}; worst {_n(calls + read, 'call')}, {items + read} read"
 
 
 def _delete(entity: Entity, pattern: Delete) -> str:

@@ -20,7 +20,7 @@ from data.writes.creates import put_all
 from data.writes.keeping import Action, Change, Removing
 from errors.vocabulary import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
 from keys.codecs import format_timestamp, parse_timestamp
-from model import Entity, Moves
+from model import Access, Entity, Moves
 from model.kinds import copies_made, domain
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
@@ -245,6 +245,13 @@ class Copied:
 
     def update_calls(self, entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
         return CHANGE_CALLS, 1
+
+    def update_said(self, key: str, access: Access) -> tuple[str, int]:
+        return (
+            "GetItem (consistent), then TransactWriteItems (the item, its copies in the lists"
+            " it is in now, and the end of those in lists it left)",
+            0,
+        )
 
     async def update(
         self, store: Store, items: ItemLoader, entity: Entity, change: Change

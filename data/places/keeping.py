@@ -13,7 +13,7 @@ from data.places import items as places
 from data.places import moves
 from data.writes.keeping import Action, Change, Removing
 from keys.map import CELL_LENGTHS
-from model import Entity
+from model import Access, Entity
 from store.client import TRANSACT_CALLS, Store
 from store.loaders import ItemLoader
 from store.requests import Item, Key, expecting, primary_key, transaction_delete
@@ -42,6 +42,13 @@ class Placed:
 
     def update_calls(self, entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
         return moves.CHANGE_CALLS, moves.CHANGE_READS
+
+    def update_said(self, key: str, access: Access) -> tuple[str, int]:
+        return (
+            "GetItem (consistent), then TransactWriteItems (the item and its place; on a"
+            " move the old place and the cell counts left and entered), again when raced",
+            0,
+        )
 
     async def update(
         self, store: Store, items: ItemLoader, entity: Entity, change: Change

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from data.callers import Caller
 from data.entities import Record
-from model import Entity, Moves
+from model import Access, Entity, Moves
 from store.client import Store
 from store.loaders import ItemLoader
 from store.requests import Item, Key
@@ -72,6 +72,11 @@ class Keeping(Protocol):
 
     def update_calls(self, entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
         """The most calls an update of `changes` makes, and the items its reads take."""
+
+    def update_said(self, key: str, access: Access) -> tuple[str, int]:
+        """The requests an update of the item keyed `key` makes under `access`, in words
+        (`dynagate model check`, the schema's descriptions), and the calls and items its
+        rule reads beyond `update_calls`."""
 
     async def update(
         self, store: Store, items: ItemLoader, entity: Entity, change: Change

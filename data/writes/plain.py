@@ -33,7 +33,7 @@ from data.writes.owners import (
 )
 from errors.vocabulary import Conflict, DynagateError, NotFound
 from keys.codecs import format_timestamp, parse_timestamp
-from model import Entity
+from model import Access, Entity
 from store.client import TRANSACT_CALLS, Store
 from store.errors import ConditionFailed, TransactionCanceled
 from store.loaders import ItemLoader
@@ -73,6 +73,17 @@ class Plain:
     def update_calls(self, entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
         reads = 1 if kept_values(entity, set(changes), set(changes)) else 0
         return reads + (UPDATE_ATTEMPTS if _sorting_stamp(entity) else 1), reads
+
+    def update_said(self, key: str, access: Access) -> tuple[str, int]:
+        if access == "parent_owner":
+            return (
+                "GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
+                f" parent's owner, Update of {key}), GetItem of it",
+                2,
+            )
+        if access == "owner":
+            return f"GetItem (consistent), then UpdateItem of {key} held to its owner", 1
+        return f"UpdateItem of {key}", 0
 
     async def update(
         self, store: Store, items: ItemLoader, entity: Entity, change: Change
