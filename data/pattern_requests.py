@@ -126,19 +126,8 @@ def _update(entity: Entity, pattern: Update) -> str:
 
 def _delete(entity: Entity, pattern: Delete) -> str:
     calls, items = entity_writes.delete_calls(entity)
-    if pattern.access in ("owner", "parent_owner"):
-        calls, items = calls + 1, items + 1  # the item's owner, or its parent's, read first
-    if pattern.access == "parent_owner":
-        return (
-            f"GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
-            f" parent's owner, Delete); worst {_n(calls, 'call')}, {items} read"
-        )
-    if pattern.access == "owner":
-        return (
-            f"GetItem (consistent), then TransactWriteItems (Delete held to its owner);"
-            f" worst {_n(calls, 'call')}, {items} read"
-        )
-    return f"TransactWriteItems; worst {_n(calls, 'call')}, {items} read"
+    asked, read = keeping_of(entity).delete_said(pattern.access)
+    return f"{asked}; worst {_n(calls + read, 'call')}, {items + read} read"
 
 
 def _parent_delete(model: Model, pattern: Delete) -> Said:

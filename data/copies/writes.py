@@ -261,6 +261,9 @@ class Copied:
     def delete_calls(self, entity: Entity) -> tuple[int, int]:
         return CHANGE_CALLS, 1
 
+    def delete_said(self, access: Access) -> tuple[str, int]:
+        return "GetItem (consistent), then TransactWriteItems (the item and every copy)", 0
+
     async def delete(
         self, store: Store, items: ItemLoader, entity: Entity, removing: Removing
     ) -> bool:

@@ -58,6 +58,13 @@ class Placed:
     def delete_calls(self, entity: Entity) -> tuple[int, int]:
         return places.REMOVE_CALLS, 1
 
+    def delete_said(self, access: Access) -> tuple[str, int]:
+        return (
+            "GetItem (consistent), then TransactWriteItems (the item, its place and the"
+            " counts of its cells)",
+            0,
+        )
+
     async def delete(
         self, store: Store, items: ItemLoader, entity: Entity, removing: Removing
     ) -> bool:

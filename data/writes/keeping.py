@@ -86,6 +86,10 @@ class Keeping(Protocol):
     def delete_calls(self, entity: Entity) -> tuple[int, int]:
         """The most calls a delete makes, and the items its reads take."""
 
+    def delete_said(self, access: Access) -> tuple[str, int]:
+        """The requests a delete makes under `access`, in words, and the calls and items
+        its rule reads beyond `delete_calls`."""
+
     async def delete(
         self, store: Store, items: ItemLoader, entity: Entity, removing: Removing
     ) -> bool:

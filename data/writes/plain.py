@@ -94,6 +94,17 @@ class Plain:
         # One transaction, so a resend whose first attempt landed is recognised.
         return TRANSACT_CALLS, 0
 
+    def delete_said(self, access: Access) -> tuple[str, int]:
+        if access == "parent_owner":
+            return (
+                "GetItem of its parent (consistent), TransactWriteItems (ConditionCheck on the"
+                " parent's owner, Delete)",
+                1,
+            )
+        if access == "owner":
+            return "GetItem (consistent), then TransactWriteItems (Delete held to its owner)", 1
+        return "TransactWriteItems", 0
+
     async def delete(
         self, store: Store, items: ItemLoader, entity: Entity, removing: Removing
     ) -> bool:

@@ -97,10 +97,13 @@ def test_a_key_argument_says_whose_key_it_is() -> None:
     assert not str(said["AddEventInput.id"]).startswith("The event's")
 
 
-def test_an_update_says_the_requests_of_its_kind_of_keeping() -> None:
+def test_a_write_says_the_requests_of_its_kind_of_keeping() -> None:
     said = dict(described(exported("demo.model")))
     # An order is its own item alone; a comment keeps copies, moved with it in one transaction.
     assert str(said["Mutation.setOrderStatus"]).startswith(
         "Changes an order named by its key: UpdateItem of ORDER#<id>"
     )
     assert "then TransactWriteItems (the item, its copies" in str(said["Mutation.editComment"])
+    # A delete of either reads the item first, then removes it with its copies, or its place.
+    assert "GetItem (consistent), then" in str(said["Mutation.deleteComment"])
+    assert "its place and the counts of its cells" in str(said["Mutation.removeMarker"])
