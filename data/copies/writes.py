@@ -17,10 +17,10 @@ from data.callers import AUTHOR, AUTHOR_KEY, Caller, wrote
 from data.clock import now
 from data.entities import Record, described, key_of, record, stored
 from data.writes.creates import put_all
-from data.writes.keeping import Action, Change, Removing
+from data.writes.keeping import Action, Change, ReadFirst, Removing
 from errors.vocabulary import BadUserInput, Conflict, DynagateError, Forbidden, NotFound
 from keys.codecs import format_timestamp, parse_timestamp
-from model import Access, Entity, Moves
+from model import Entity, Moves
 from model.kinds import copies_made, domain
 from store.client import TRANSACT_CALLS, Store
 from store.errors import TransactionCanceled
@@ -222,10 +222,15 @@ def not_theirs(entity: Entity, arguments: Mapping[str, Any]) -> Forbidden:
     return Forbidden(f"{described(entity, arguments)} was {verb} by someone else")
 
 
-class Copied:
+class Copied(ReadFirst):
     """An entity kept with a copy in every list a filter can ask for (docs/model.md#copies)."""
 
     answers_unchanged = True
+    updates = (
+        "TransactWriteItems (the item, its copies in the lists it is in now, and the end of"
+        " those in lists it left)"
+    )
+    deletes = "TransactWriteItems (the item and every copy)"
 
     def derive(self, entity: Entity, values: dict[str, Any]) -> None:
         pass
@@ -246,13 +251,6 @@ class Copied:
     def update_calls(self, entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
         return CHANGE_CALLS, 1
 
-    def update_said(self, key: str, access: Access) -> tuple[str, int]:
-        return (
-            "GetItem (consistent), then TransactWriteItems (the item, its copies in the lists"
-            " it is in now, and the end of those in lists it left)",
-            0,
-        )
-
     async def update(
         self, store: Store, items: ItemLoader, entity: Entity, change: Change
     ) -> Record:
@@ -260,9 +258,6 @@ class Copied:
 
     def delete_calls(self, entity: Entity) -> tuple[int, int]:
         return CHANGE_CALLS, 1
-
-    def delete_said(self, access: Access) -> tuple[str, int]:
-        return "GetItem (consistent), then TransactWriteItems (the item and every copy)", 0
 
     async def delete(
         self, store: Store, items: ItemLoader, entity: Entity, removing: Removing

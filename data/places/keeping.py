@@ -11,18 +11,23 @@ from typing import Any
 from data.entities import Record
 from data.places import items as places
 from data.places import moves
-from data.writes.keeping import Action, Change, Removing
+from data.writes.keeping import Action, Change, ReadFirst, Removing
 from keys.map import CELL_LENGTHS
-from model import Access, Entity
+from model import Entity
 from store.client import TRANSACT_CALLS, Store
 from store.loaders import ItemLoader
 from store.requests import Item, Key, expecting, primary_key, transaction_delete
 
 
-class Placed:
+class Placed(ReadFirst):
     """An entity kept by place."""
 
     answers_unchanged = False
+    updates = (
+        "TransactWriteItems (the item and its place; on a move the old place and the cell"
+        " counts left and entered), again when raced"
+    )
+    deletes = "TransactWriteItems (the item, its place and the counts of its cells)"
 
     def derive(self, entity: Entity, values: dict[str, Any]) -> None:
         _, _, geohash = entity.position
@@ -43,13 +48,6 @@ class Placed:
     def update_calls(self, entity: Entity, changes: Iterable[str]) -> tuple[int, int]:
         return moves.CHANGE_CALLS, moves.CHANGE_READS
 
-    def update_said(self, key: str, access: Access) -> tuple[str, int]:
-        return (
-            "GetItem (consistent), then TransactWriteItems (the item and its place; on a"
-            " move the old place and the cell counts left and entered), again when raced",
-            0,
-        )
-
     async def update(
         self, store: Store, items: ItemLoader, entity: Entity, change: Change
     ) -> Record:
@@ -57,13 +55,6 @@ class Placed:
 
     def delete_calls(self, entity: Entity) -> tuple[int, int]:
         return places.REMOVE_CALLS, 1
-
-    def delete_said(self, access: Access) -> tuple[str, int]:
-        return (
-            "GetItem (consistent), then TransactWriteItems (the item, its place and the"
-            " counts of its cells)",
-            0,
-        )
 
     async def delete(
         self, store: Store, items: ItemLoader, entity: Entity, removing: Removing

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from data.callers import Caller
 from data.entities import Record
@@ -49,6 +49,21 @@ class Removing:
     writer_only: bool
     owner_only: bool = False
     parent_owner_of: Entity | None = None
+
+
+class ReadFirst:
+    """The words of a kind whose update and delete read the item (consistently), then write
+    it with what it keeps beside it in one transaction, its rule held from the read: what
+    that transaction `updates` and `deletes` write."""
+
+    updates: ClassVar[str]
+    deletes: ClassVar[str]
+
+    def update_said(self, key: str, access: Access) -> tuple[str, int]:
+        return f"GetItem (consistent), then {self.updates}", 0
+
+    def delete_said(self, access: Access) -> tuple[str, int]:
+        return f"GetItem (consistent), then {self.deletes}", 0
 
 
 class Keeping(Protocol):
