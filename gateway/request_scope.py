@@ -101,7 +101,8 @@ def held_by(scope: MutableMapping[str, Any]) -> RequestScope:
     without `RequestTracing`), one of its own, without an id."""
     found = scope_of(scope)
     if found is None:
-        found = scope.setdefault("state", {})[_STATE_KEY] = RequestScope("")
+        found = RequestScope("")
+        _hold(scope, found)
     return found
 
 
@@ -119,8 +120,12 @@ def opened(
     """Make `request` the one being answered (in the ASGI `scope`'s state, where there is
     one); pass what this returns to `closed`."""
     if scope is not None:
-        scope.setdefault("state", {})[_STATE_KEY] = request
+        _hold(scope, request)
     return _request_id.set(request.request_id)
+
+
+def _hold(scope: MutableMapping[str, Any], request: RequestScope) -> None:
+    scope.setdefault("state", {})[_STATE_KEY] = request
 
 
 def closed(token: Token[str | None]) -> None:

@@ -43,10 +43,9 @@ class Reads:
 
     def restart(self) -> None:
         """Start afresh, within the same request budget: a subscription's next event."""
-        budget = self.store.budget
-        self.store = self.store.sibling()
+        fresh, budget = self.fresh(), self.store.budget
+        self.store, self.items, self.pages = fresh.store, fresh.items, fresh.pages
         self.store.budget = budget
-        self.items, self.pages = ItemLoader(self.store), Paginator(self.store, self.pages.cursors)
 
 
 @dataclass(frozen=True)
