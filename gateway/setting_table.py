@@ -240,6 +240,15 @@ SETTINGS: tuple[Setting[Any], ...] = (
         flag,
     ),
     Setting(
+        "DYNAGATE_PLANS",
+        _HTTP,
+        "plans",
+        "on",
+        "on: a query document runs from a plan compiled once; off: field by field through"
+        " the executor; checked: both, compared (for tests)",
+        choice("on", "off", "checked"),
+    ),
+    Setting(
         "DYNAGATE_DOCUMENTS",
         _HTTP,
         "trusted_documents",

@@ -50,6 +50,8 @@ class Settings:
     development: bool = default_of("development")
     graphiql: bool = default_of("graphiql")
     cost_report: bool = default_of("cost_report")
+    # `DYNAGATE_PLANS` (docs/performance.md#plans): on, off or checked.
+    plans: str = default_of("plans")
     # Not a setting: the largest request body, whatever the document limit.
     max_body_bytes: int = 1024 * 1024
     # Demand control (docs/demand-control.md): the bound an operation may reach before it

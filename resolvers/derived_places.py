@@ -5,7 +5,7 @@ with its worst case (the heatmap's precision, left out, picked to fit the limits
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -19,7 +19,9 @@ from model import Heatmap, Near, Places
 from resolvers.context import Context
 from resolvers.derived_arguments import REQUIRED, signed
 from resolvers.derived_types import EntityTypes
-from resolvers.field_costs import PAGE, Args, FieldCost, Tune, cost, field_with_cost
+from resolvers.field_costs import PAGE, Args, FieldCost, Tune, field_with_cost
+from resolvers.field_costs import cost as cost_of
+from resolvers.planned import CountsRead, SearchRead, planned
 from resolvers.relay import NOT_GIVEN, given
 from resolvers.subscriptions import follow, subscription
 
@@ -48,7 +50,7 @@ class Cell:
 @strawberry.type(name="Heatmap")
 class HeatmapType:
     precision: int
-    cells: list[Cell] = strawberry.field(metadata=cost(FieldCost(fanout=PAGE)))
+    cells: list[Cell] = strawberry.field(metadata=cost_of(FieldCost(fanout=PAGE)))
 
 
 def near(types: EntityTypes, pattern: Near, rule: Any) -> Any:
@@ -60,16 +62,20 @@ def near(types: EntityTypes, pattern: Near, rule: Any) -> Any:
     found = entity.plural_field
     namespace = {
         "__annotations__": {found: list[node], "truncated": bool},  # type: ignore[valid-type]
-        found: strawberry.field(metadata=cost(FieldCost(fanout=PAGE))),
+        found: strawberry.field(metadata=cost_of(FieldCost(fanout=PAGE))),
     }
     found_type = strawberry.type(type(f"{entity.name}Search", (), namespace))
 
-    async def resolve(self: Any, info: Info, viewport: ViewportInput, **arguments: Any) -> Any:
-        view = viewport.to_viewport()
+    async def read(context: Context, arguments: Mapping[str, Any]) -> tuple[list[Any], bool]:
+        view = arguments["viewport"].to_viewport()
         limit = arguments.get("limit")
-        search = await entity_places.search(info.context.store, entity, view, limit, counts)
-        nodes = [types.node(entity, record) for record in search.found]
-        return found_type(**{found: nodes, "truncated": search.truncated})
+        search = await entity_places.search(context.store, entity, view, limit, counts)
+        return search.found, search.truncated
+
+    async def resolve(self: Any, info: Info, viewport: ViewportInput, **arguments: Any) -> Any:
+        records, truncated = await read(info.context, {**arguments, "viewport": viewport})
+        nodes = [types.node(entity, record) for record in records]
+        return found_type(**{found: nodes, "truncated": truncated})
 
     def most(args: Args) -> int:
         """The entities a search may answer with; 0 when the field refuses its `limit`."""
@@ -82,7 +88,7 @@ def near(types: EntityTypes, pattern: Near, rule: Any) -> Any:
         limit = most(args)
         return entity_places.search_bound(entity, limit) if limit else (0, 0)
 
-    read = FieldCost(
+    cost = FieldCost(
         requests=lambda args: bound(args)[0],
         items=lambda args: bound(args)[1],
         page=most,
@@ -92,9 +98,10 @@ def near(types: EntityTypes, pattern: Near, rule: Any) -> Any:
         "viewport": (ViewportInput, REQUIRED),
         "limit": (int | None, entity_places.DEFAULT_LIMIT),
     }
-    field = field_with_cost(read, rule)(signed(resolve, pattern.field, parameters, found_type))
+    field = field_with_cost(cost, rule)(signed(resolve, pattern.field, parameters, found_type))
     field.description = pattern.description
-    return field
+    # Shown as they are only when no readers need deciding (`types.node` refuses them).
+    return field if entity.readers is not None else planned(field, SearchRead(entity, found, read))
 
 
 def heatmap(pattern: Heatmap, rule: Any) -> Any:
@@ -102,15 +109,22 @@ def heatmap(pattern: Heatmap, rule: Any) -> Any:
     places = pattern.entity.places
     assert places is not None  # checked when the model is built
 
-    async def resolve(self: Any, info: Info, viewport: ViewportInput, **arguments: Any) -> Any:
-        chosen = info.context.reads.chosen.get(str(info.path.key))
+    async def read(
+        context: Context, arguments: Mapping[str, Any], key: str
+    ) -> tuple[int, list[tuple[str, int]]]:
+        chosen = context.reads.chosen.get(key)
         picked = given(arguments.get("precision"))
-        view = viewport.to_viewport()
+        view = arguments["viewport"].to_viewport()
         found = await entity_places.heatmap(
-            info.context.store, places, view, chosen if picked is None else picked
+            context.store, places, view, chosen if picked is None else picked
         )
-        cells = [Cell(geohash=geohash, count=count) for geohash, count in found.counts]
-        return HeatmapType(precision=found.precision, cells=cells)
+        return found.precision, found.counts
+
+    async def resolve(self: Any, info: Info, viewport: ViewportInput, **arguments: Any) -> Any:
+        given_arguments = {**arguments, "viewport": viewport}
+        precision, counts = await read(info.context, given_arguments, str(info.path.key))
+        cells = [Cell(geohash=geohash, count=count) for geohash, count in counts]
+        return HeatmapType(precision=precision, cells=cells)
 
     def figures(args: Args) -> Figures:
         """Calls, items and cells, each figure of one field from one computation."""
@@ -127,7 +141,7 @@ def heatmap(pattern: Heatmap, rule: Any) -> Any:
         except BadUserInput:
             return []  # the field refuses the view before any read
 
-    read = FieldCost(
+    cost = FieldCost(
         requests=lambda args: figures(args)[0],
         items=lambda args: figures(args)[1],
         page=lambda args: figures(args)[2],
@@ -137,9 +151,9 @@ def heatmap(pattern: Heatmap, rule: Any) -> Any:
         unbounded={"viewport": "its viewport"},
     )
     parameters = {"viewport": (ViewportInput, REQUIRED), "precision": (int | None, NOT_GIVEN)}
-    field = field_with_cost(read, rule)(signed(resolve, pattern.field, parameters, HeatmapType))
+    field = field_with_cost(cost, rule)(signed(resolve, pattern.field, parameters, HeatmapType))
     field.description = pattern.description
-    return field
+    return planned(field, CountsRead(read))
 
 
 @lru_cache(maxsize=1024)

@@ -14,6 +14,8 @@ import strawberry
 from data import entities
 from data.callers import Caller
 from data.changes import ChangeKind, Followed
+from data.collections import Prefetched
+from data.entities import Record
 from data.entity_lists import Narrowed, followed, list_read, topic_of, whole_page
 from data.places import items as entity_places
 from data.readers import by_token
@@ -50,7 +52,8 @@ from resolvers.field_costs import (
     page_read,
     with_item_read,
 )
-from resolvers.readers import reads_parent, require_list
+from resolvers.planned import ItemRead, planned
+from resolvers.readers import reads_parent, require_item, require_list
 from resolvers.relay import Connection, connection_field
 from resolvers.scalars import SortDirection
 from resolvers.subscriptions import follow, subscription
@@ -165,16 +168,18 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
         owner is not None and owner.attribute not in entity.key_attributes
     )
 
-    async def resolve(self: Any, info: Info, **arguments: Any) -> Any:
-        context = info.context
+    def builders(context: Context, arguments: Mapping[str, Any]) -> dict[str, Any]:
         # A list whose readers neither the token nor this entity's item (its owner, for a
         # rule of the parent's owner) can settle decides on its own, before its own read.
-        builders = {
+        return {
             p.field: _prefetch(p, entity, arguments)
             for p in lists
             if _may_prefetch(p, context.caller)
         }
-        reads = lookahead.child_reads(info, builders)
+
+    async def read(
+        context: Context, arguments: Mapping[str, Any], reads: Mapping[str, Any]
+    ) -> tuple[Record, Prefetched] | None:
         found, prefetched = await entities.load_with_lists(
             context.items, context.pages, entity, arguments, reads
         )
@@ -182,7 +187,13 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
             return None
         if read_decides:
             owned(entity, found, context.caller, entities.described(entity, arguments))
-        return await types.shown(info, entity, found, prefetched)
+        await require_item(context, model, entity, found)
+        return found, prefetched
+
+    async def resolve(self: Any, info: Info, **arguments: Any) -> Any:
+        reads = lookahead.child_reads(info, builders(info.context, arguments))
+        found = await read(info.context, arguments, reads)
+        return None if found is None else types.node(entity, *found, checked=True)
 
     parameters = {n: (graphql_type(entity.attributes[n]), REQUIRED) for n in entity.key_attributes}
     kind = types.types[entity.name]
@@ -192,9 +203,10 @@ def _lookup(model: Model, types: EntityTypes, pattern: Lookup) -> Any:
     if reads_parent(entity):
         cost = with_item_read(cost)
     given = None if read_decides or owner is None else owner.attribute
-    return field_with_cost(cost, rule(pattern.access, entity, given))(
+    field = field_with_cost(cost, rule(pattern.access, entity, given))(
         signed(resolve, pattern.field, parameters, kind | None)
     )
+    return planned(field, ItemRead(entity, builders, read))
 
 
 def _may_prefetch(pattern: ListOf, caller: Caller) -> bool:

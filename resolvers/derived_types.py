@@ -47,6 +47,7 @@ from resolvers.field_costs import (
     page_read,
     with_item_read,
 )
+from resolvers.planned import ListRead, planned
 from resolvers.readers import (
     partition_under,
     reads_parent,
@@ -55,7 +56,7 @@ from resolvers.readers import (
     require_listed,
 )
 from resolvers.relay import Connection, connection_field
-from store.pagination import PageArgs, query_calls
+from store.pagination import Page, PageArgs, query_calls
 
 Info = strawberry.Info[Context, None]
 E = TypeVar("E", bound=Enum)
@@ -201,12 +202,26 @@ class EntityTypes:
 
         types, model = self, self.model
 
-        async def resolve(self: Any, info: Info, page: PageArgs, **arguments: Any) -> Any:
-            partition = partition_under(child, self.record)
-            await require_list(info.context, model, pattern, partition, self.record)
+        async def read(
+            context: Context,
+            arguments: Mapping[str, Any],
+            page: PageArgs,
+            record: entities.Record,
+            prefetched: Prefetched,
+            key: str,
+        ) -> Page[entities.Record]:
+            partition = partition_under(child, record)
+            await require_list(context, model, pattern, partition, record)
             narrowed = narrowing(pattern, arguments)
-            read = list_read(pattern, parent, self.record, page, narrowed)
-            found = await page_for(self.prefetched, str(info.path.key), read, info.context.pages)
+            read = list_read(pattern, parent, record, page, narrowed)
+            return await page_for(prefetched, key, read, context.pages)
+
+        def check(context: Context, record: entities.Record, parent: entities.Record) -> None:
+            require_listed(context, model, child, record, parent)
+
+        async def resolve(self: Any, info: Info, page: PageArgs, **arguments: Any) -> Any:
+            context, key = info.context, str(info.path.key)
+            found = await read(context, arguments, page, self.record, self.prefetched, key)
             return Connection.from_page(found, types.listed(info, child, self.record))
 
         parameters = {**list_parameters(pattern, partition=False), "page": (PageArgs, REQUIRED)}
@@ -221,7 +236,7 @@ class EntityTypes:
         field = connection_field(cost)(signed(resolve, pattern.field, parameters, returns))
         if pattern.description is not None:
             field.description = pattern.description
-        return field
+        return planned(field, ListRead(child, read, check))
 
     def _whole(self, parent: Entity, pattern: ListOf) -> Any:
         """A plain list of every child, in key order, read in one Query (with the parent's

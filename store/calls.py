@@ -15,6 +15,7 @@ from store.cache.memory import Dependency
 from store.cache.reads import CachedReads
 from store.cost import Cost
 from store.errors import UNREACHABLE, BoundExceeded, mapped
+from store.tape import Tape
 from store.transport.observation import Method as Method
 from store.transport.observation import Tracing
 from store.witness import Intent
@@ -50,6 +51,9 @@ class Calls:
     tracing: Tracing | None = None
     # The table's layout (the served model's): its key attributes and indexes.
     layout: Layout = CLASSIC
+    # A plan checked against the executor (`DYNAGATE_PLANS=checked`): the calls recorded,
+    # then played back.
+    tape: Tape | None = None
 
     async def reading_cache(self) -> CachedReads | None:
         """The cache this request's reads may use, if any."""
@@ -77,6 +81,11 @@ class Calls:
             )
             raise BoundExceeded(f"past the bound of {self.budget} DynamoDB calls")
         operation = operation_of(method)
+        tape = self.tape
+        if tape is not None and tape.playing:
+            played = tape.play(operation, request)
+            if played is not None:
+                return played
         if self.tracing is not None:
             method = self.tracing.traced(method, request)
         try:
@@ -91,6 +100,8 @@ class Calls:
         except UNREACHABLE as exc:
             logger.warning("DynamoDB unreachable: %s", exc)
             raise Unavailable("the database is unreachable; try again shortly") from exc
+        if tape is not None:
+            tape.record(operation, request, response)
         return response
 
 

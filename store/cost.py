@@ -5,7 +5,7 @@ worst case each access pattern declares on itself, which the bound of an operati
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -112,6 +112,16 @@ class Cost:
         self.saved_read_capacity_units += other.saved_read_capacity_units
         for operation, calls in other.operations.items():
             self.operations[operation] = self.operations.get(operation, 0) + calls
+
+    def copied(self) -> Cost:
+        """These figures as they stand, apart from what is counted next."""
+        return replace(self, operations=dict(self.operations))
+
+    def back_to(self, earlier: Cost) -> None:
+        """These figures as they were when `earlier` was `copied`: an answer given up
+        whose calls are counted again by the one that replaces it."""
+        for name, value in vars(earlier.copied()).items():
+            setattr(self, name, value)
 
     def as_dict(self, *, cached: bool = False) -> dict[str, int | float | dict[str, int]]:
         """The report's figures; with `cached` (the read cache is on), what it saved."""

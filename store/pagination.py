@@ -101,10 +101,34 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 
-@dataclass(frozen=True)
 class Edge(Generic[T]):
-    cursor: str
-    item: T
+    """An item of a page and its cursor, sealed only when asked for: a page whose cursors
+    no field selects seals none."""
+
+    __slots__ = ("_cursor", "_seal", "item")
+
+    def __init__(self, cursor: str | Callable[[], str], item: T) -> None:
+        self._cursor: str | None = None
+        self._seal: Callable[[], str] | None = None
+        if callable(cursor):
+            self._seal = cursor
+        else:
+            self._cursor = cursor
+        self.item = item
+
+    @property
+    def cursor(self) -> str:
+        if self._cursor is None:
+            assert self._seal is not None
+            self._cursor, self._seal = self._seal(), None
+        return self._cursor
+
+    def holding(self, item: U) -> Edge[U]:
+        """The same edge (its cursor still unsealed) holding `item`."""
+        return Edge(self._seal or self.cursor, item)
+
+    def __repr__(self) -> str:
+        return f"Edge({self.cursor!r}, {self.item!r})"
 
 
 Check = Callable[[], Awaitable[bool]]
@@ -124,7 +148,7 @@ class Page(Generic[T]):
 
     def map(self, convert: Callable[[T], U]) -> Page[U]:
         """The same page with each edge's item converted (a stored item to a record)."""
-        edges = [Edge(edge.cursor, convert(edge.item)) for edge in self.edges]
+        edges = [edge.holding(convert(edge.item)) for edge in self.edges]
         return Page(
             edges,
             self.has_next_page,
@@ -222,10 +246,12 @@ class Paginator:
             resume = self.cursors.encode(binding, [read.last_key[a] for a in attributes])
         if args.backward:
             items.reverse()
+
         # A number key's value is written as its digits, as cursors hold keys.
-        edges = [
-            Edge(self.cursors.encode(binding, [str(i[a]) for a in attributes]), i) for i in items
-        ]
+        def sealed(item: Item) -> Callable[[], str]:
+            return lambda: self.cursors.encode(binding, [str(item[a]) for a in attributes])
+
+        edges = [Edge(sealed(i), i) for i in items]
         # Anything on the other side of the page, the cursor's own item included: read
         # backwards from the page's first item, or over the whole range if the page is empty
         # (then everything in it lies behind the cursor).

@@ -126,7 +126,9 @@ async def made_both_ways(
 
 
 def settings_for(endpoint: str, table: str, **overrides: Any) -> Settings:
-    """The gateway's settings in tests: `table` at `endpoint`, a fixed cursor secret."""
+    """The gateway's settings in tests: `table` at `endpoint`, a fixed cursor secret, and
+    every plan checked against the generic executor (docs/performance.md#plans)."""
+    overrides.setdefault("plans", "checked")
     return Settings(table=table, endpoint=endpoint, cursor_secret=b"test-secret", **overrides)
 
 

@@ -9,6 +9,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import orjson
@@ -31,9 +32,11 @@ from gateway.demand.ratelimit import bucket
 from gateway.documents.persisted import persisted_documents, resolved
 from gateway.http.answers import errors_body, json_body
 from gateway.http.batches import Refused, execute_batch
+from gateway.http.planned import Planner
 from gateway.http.spec import GRAPHQL_RESPONSE, prefers_graphql_response
 from gateway.live.handler import LiveHandler, Sockets, TextWebSocketAdapter
 from gateway.operation_context import OperationContext
+from gateway.plans.cache import Plans
 from gateway.playground import Playground
 from gateway.request_scope import RequestScope, held_by, is_request_error
 from gateway.runtime import Runtime
@@ -101,6 +104,7 @@ class GraphQLApp(GraphQL[OperationContext, None]):
             connection_init_wait_timeout=timedelta(seconds=CONNECTION_INIT_SECONDS),
         )
         self.runtime = runtime
+        self.planner = _planner(self.schema, runtime)
         self.admission = Admission(runtime, documents)
         self.playground = Playground()
         self.sockets = Sockets(settings.max_connections)
@@ -168,7 +172,11 @@ class GraphQLApp(GraphQL[OperationContext, None]):
         deadline = admission.deadline()
         try:
             async with deadline:
-                response = await self.run(request, context=context)
+                run = partial(self.run, request, context=context)
+                planner = self.planner
+                response = await (
+                    run() if planner is None else planner.answer(request, context, run)
+                )
                 if isinstance(idempotency_key, MalformedKey) and idempotency_key.refused:
                     return self._request_refused(idempotency_key.reason, 400, context)
                 if context.operation.replayed is not None:
@@ -354,6 +362,18 @@ class GraphQLApp(GraphQL[OperationContext, None]):
     def _extensions(self, cost: Mapping[str, Any]) -> dict[str, Any]:
         """What `CostReport` adds to the responses GraphQL did not make."""
         return {"extensions": {"cost": cost}} if self.runtime.settings.cost_report else {}
+
+
+def _planner(schema: Any, runtime: Runtime) -> Planner | None:
+    """How queries are answered by plans (docs/performance.md#plans), unless turned off or
+    traced (each phase's span is the executor's)."""
+    settings = runtime.settings
+    types = served(settings.model).types
+    if settings.plans == "off" or runtime.tracing is not None or types is None:
+        return None
+    checked = settings.plans == "checked"
+    plans = Plans(schema, types.model)
+    return Planner(plans, schema, checked=checked, cost_report=settings.cost_report)
 
 
 def _wants_page(request: BaseRequestProtocol | Request) -> bool:

@@ -43,6 +43,14 @@ _NO_INTROSPECTION_RULES = [*_LIMIT_RULES, NoSchemaIntrospectionCustomRule]
 
 
 class Schema(strawberry.Schema):
+    # What the schema's extensions are made with, for a plan to do as they do
+    # (`gateway/plans/`): the limits and the bounds' cache, the validation rules, the
+    # document's size limits.
+    limits: Limits = Limits()
+    bounds: BoundCache
+    rules: tuple[type[ASTValidationRule], ...] = ()
+    max_document_bytes: int = MAX_DOCUMENT_BYTES
+
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
@@ -65,12 +73,13 @@ def build_schema(
     for each phase of each operation (docs/tracing.md)."""
     # Factories, so each request gets fresh extension instances (the caches are shared).
     rules = validation_rules(introspection)
+    limits, bounds = limits or Limits(), BoundCache()
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         CodedMaskErrors,
         partial(DocumentParser, MAX_TOKENS, max_document_bytes),
         partial(DocumentValidation, rules),
         OperationChoice,  # after DocumentValidation, whose errors it adds to
-        partial(DemandControl, limits=limits or Limits(), cache=BoundCache()),
+        partial(DemandControl, limits=limits, cache=bounds),
         # After DemandControl: an operation it refuses reads no record.
         partial(Idempotency, answered_within=request_timeout + KEEP_SECONDS),
         # After DemandControl: an operation it refuses is not answered from memory either.
@@ -96,6 +105,8 @@ def build_schema(
         ),
         execution_context_class=PlainFieldsExecutionContext,
     )
+    schema.limits, schema.bounds, schema.rules = limits, bounds, tuple(rules)
+    schema.max_document_bytes = max_document_bytes
     if roots.types is not None:
         describe(core_schema(schema), roots.types.model)
     return schema
