@@ -21,7 +21,7 @@ IMAGE ?= dynagate:local
 MODEL ?=
 TABLE ?= $(if $(MODEL),dynagate-$(subst /,-,$(subst .py,,$(MODEL))),$(or $(DYNAGATE_TABLE),dynagate))
 
-.PHONY: install dynamodb-local browser redis nginx conformance clients tools wrk run test test-offline lint typecheck pytest schema bench image clean
+.PHONY: install dynamodb-local browser redis nginx conformance clients tools wrk run test test-offline lint typecheck pytest schema bench peers image clean
 
 $(INSTALLED): pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -186,13 +186,20 @@ wrk:
 # one on the store's own data path), then the scale curve, what demand control costs,
 # subscriptions and more than one process (bench/results/; `python -m bench --help` for one
 # at a time).
-bench: dynamodb-local wrk redis
-	$(BIN)/python -m bench all
+# `make bench peers`: only the gateway against Apollo Server and Strawberry written by hand
+# (bench/peers/; needs Node.js and npm, and installs their pinned packages itself);
+# `make bench peers PEERS_OPTIONS=--quick` for a run of seconds.
+bench: dynamodb-local wrk $(if $(filter peers,$(MAKECMDGOALS)),,redis)
+	$(if $(filter peers,$(MAKECMDGOALS)),@:,$(BIN)/python -m bench all)
+
+peers: dynamodb-local wrk
+	$(BIN)/python -m bench peers $(PEERS_OPTIONS)
 
 # What setting up, building, running and checking made: the venv, the data of `make run`,
 # GraphiQL's fetched files, packaging output and the tools' caches (benchmark results stay).
 clean:
 	rm -rf $(VENV) $(DATA) gateway/graphiql build dist *.egg-info dynamodb-local-metadata.json \
 	  .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache \
-	  tests/conformance/node_modules tests/clients/node_modules tests/tools/node_modules
+	  tests/conformance/node_modules tests/clients/node_modules tests/tools/node_modules \
+	  bench/peers/node/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -7,7 +7,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import cache, demand, live, migrate, profile, scale, scaleout, speed, tracing
+from bench import (
+    cache,
+    demand,
+    live,
+    migrate,
+    peers_run,
+    profile,
+    scale,
+    scaleout,
+    speed,
+    tracing,
+)
 from bench.harness import Benchmark, Context
 from bench.report import RESULTS
 from bench.wrk import WrkMissing
@@ -24,9 +35,11 @@ BENCHMARKS = {
         tracing.BENCHMARK,
         migrate.BENCHMARK,
         profile.BENCHMARK,
+        peers_run.BENCHMARK,
     )
 }
-# What `make bench` runs, in this order; profile needs py-spy and ptrace, so only on request.
+# What `make bench` runs, in this order; profile needs py-spy and ptrace, so only on request,
+# and peers needs Node.js (`make bench peers`).
 ALL = ("speed", "scale", "demand", "live", "scaleout", "cache", "tracing", "migrate")
 
 
