@@ -8,7 +8,7 @@ A record is a mapping of the entity's attribute names to their values (timestamp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,15 +57,46 @@ def _from_key(entity: Entity, item: Item, name: str) -> Any:
     raise KeyError(name)
 
 
+class Read(Mapping[str, Any]):
+    """`record(entity, item)`, each value made when first asked for: a page whose fields
+    select three attributes of its items converts those three (`gateway/plans/`)."""
+
+    __slots__ = ("_entity", "_item", "_values")
+
+    def __init__(self, entity: Entity, item: Item) -> None:
+        self._entity = entity
+        self._item = item
+        self._values: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            if name not in self._entity.attributes:
+                raise
+        value = self._values[name] = values_of(self._entity, self._item, (name,))[name]
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entity.attributes)
+
+    def __len__(self) -> int:
+        return len(self._entity.attributes)
+
+    def __repr__(self) -> str:
+        return f"Read({dict(self)!r})"
+
+
 @dataclass(frozen=True)
 class RecordOf:
     """`record` of one entity, equal for equal entities: two reads of one page compare
-    equal (`data.collections.page_for`)."""
+    equal (`data.collections.page_for`); `lazy`, each value made when asked for (`Read`)."""
 
     entity: Entity
+    lazy: bool = False
 
     def __call__(self, item: Item) -> Record:
-        return record(self.entity, item)
+        return Read(self.entity, item) if self.lazy else record(self.entity, item)
 
 
 def most_bytes(entity: Entity) -> int:

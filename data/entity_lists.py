@@ -215,7 +215,7 @@ def list_read(
         binding,
         args,
         forward=forward,
-        record=RecordOf(entity),
+        record=RecordOf(entity, lazy=True),
         filter=narrowing.filter(entity, own_only=pattern.mixed, parent=parent if head else None),
         parent=head,
     )
@@ -286,7 +286,7 @@ def _copies_read(
         Binding(f"{where}.{pattern.field}", owner, bound),
         args,
         forward=not pattern.descending if forward is None else forward,
-        record=RecordOf(entity),
+        record=RecordOf(entity, lazy=True),
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 ALPHABET = "0123456789bcdefghjkmnpqrstuvwxyz"
 _INDEX = {c: i for i, c in enumerate(ALPHABET)}
@@ -93,8 +94,10 @@ def from_ordinal(rank: int, length: int) -> str:
     return "".join(reversed(chars))
 
 
+@lru_cache(maxsize=1 << 16)
 def cell_box(geohash: str) -> Box:
-    """The cell's bounds. A character's five bits alternate between longitude and latitude,
+    """The cell's bounds, kept for the cells read lately (a heatmap reads the same ones).
+    A character's five bits alternate between longitude and latitude,
     longitude first at even positions: its column and row bits are read from a table, and
     the edges are whole multiples of the cell's size from the origin, exact in binary."""
     row = col = 0

@@ -41,12 +41,6 @@ class Reads:
         """Reads of their own on the same table, cache and cursors, at no cost yet."""
         return Reads.on(self.store.sibling(), self.pages.cursors)
 
-    def again(self, earlier: Cost) -> None:
-        """Answer the operation afresh (a plan that gave way to the executor): nothing read
-        yet, its cost as `earlier` (`Cost.copied`) left it, on the same store and budget."""
-        self.store.cost.back_to(earlier)
-        self.items, self.pages = ItemLoader(self.store), Paginator(self.store, self.pages.cursors)
-
     def restart(self) -> None:
         """Start afresh, within the same request budget: a subscription's next event."""
         fresh, budget = self.fresh(), self.store.budget

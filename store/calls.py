@@ -15,7 +15,7 @@ from store.cache.memory import Dependency
 from store.cache.reads import CachedReads
 from store.cost import Cost
 from store.errors import UNREACHABLE, BoundExceeded, mapped
-from store.tape import Tape
+from store.tape import Tape, answer
 from store.transport.observation import Method as Method
 from store.transport.observation import Tracing
 from store.witness import Intent
@@ -85,7 +85,9 @@ class Calls:
         if tape is not None and tape.playing:
             played = tape.play(operation, request)
             if played is not None:
-                return played
+                if played.failure is not None and played.response is not None:
+                    self.cost.record(operation, played.response)  # as when it failed
+                return answer(played)
         if self.tracing is not None:
             method = self.tracing.traced(method, request)
         try:
@@ -94,12 +96,17 @@ class Calls:
             # A failed conditional write still used capacity and was a request.
             self.cost.record(operation, exc.response)
             error = mapped(exc)
+            if tape is not None:
+                tape.failed(operation, request, error or exc, dict(exc.response))
             if error is None:
                 raise
             raise error from exc
         except UNREACHABLE as exc:
             logger.warning("DynamoDB unreachable: %s", exc)
-            raise Unavailable("the database is unreachable; try again shortly") from exc
+            unreachable = Unavailable("the database is unreachable; try again shortly")
+            if tape is not None:
+                tape.failed(operation, request, unreachable, None)
+            raise unreachable from exc
         if tape is not None:
             tape.record(operation, request, response)
         return response

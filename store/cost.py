@@ -117,12 +117,6 @@ class Cost:
         """These figures as they stand, apart from what is counted next."""
         return replace(self, operations=dict(self.operations))
 
-    def back_to(self, earlier: Cost) -> None:
-        """These figures as they were when `earlier` was `copied`: an answer given up
-        whose calls are counted again by the one that replaces it."""
-        for name, value in vars(earlier.copied()).items():
-            setattr(self, name, value)
-
     def as_dict(self, *, cached: bool = False) -> dict[str, int | float | dict[str, int]]:
         """The report's figures; with `cached` (the read cache is on), what it saved."""
         report: dict[str, int | float | dict[str, int]] = {

@@ -15,6 +15,7 @@ import binascii
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -40,6 +41,11 @@ class Binding:
     arguments: Mapping[str, Any]
 
     def canonical(self) -> bytes:
+        return self._canonical
+
+    @cached_property
+    def _canonical(self) -> bytes:
+        # Made once per binding: a page seals each of its cursors with it.
         return json.dumps(
             [self.field, self.parent, self.arguments],
             sort_keys=True,

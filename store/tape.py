@@ -1,6 +1,6 @@
-"""DynamoDB's answers recorded, then played back: one request answered twice on the very
-same answers, so that two ways of answering it can be compared (docs/performance.md#plans)
-without asking DynamoDB twice."""
+"""DynamoDB's answers to one request, recorded, then played back: the request answered a
+second way hears exactly what the first heard — the same items, the same failures —
+without asking DynamoDB again (docs/performance.md#plans)."""
 
 from __future__ import annotations
 
@@ -8,39 +8,63 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 
-Recorded = tuple[str, bytes]
+@dataclass
+class Recorded:
+    operation: str
+    request: dict[str, Any]
+    # DynamoDB's answer, or the error the call raised and the answer that came with it.
+    response: dict[str, Any] | None
+    failure: Exception | None = None
+    played: bool = False
 
 
 @dataclass
 class Tape:
     """The calls of one request: recorded while `playing` is off, answered from the
-    recording once it is on; a call played back that was never recorded is `missed`."""
+    recording once it is on; a call played back that was never recorded is `missed`, and
+    made."""
 
-    recorded: dict[Recorded, list[dict[str, Any]]] = field(default_factory=dict)
-    made: list[str] = field(default_factory=list)
+    calls: list[Recorded] = field(default_factory=list)
     playing: bool = False
     missed: list[str] = field(default_factory=list)
 
-    def play(self, operation: str, request: dict[str, Any]) -> dict[str, Any] | None:
-        """The recorded answer to this call, if there is one left."""
-        answers = self.recorded.get(_key(operation, request))
-        if not answers:
-            self.missed.append(operation)
-            return None
-        # Callers may change what they are given: each gets its own copy.
-        return copy.deepcopy(answers.pop(0))
-
     def record(self, operation: str, request: dict[str, Any], response: dict[str, Any]) -> None:
         if not self.playing:
-            self.made.append(operation)
-            self.recorded.setdefault(_key(operation, request), []).append(copy.deepcopy(response))
+            self.calls.append(Recorded(operation, request, response))
+
+    def failed(
+        self,
+        operation: str,
+        request: dict[str, Any],
+        failure: Exception,
+        response: dict[str, Any] | None,
+    ) -> None:
+        if not self.playing:
+            self.calls.append(Recorded(operation, request, response, failure))
+
+    def play(self, operation: str, request: dict[str, Any]) -> Recorded | None:
+        """The first recorded call equal to this one not yet played, if any."""
+        for call in self.calls:
+            if not call.played and call.operation == operation and call.request == request:
+                call.played = True
+                return call
+        self.missed.append(operation)
+        return None
 
     def unplayed(self) -> list[str]:
         """The recorded calls the playback did not ask for."""
-        return [operation for (operation, _), left in self.recorded.items() for _ in left]
+        return [call.operation for call in self.calls if not call.played]
+
+    @property
+    def made(self) -> list[str]:
+        return [call.operation for call in self.calls]
 
 
-def _key(operation: str, request: dict[str, Any]) -> Recorded:
-    return operation, orjson.dumps(request, option=orjson.OPT_SORT_KEYS, default=repr)
+def answer(call: Recorded) -> dict[str, Any]:
+    """A played call's answer: its own copy (the first reader may have kept the original),
+    or its failure raised again."""
+    if call.failure is not None:
+        raise call.failure
+    assert call.response is not None
+    return copy.deepcopy(call.response)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -23,32 +23,40 @@ from graphql.execution.values import VariableValues, get_variable_values
 from starlette.requests import Request
 from starlette.responses import Response
 
-from errors.vocabulary import Code
+from errors.vocabulary import Code, DynagateError
 from gateway.demand.bound import bound_operation
+from gateway.documents.persisted import DOCUMENT_ID, PersistedDocuments, requested_hash
 from gateway.operation_context import OperationContext
 from gateway.plans.cache import Plans
 from gateway.plans.compiler import Plan
 from gateway.plans.run import run
 from gateway.schema.build import Schema
+from resolvers.context import Reads
 from resolvers.strawberry_internals import core_schema
+from store.client import Store
+from store.cost import Cost
 from store.tape import Tape
 
 logger = logging.getLogger("dynagate.plans")
-_KEYS = frozenset({"query", "variables", "operationName"})
+_KEYS = frozenset({"query", "variables", "operationName", "extensions", DOCUMENT_ID})
 JSON = "application/json"
 
 
 @dataclass(frozen=True)
 class Asked:
-    query: str
+    """A request as sent: its document's text, or the hash it names it by."""
+
+    query: str | None
     variables: Mapping[str, Any] | None
     operation_name: str | None
+    sha256: str | None = None
 
 
 @dataclass
 class Planner:
     plans: Plans
     schema: Schema
+    documents: PersistedDocuments
     checked: bool
     cost_report: bool
 
@@ -60,43 +68,75 @@ class Planner:
     ) -> Response:
         """The plan's answer to `request`, or the executor's."""
         asked = await _asked(request)
-        plan = None if asked is None else self.plans.get(asked.query, asked.operation_name)
-        if asked is None or plan is None or context.store.cache is not None:
-            # The read cache may hold the whole answer: the executor's extension knows.
+        # The read cache may hold the whole answer: the executor's extension knows.
+        if asked is None or context.store.cache is not None:
             return await executor()
-        variables = _variables(self.schema, plan, asked.variables)
-        if variables is None or not self._bounded(context, asked):
-            return await executor()  # its refusal, worded and coded by the executor
-        earlier = context.cost.copied()
-        tape = context.store.tape = Tape() if self.checked else None
+        # The plan reads on a store of its own: what it read counts only once it answered
+        # (a read it gave up may still be finishing), and the executor, should it answer
+        # instead, hears what the plan heard (`tape`) and counts it as its own.
+        tape = Tape()
+        trial = _trial(context)
         try:
-            data = await run(plan, context, variables if isinstance(variables, tuple) else None)
+            query = await self._document(asked, trial)
+            # Read before the operation, and kept: the executor would not read it again.
+            context.cost.add(trial.cost)
+            trial.store.cost, trial.store.tape = Cost(), tape
+            plan = None if query is None else self.plans.get(query, asked.operation_name)
+            if plan is None or query is None:
+                return await self._executor(context, tape, executor)
+            asked = replace(asked, query=query)
+            variables = _variables(self.schema, plan, asked.variables)
+            if variables is None or not self._bounded(trial, plan, asked):
+                # Refused: worded and coded by the executor.
+                return await self._executor(context, tape, executor)
+            data = await run(plan, trial, variables if isinstance(variables, tuple) else None)
         except Exception:
-            context.reads.again(earlier)
-            if tape is not None:
-                tape.playing = True
-            return await executor()
+            return await self._executor(context, tape, executor)
         _noted(context, plan, asked)
+        answered = context.cost.copied()
+        answered.add(trial.cost)
         body: dict[str, Any] = {"data": data}
         if self.cost_report:
-            body["extensions"] = {"cost": context.cost_report()}
-        if tape is not None:
-            tape.playing = True
-            context.reads.again(earlier)
-            return _compared(body, await executor(), tape)
+            counted = replace(trial, reads=_reads(context, context.store.sibling(answered)))
+            body["extensions"] = {"cost": counted.cost_report()}
+        if self.checked:
+            return _compared(body, await self._executor(context, tape, executor), tape)
+        context.cost.add(trial.cost)
         return Response(orjson.dumps(body), media_type=JSON)
 
-    def _bounded(self, context: OperationContext, asked: Asked) -> bool:
+    async def _executor(
+        self,
+        context: OperationContext,
+        tape: Tape,
+        executor: Callable[[], Awaitable[Response]],
+    ) -> Response:
+        tape.playing = True
+        context.store.tape = tape
+        return await executor()
+
+    async def _document(self, asked: Asked, context: OperationContext) -> str | None:
+        """The text of the document, admitted as `resolved` admits it; None: the executor's
+        (a document sent with its hash is registered once it ran)."""
+        store, caller = context.store, context.caller
+        if asked.sha256 is None:
+            if asked.query is None or self.plans.get(asked.query, asked.operation_name) is None:
+                return None
+            await self.documents.admit(store, asked.query, caller)
+            return asked.query
+        if asked.query is not None:
+            return None
+        return await self.documents.document(store, asked.sha256, None, caller)
+
+    def _bounded(self, context: OperationContext, plan: Plan, asked: Asked) -> bool:
         """What `DemandControl` does before execution; False: over a limit."""
         schema = self.schema
+        assert asked.query is not None
         key = schema.bounds.key(asked.query, asked.operation_name, asked.variables)
         bound = None if key is None else schema.bounds.get(key)
         if bound is None:
-            document = self.plans.get(asked.query, asked.operation_name)
-            assert document is not None
             bound = bound_operation(
                 core_schema(schema),
-                document.document,
+                plan.document,
                 asked.operation_name,
                 asked.variables,
                 lambda b: not schema.limits.exceeded(b),
@@ -106,23 +146,28 @@ class Planner:
         if schema.limits.exceeded(bound):
             return False
         context.reads.chosen.update(bound.chosen)
+        # Calls made before the operation (reading a persisted document) are not its own.
         context.store.budget = bound.total_requests + context.cost.requests
         context.operation.estimated = bound.as_dict()
         return True
 
 
 async def _asked(request: Request) -> Asked | None:
-    """The document, variables and operation name of a plain GraphQL request over JSON or
-    a GET; None for anything else (a batch, a document named by hash, an upload)."""
+    """The document (or its hash), variables and operation name of a plain GraphQL request
+    over JSON or a GET; None for anything else (a batch, an upload) or anything malformed,
+    which the executor words."""
     if request.method == "GET":
-        params = request.query_params
-        if "text/html" in request.headers.get("accept", "") or set(params) - _KEYS:
+        if "text/html" in request.headers.get("accept", ""):
+            return None
+        sent: Any = dict(request.query_params)
+        if set(sent) - _KEYS:
             return None
         try:
-            variables = orjson.loads(params["variables"]) if "variables" in params else None
+            for field in ("variables", "extensions"):
+                if field in sent:
+                    sent[field] = orjson.loads(sent[field])
         except orjson.JSONDecodeError:
             return None
-        sent: Any = {**params, "variables": variables}
     elif request.method == "POST" and _media_type(request) == JSON:
         try:
             sent = orjson.loads(await request.body())
@@ -133,13 +178,32 @@ async def _asked(request: Request) -> Asked | None:
     if not isinstance(sent, dict) or set(sent) - _KEYS:
         return None
     query, variables, name = sent.get("query"), sent.get("variables"), sent.get("operationName")
+    extensions = sent.get("extensions")
     if (
-        not isinstance(query, str)
+        not isinstance(query, str | None)
         or not isinstance(variables, dict | None)
         or not isinstance(name, str | None)
+        or not isinstance(extensions, dict | None)
     ):
         return None
-    return Asked(query, variables, name)
+    try:
+        sha256 = requested_hash(sent.get(DOCUMENT_ID) if query is None else None, extensions)
+    except DynagateError:
+        return None
+    if extensions and set(extensions) != {"persistedQuery"}:
+        return None  # extensions the executor reads
+    return Asked(query, variables, name, sha256)
+
+
+def _trial(context: OperationContext) -> OperationContext:
+    """`context` on a store of its own, sharing what the bound chose."""
+    return replace(context, reads=_reads(context, context.store.sibling()))
+
+
+def _reads(context: OperationContext, store: Store) -> Reads:
+    reads = Reads.on(store, context.pages.cursors)
+    reads.chosen = context.reads.chosen
+    return reads
 
 
 def _media_type(request: Request) -> str:

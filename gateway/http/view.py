@@ -29,7 +29,7 @@ from data.idempotency import MalformedKey
 from errors.vocabulary import BadUserInput, Code, DynagateError, Unauthenticated, Unavailable
 from gateway.admission import Admission, RateLimited
 from gateway.demand.ratelimit import bucket
-from gateway.documents.persisted import persisted_documents, resolved
+from gateway.documents.persisted import PersistedDocuments, persisted_documents, resolved
 from gateway.http.answers import errors_body, json_body
 from gateway.http.batches import Refused, execute_batch
 from gateway.http.planned import Planner
@@ -104,7 +104,7 @@ class GraphQLApp(GraphQL[OperationContext, None]):
             connection_init_wait_timeout=timedelta(seconds=CONNECTION_INIT_SECONDS),
         )
         self.runtime = runtime
-        self.planner = _planner(self.schema, runtime)
+        self.planner = _planner(self.schema, runtime, documents)
         self.admission = Admission(runtime, documents)
         self.playground = Playground()
         self.sockets = Sockets(settings.max_connections)
@@ -364,7 +364,7 @@ class GraphQLApp(GraphQL[OperationContext, None]):
         return {"extensions": {"cost": cost}} if self.runtime.settings.cost_report else {}
 
 
-def _planner(schema: Any, runtime: Runtime) -> Planner | None:
+def _planner(schema: Any, runtime: Runtime, documents: PersistedDocuments) -> Planner | None:
     """How queries are answered by plans (docs/performance.md#plans), unless turned off or
     traced (each phase's span is the executor's)."""
     settings = runtime.settings
@@ -373,7 +373,7 @@ def _planner(schema: Any, runtime: Runtime) -> Planner | None:
         return None
     checked = settings.plans == "checked"
     plans = Plans(schema, types.model)
-    return Planner(plans, schema, checked=checked, cost_report=settings.cost_report)
+    return Planner(plans, schema, documents, checked=checked, cost_report=settings.cost_report)
 
 
 def _wants_page(request: BaseRequestProtocol | Request) -> bool:

@@ -6,7 +6,7 @@ Anything unusual raises `GiveWay`, or the error itself, and the executor answers
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import Any
 
 from graphql import GraphQLError
@@ -36,10 +36,20 @@ async def run(plan: Plan, context: Context, variables: VariableValues | None) ->
     """The `data` of the answer."""
     runner = _Run(context, variables)
     roots = [runner.root(root) for root in plan.roots if isinstance(root, Root)]
-    answers = iter(await asyncio.gather(*roots) if len(roots) > 1 else [await roots[0]])
+    answers = iter(await _all(roots))
     return {
         root.key: root.name if isinstance(root, Typename) else next(answers) for root in plan.roots
     }
+
+
+async def _all(reads: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+    """Each read's answer, read at once; on a failure the others are stopped before it is
+    raised, so that nothing read after it is counted against the executor's answer."""
+    if len(reads) == 1:
+        return [await reads[0]]
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(read) for read in reads]
+    return [task.result() for task in tasks]
 
 
 class _Run:
@@ -111,7 +121,7 @@ class _Run:
                 pending[field.key] = self.connection(field, record, prefetched)
             else:
                 answer[field.key] = _value(field, record)
-        pages = await asyncio.gather(*pending.values())
+        pages = await _all(list(pending.values()))
         answer.update(zip(pending, pages, strict=True))
         return {field.key: answer[field.key] for field in shape.fields}
 
@@ -135,9 +145,7 @@ class _Run:
             nodes: list[Any] = []
             if node is not None and edges.node:
                 if node.lists:
-                    nodes = list(
-                        await asyncio.gather(*(self.entity(node, e.item, {}) for e in found.edges))
-                    )
+                    nodes = await _all([self.entity(node, e.item, {}) for e in found.edges])
                 else:
                     nodes = [self.plain_entity(node, e.item) for e in found.edges]
             written = []

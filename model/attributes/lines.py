@@ -16,6 +16,8 @@ from model.attributes.value_checks import number
 from model.errors import ModelError
 
 MOST_LINES = 100
+# How a line's position is read: a number, which no field declares.
+_POSITION = Number()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,7 +71,7 @@ class Lines(Attribute):
     def from_stored(self, value: Any) -> list[dict[str, Any]]:
         # The position, which no field declares, is a number too.
         return [
-            {n: _read(self.fields.get(n, Number()), v) for n, v in line.items()} for line in value
+            {n: _read(self.fields.get(n, _POSITION), v) for n, v in line.items()} for line in value
         ]
 
     @property
