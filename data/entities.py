@@ -8,7 +8,7 @@ A record is a mapping of the entity's attribute names to their values (timestamp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,20 +61,20 @@ class Read(Mapping[str, Any]):
     """`record(entity, item)`, each value made when first asked for: a page whose fields
     select three attributes of its items converts those three (`gateway/plans/`)."""
 
-    __slots__ = ("_entity", "_item", "_values")
+    __slots__ = ("_entity", "_item", "_readers", "_values")
 
     def __init__(self, entity: Entity, item: Item) -> None:
         self._entity = entity
         self._item = item
+        self._readers = _readers(entity)
         self._values: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Any:
         try:
             return self._values[name]
         except KeyError:
-            if name not in self._entity.attributes:
-                raise
-        value = self._values[name] = values_of(self._entity, self._item, (name,))[name]
+            read = self._readers[name]  # KeyError: not an attribute
+        value = self._values[name] = read(self._item)
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -85,6 +85,42 @@ class Read(Mapping[str, Any]):
 
     def __repr__(self) -> str:
         return f"Read({dict(self)!r})"
+
+
+# Each entity's attribute readers, by the entity's identity (kept alive beside them).
+_READERS: dict[int, tuple[Entity, dict[str, Callable[[Item], Any]]]] = {}
+
+
+def _readers(entity: Entity) -> dict[str, Callable[[Item], Any]]:
+    known = _READERS.get(id(entity))
+    if known is None or known[0] is not entity:
+        known = _READERS[id(entity)] = (entity, {n: _reader(entity, n) for n in entity.attributes})
+    return known[1]
+
+
+def _reader(entity: Entity, name: str) -> Callable[[Item], Any]:
+    """How `values_of` reads the attribute `name` from an item, made once."""
+    attribute = entity.attributes[name]
+    if attribute.engine_held:
+        return author_of
+    held, convert, absent = attribute.stored or name, attribute.from_stored, attribute.absent
+    if attribute.optional:
+
+        def optional(item: Item) -> Any:
+            value = item.get(held)
+            return None if value is None else convert(value)
+
+        return optional
+
+    def read(item: Item) -> Any:
+        if held in item:
+            value = item[held]
+            return None if value is None else convert(value)
+        if absent is not None:  # a count, a set, a choice's initial value
+            return absent
+        return _from_key(entity, item, name)  # KeyError: not a whole entity
+
+    return read
 
 
 @dataclass(frozen=True)

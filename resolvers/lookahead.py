@@ -14,12 +14,12 @@ at every level below the field, exponential work for a document whose fragments 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from typing import Any, TypeVar
 
 import strawberry
-from graphql import GraphQLError, GraphQLObjectType, get_named_type
+from graphql import FieldNode, GraphQLError, GraphQLField, GraphQLObjectType, get_named_type
 from graphql.execution.values import VariableValues, get_argument_values
 
 from data.collections import PageRead
@@ -48,10 +48,23 @@ def child_reads(
     # Resolvers see the variables coerced; their sources matter to no argument read here.
     variables = VariableValues({}, dict(info.variable_values))
     selections = (node.selection_set for node in raw.field_nodes)
+    nodes = fields_in(selections, raw.fragments, variables)
+    return read_ahead(parent.fields, nodes, variables, builders)
+
+
+def read_ahead(
+    fields: Mapping[str, GraphQLField],
+    nodes: Iterable[FieldNode],
+    variables: VariableValues | None,
+    builders: Mapping[str, ReadBuilder],
+) -> dict[str, PageRead[Any]]:
+    """The reads the selected child fields `nodes` (of a type with `fields`) would make,
+    for those named in `builders`, by response key: the look-ahead of the executor and of
+    a plan (`gateway/plans/`) alike."""
     reads: dict[str, PageRead[Any]] = {}
-    for node in fields_in(selections, raw.fragments, variables):
+    for node in nodes:
         builder = builders.get(node.name.value)
-        definition = parent.fields.get(node.name.value)
+        definition = fields.get(node.name.value)
         if builder is None or definition is None:
             continue
         try:

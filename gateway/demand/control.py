@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphql import ExecutionResult, GraphQLError
+from graphql import DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema
 from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
@@ -112,16 +112,13 @@ class DemandControl(SchemaExtension):
         document = context.graphql_document
         if document is None or context.query is None:
             return Bound()
-        key = self.cache.key(context.query, context.operation_name, context.variables)
-        bound = None if key is None else self.cache.get(key)
-        if bound is None:
-            schema = core_schema(context.schema)
-            bound = bound_operation(
-                schema, document, context.operation_name, context.variables, self.fits
-            )
-            if key is not None:
-                self.cache.put(key, bound)
-        return bound
+        return bound_of(
+            core_schema(context.schema),
+            document,
+            (context.query, context.operation_name, context.variables),
+            self.limits,
+            self.cache,
+        )
 
 
 def _too_complex(bound: Bound, estimated: dict[str, int], exceeded: dict[str, int]) -> GraphQLError:
@@ -145,3 +142,25 @@ def too_complex(
             "limit": dict(exceeded),
         },
     )
+
+
+def bound_of(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    asked: tuple[str, str | None, Mapping[str, Any] | None],
+    limits: Limits,
+    cache: BoundCache,
+) -> Bound:
+    """The bound of the operation `asked` (its document's text, operation name and
+    variables) names in `document`, from `cache` when it was bounded before: what
+    `DemandControl` and a plan (`gateway/plans/`) bound an operation by."""
+    query, operation_name, variables = asked
+    key = cache.key(query, operation_name, variables)
+    bound = None if key is None else cache.get(key)
+    if bound is None:
+        bound = bound_operation(
+            schema, document, operation_name, variables, lambda b: not limits.exceeded(b)
+        )
+        if key is not None:
+            cache.put(key, bound)
+    return bound

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from errors.vocabulary import Code, DynagateError
-from gateway.demand.bound import bound_operation
+from gateway.demand.control import bound_of
 from gateway.documents.persisted import DOCUMENT_ID, PersistedDocuments, requested_hash
 from gateway.operation_context import OperationContext
 from gateway.plans.cache import Plans
@@ -131,18 +131,10 @@ class Planner:
         """What `DemandControl` does before execution; False: over a limit."""
         schema = self.schema
         assert asked.query is not None
-        key = schema.bounds.key(asked.query, asked.operation_name, asked.variables)
-        bound = None if key is None else schema.bounds.get(key)
-        if bound is None:
-            bound = bound_operation(
-                core_schema(schema),
-                plan.document,
-                asked.operation_name,
-                asked.variables,
-                lambda b: not schema.limits.exceeded(b),
-            )
-            if key is not None:
-                schema.bounds.put(key, bound)
+        operation = (asked.query, asked.operation_name, asked.variables)
+        bound = bound_of(
+            core_schema(schema), plan.document, operation, schema.limits, schema.bounds
+        )
         if schema.limits.exceeded(bound):
             return False
         context.reads.chosen.update(bound.chosen)

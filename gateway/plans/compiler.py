@@ -53,6 +53,8 @@ from resolvers.strawberry_internals import core_schema
 # The field extensions a planned field may carry: the plan runs what each does.
 _KNOWN_EXTENSIONS = (PermissionExtension, PageArguments)
 _PAGE_INFO = ("hasNextPage", "hasPreviousPage", "startCursor", "endCursor")
+# The built-in scalars whose output coercion gives back a value of this type unchanged.
+_KEPT: dict[str, type] = {"String": str, "ID": str, "Boolean": bool, "Int": int}
 
 
 class NoPlan(Exception):
@@ -241,7 +243,8 @@ class _Compiler:
         plain = None if field is None or node.arguments else plain_field(field)
         if not isinstance(plain, PlainLeaf) or node.selection_set is not None:
             raise NoPlan(f"`{name}` is not a plain value")
-        return Leaf(key, _definition(field).python_name, plain.coerce, plain.nullable)
+        kept = _KEPT.get(get_named_type(field.type).name)
+        return Leaf(key, _definition(field).python_name, plain.coerce, plain.nullable, kept)
 
     def objects(self, kind: GraphQLObjectType, key: str, node: FieldNode) -> Objects:
         field = kind.fields[node.name.value]

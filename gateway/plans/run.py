@@ -9,12 +9,10 @@ import asyncio
 from collections.abc import Coroutine, Mapping
 from typing import Any
 
-from graphql import GraphQLError
 from graphql.execution.values import VariableValues, get_argument_values
 
 from data.collections import PageRead, Prefetched
 from data.entities import Record
-from errors.vocabulary import DynagateError
 from gateway.plans.compiler import Plan
 from gateway.plans.shapes import (
     Arguments,
@@ -26,10 +24,14 @@ from gateway.plans.shapes import (
     Root,
     Typename,
 )
+from resolvers import lookahead
 from resolvers.context import Context
 from resolvers.planned import CountsRead, ItemRead, SearchRead
 from resolvers.relay import NOT_GIVEN, PageArguments, given
 from store.pagination import Page, PageArgs
+
+# GraphQL's Int: 32 bits, signed.
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 
 
 async def run(plan: Plan, context: Context, variables: VariableValues | None) -> dict[str, Any]:
@@ -97,19 +99,11 @@ class _Run:
         return _ordered(root, answer)
 
     def child_reads(self, entity: Entity, builders: Mapping[str, Any]) -> dict[str, PageRead[Any]]:
-        """The pages read with the item, as `resolvers/lookahead.py` picks them."""
-        reads: dict[str, PageRead[Any]] = {}
-        for field in entity.fields:
-            if not isinstance(field, Connection):
-                continue
-            builder = builders.get(field.arguments.node.name.value)
-            if builder is None:
-                continue
-            try:
-                reads[field.key] = builder(self.raw(field.arguments))
-            except (GraphQLError, DynagateError, TypeError, ValueError):
-                continue  # the field reports it, at its own path
-        return reads
+        """The pages read with the item, as the executor's look-ahead picks them."""
+        lists = [field for field in entity.fields if isinstance(field, Connection)]
+        fields = {field.arguments.node.name.value: field.arguments.field for field in lists}
+        nodes = [field.arguments.node for field in lists]
+        return lookahead.read_ahead(fields, nodes, self.variables, builders)
 
     async def entity(self, shape: Entity, record: Record, prefetched: Prefetched) -> Any:
         if not shape.lists:
@@ -193,10 +187,16 @@ def _leaf(field: Leaf, source: Mapping[str, Any]) -> Any:
         if field.nullable:
             return None
         raise GiveWay(f"`{field.key}` is null")
+    if type(value) is field.kept and (field.kept is not int or _within_int(value)):
+        return value
     coerced = field.coerce(value)
     if coerced is None:
         raise GiveWay(f"`{field.key}` has no value of its type")
     return coerced
+
+
+def _within_int(value: Any) -> bool:
+    return bool(_INT_MIN <= value <= _INT_MAX)
 
 
 def _objects(field: Objects, values: Any) -> Any:

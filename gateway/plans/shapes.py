@@ -31,6 +31,9 @@ class Leaf:
     name: str
     coerce: Callable[[Any], Any]
     nullable: bool
+    # The Python type a value of this leaf's scalar already is as it is answered (a str of
+    # String or ID, a bool of Boolean, an int of Int within 32 bits): kept as it is.
+    kept: type | None = None
 
 
 @dataclass(frozen=True)

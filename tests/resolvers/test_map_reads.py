@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -54,13 +55,16 @@ def ranges(view: View) -> int:
     return len(map_keys.place_queries(viewport))
 
 
-async def test_every_range_is_read_at_once(api: Api, in_flight: InFlight) -> None:
+@pytest.mark.parametrize("plans", ["on", "off"])
+async def test_every_range_is_read_at_once(api: Api, in_flight: InFlight, plans: str) -> None:
+    """By the plan and by the executor alike (checked, both would read: counted twice)."""
     rng = random.Random(5)
     added = await add_markers(
         api, [(rng.uniform(48.79, 48.91), rng.uniform(2.29, 2.41)) for _ in range(60)]
     )
-    in_flight.most = in_flight.calls = 0
-    result = await api(MARKERS, viewport=PARIS.variables(), limit=1000)
+    async with Api.serving(replace(api.settings, plans=plans)) as served:
+        in_flight.most = in_flight.calls = 0
+        result = await served(MARKERS, viewport=PARIS.variables(), limit=1000)
     found = result.ok()["markers"]
     assert sorted(m["id"] for m in found["markers"]) == sorted(in_key_order(added, PARIS))
     assert found["truncated"] is False
