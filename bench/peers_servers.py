@@ -15,17 +15,14 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import IO
 
 import httpx
 
 from bench.harness import Progress, Table
-from bench.servers import REPOSITORY, Server
+from bench.servers import REPOSITORY, Server, inherited, running
 from gateway.cli.dynamodb_local import free_port
 
 PEERS = REPOSITORY / "bench" / "peers"
@@ -117,67 +114,39 @@ def versions(python: Path) -> dict[str, str]:
     return found
 
 
-def _wait(name: str, url: str, process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
-    """Until `url` answers a query (Apollo Server has no health route of its own)."""
-    deadline = time.monotonic() + 90
-    with httpx.Client(trust_env=False, timeout=2.0) as http:
-        while True:
-            if process.poll() is not None:
-                log.seek(0)
-                output = log.read().decode(errors="replace")[-4000:]
-                raise RuntimeError(f"{name} exited with {process.returncode}:\n{output}")
-            try:
-                response = http.post(f"{url}/graphql", json={"query": "{__typename}"})
-                if response.status_code == 200 and response.json().get("data"):
-                    return
-            except (httpx.TransportError, ValueError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{name} did not answer within 90 s")
-            time.sleep(0.1)
+def _answers_query(http: httpx.Client, url: str) -> bool:
+    """A query answered with data: Apollo Server has no health route of its own."""
+    try:
+        response = http.post(f"{url}/graphql", json={"query": "{__typename}"}, timeout=2.0)
+        return response.status_code == 200 and bool(response.json().get("data"))
+    except ValueError:  # not JSON (yet)
+        return False
 
 
-@contextmanager
-def _process(name: str, command: list[str], env: Mapping[str, str], cwd: Path) -> Iterator[Server]:
-    """`command`, listening on env's PORT, for a `with` block once it answers."""
-    port = env["PORT"]
-    inherited = {k: v for k, v in os.environ.items() if not k.startswith(("DYNAGATE_", "AWS_"))}
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env={**inherited, **_AWS, **env},
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait(name, url, process, log)
-            yield Server(url, process.pid)
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+def _process(
+    name: str, command: list[str], port: int, env: Mapping[str, str], cwd: Path
+) -> AbstractContextManager[Server]:
+    """`command`, listening on `port`, for a `with` block once it answers a query; the AWS
+    settings are DynamoDB Local's, never the machine's own."""
+    whole = {**inherited("DYNAGATE_", "AWS_"), **_AWS, **env}
+    return running(name, command, port, cwd=cwd, env=whole, ready=_answers_query, timeout=90)
 
 
 def apollo(table: Table) -> AbstractContextManager[Server]:
     """The Apollo Server, as production runs Node."""
+    port = free_port()
     env = {
         "NODE_ENV": "production",
-        "PORT": str(free_port()),
+        "PORT": str(port),
         "PEER_DDB_ENDPOINT": table.endpoint,
         "PEER_TABLE": table.name,
     }
-    return _process("apollo", ["node", "server.mjs"], env, NODE)
+    return _process("apollo", ["node", "server.mjs"], port, env, NODE)
 
 
 def strawberry(table: Table, python: Path) -> AbstractContextManager[Server]:
     """The Strawberry server under uvicorn, one worker (uvloop, httptools, as the gateway)."""
-    port = str(free_port())
+    port = free_port()
     command = [
         str(python),
         "-m",
@@ -188,12 +157,12 @@ def strawberry(table: Table, python: Path) -> AbstractContextManager[Server]:
         "--host",
         "127.0.0.1",
         "--port",
-        port,
+        str(port),
         "--workers",
         "1",
         "--no-access-log",
         "--log-level",
         "warning",
     ]
-    env = {"PORT": port, "PEER_DDB_ENDPOINT": table.endpoint, "PEER_TABLE": table.name}
-    return _process("strawberry", command, env, REPOSITORY)
+    env = {"PORT": str(port), "PEER_DDB_ENDPOINT": table.endpoint, "PEER_TABLE": table.name}
+    return _process("strawberry", command, port, env, REPOSITORY)

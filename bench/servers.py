@@ -7,8 +7,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -27,6 +27,10 @@ PLAIN = ("--loop", "asyncio", "--http", "h11")
 class Server:
     url: str
     pid: int
+
+
+# Whether the server at a URL answers as a ready one, asked through the client given.
+Ready = Callable[[httpx.Client, str], bool]
 
 
 def uvicorn_command(factory: str, port: int, options: Sequence[str] = ()) -> list[str]:
@@ -52,55 +56,97 @@ def uvicorn_command(factory: str, port: int, options: Sequence[str] = ()) -> lis
     ]
 
 
-@contextmanager
 def serving(
     factory: str, env: Mapping[str, str], timeout: float = 60.0, options: Sequence[str] = ()
-) -> Iterator[Server]:
-    """Run `factory` under uvicorn for a `with` block; yields it once it answers."""
+) -> AbstractContextManager[Server]:
+    """Run `factory` under uvicorn for a `with` block; yields it once /healthz answers."""
     port = free_port()
+    command = uvicorn_command(factory, port, options)
+    whole = {**inherited("DYNAGATE_"), **env}
+    return running(factory, command, port, cwd=REPOSITORY, env=whole, timeout=timeout)
+
+
+def inherited(*dropped: str) -> dict[str, str]:
+    """This process's environment minus the variables starting with `dropped`: only the
+    caller's `env` sets those, never the shell the benchmark was started from."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
+
+
+def healthy(http: httpx.Client, url: str) -> bool:
+    """The gateway's /healthz answers 200: its application has started."""
+    return http.get(f"{url}/healthz", timeout=1.0).status_code == 200
+
+
+@contextmanager
+def running(
+    label: str,
+    command: Sequence[str],
+    port: int,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    ready: Ready = healthy,
+    timeout: float = 60.0,
+) -> Iterator[Server]:
+    """`command`, listening on loopback `port`, for a `with` block once `ready` says so;
+    stopped after it, whatever happens, so that no server outlives the benchmark.
+
+    `env` is its whole environment; its output goes to a temporary file, shown when it
+    exits before answering.
+    """
+    url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
-            uvicorn_command(factory, port, options),
-            cwd=REPOSITORY,
-            env={**_inherited(), **env},
+            command,
+            cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
         try:
-            url = f"http://127.0.0.1:{port}"
-            wait_until_answering(url, process, log, timeout)
+            wait_until_answering(f"{label} at {url}", url, process, log, ready, timeout)
             yield Server(url, process.pid)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
 
 
-def _inherited() -> dict[str, str]:
-    """This process's environment minus any DYNAGATE_* setting: only `env` configures them."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("DYNAGATE_")}
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, SIGKILL if it has not exited within 10 s; reaped either way (no zombie)."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def wait_until_answering(
-    url: str, process: subprocess.Popen[bytes], log: IO[bytes], timeout: float
+    label: str,
+    url: str,
+    process: subprocess.Popen[bytes],
+    log: IO[bytes],
+    ready: Ready,
+    timeout: float,
 ) -> None:
-    """Until `url`'s /healthz answers 200; RuntimeError with the log's end if it exits."""
+    """Until `ready(url)`, a refused connection counting as not yet; RuntimeError with the
+    log's end if the process exits first, or once `timeout` seconds have passed."""
     deadline = time.monotonic() + timeout
-    with httpx.Client(trust_env=False, timeout=1.0) as http:
+    with httpx.Client(trust_env=False) as http:  # each check sets its own request timeout
         while True:
             if process.poll() is not None:
-                log.seek(0)
-                output = log.read().decode(errors="replace")[-4000:]
-                raise RuntimeError(f"{url} exited with {process.returncode}:\n{output}")
+                raise RuntimeError(f"{label} exited with {process.returncode}:\n{_tail(log)}")
             try:
-                if http.get(f"{url}/healthz").status_code == 200:
+                if ready(http, url):
                     return
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{url} did not answer within {timeout:.0f} s")
+                raise RuntimeError(f"{label} did not answer within {timeout:.0f} s")
             time.sleep(0.1)
+
+
+def _tail(log: IO[bytes]) -> str:
+    """The end of what the process wrote: enough for a traceback."""
+    log.seek(0)
+    return log.read().decode(errors="replace")[-4000:]
