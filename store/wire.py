@@ -22,7 +22,19 @@ def to_attributes(item: Mapping[str, Any]) -> dict[str, Any]:
 def from_attributes(attributes: Mapping[str, Any]) -> Item:
     """Plain values of DynamoDB's typed attributes: a number is an int when whole, else
     a float; sets and binaries are as boto3 reads them."""
-    return {name: _plain(value) for name, value in attributes.items()}
+    # Most values are strings and whole numbers: read here, without a call each.
+    plain: Item = {}
+    for name, value in attributes.items():
+        text = value.get("S")
+        if text is not None:
+            plain[name] = text
+            continue
+        digits = value.get("N")
+        if digits is not None:
+            plain[name] = _number(digits)
+            continue
+        plain[name] = _plain(value)
+    return plain
 
 
 def _plain(attribute: Mapping[str, Any]) -> Any:
@@ -34,7 +46,7 @@ def _plain(attribute: Mapping[str, Any]) -> Any:
         if kind == "N":
             return _number(raw)
         if kind == "M":
-            return {name: _plain(value) for name, value in raw.items()}
+            return from_attributes(raw)
         if kind == "L":
             return [_plain(value) for value in raw]
         break

@@ -215,7 +215,10 @@ class _Planner:
         if isinstance(shape, MapShape):
             if shape.key.type_name != "string":
                 raise Unsupported(f"{shape.name} has keys of type {shape.key.type_name}")
-            return _map(self._convert(shape.value))
+            value = self._convert(shape.value)
+            if _is_attribute_value(shape.value):
+                return _attribute_map(value)  # an item: most of every answer's values
+            return _map(value)
         if isinstance(shape, StructureShape):
             return self._structure(shape)
         raise Unsupported(f"{shape.name} is of type {kind}")
@@ -255,10 +258,7 @@ class _Planner:
                         return value
                 elif kind == "M":
                     if type(inner) is dict:
-                        for name, member in inner.items():
-                            read = attribute(member)
-                            if read is not member:
-                                inner[name] = read
+                        members(inner)
                         return value
                 elif kind == "L":
                     if type(inner) is list:
@@ -286,6 +286,7 @@ class _Planner:
                     return value
             return general[0](value)
 
+        members = _attribute_map(attribute)
         # Registered before its members are built: `M` and `L` hold typed values again.
         self._built[shape.name] = attribute
         general.append(self._structure(shape))
@@ -347,3 +348,25 @@ def _members(
 
 _list = _members(list, enumerate)
 _map = _members(dict, dict.items)
+
+
+def _attribute_map(attribute: Convert) -> Convert:
+    """`_map(attribute)` for a map of typed values (an item, a key), its strings and
+    numbers checked in the loop itself: they are most values, and need no conversion."""
+
+    def read(value: Any) -> Any:
+        if type(value) is not dict:
+            raise _Unsure
+        for name, member in value.items():
+            if type(member) is dict and len(member) == 1:
+                text = member.get("S")
+                if text is None:
+                    text = member.get("N")
+                if type(text) is str:
+                    continue
+            converted = attribute(member)
+            if converted is not member:
+                value[name] = converted
+        return value
+
+    return read

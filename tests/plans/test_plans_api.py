@@ -176,3 +176,31 @@ async def test_errors_are_the_executors_with_the_same_cost(endpoint: str, seeded
         assert error["extensions"]["code"] == code
         # The connection is non-null: its null reaches the customer.
         assert answers[0]["data"] == {"customer": None}
+
+
+BAD_BODIES: list[tuple[str, dict[str, str]]] = [
+    ('{"query": 5}', {}),
+    ('{"query": "{ customer(id: \\"c1\\") { name } }", "variables": [1]}', {}),
+    ('{"query": "{ customer(id: \\"c1\\") { name } }", "operationName": 7}', {}),
+    ('{"query": "{ customer(id: \\"c1\\") { name } }", "extensions": {"persistedQuery": 1}}', {}),
+    ('{"documentId": "sha256:nothex"}', {}),
+    ('{"query": "{ customer(id: \\"c1\\") { name } }", "stray": true}', {}),
+    ("[1, 2]", {}),
+    ('"text"', {}),
+    ("{not json", {}),
+    ('{"query": "{ customer(id: \\"c1\\") { name } }"}', {"content-type": "text/plain"}),
+]
+
+
+@pytest.mark.parametrize(("body", "headers"), BAD_BODIES)
+async def test_a_request_the_plan_cannot_read_is_the_executors(
+    endpoint: str, seeded: str, body: str, headers: dict[str, str]
+) -> None:
+    """Whatever a client sends, the short way answers it as the executor does."""
+    answers = []
+    for mode in ("on", "off"):
+        async with _serving(settings_for(endpoint, seeded, plans=mode)) as (http, _):
+            sent = {"content-type": "application/json", **headers}
+            response = await http.post("/graphql", content=body, headers=sent)
+            answers.append((response.status_code, response.text))
+    assert answers[0] == answers[1]
