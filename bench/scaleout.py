@@ -39,7 +39,7 @@ from bench import report, wrk
 from bench.arguments import Option, arguments, positive_int, turns
 from bench.harness import Benchmark, Context, Progress, Table, dynamodb_local, graphql, http_client
 from bench.live import NAME, OPEN, OWNER, Subscriber
-from bench.servers import wait_until_answering
+from bench.servers import healthy, wait_until_answering
 from gateway.cli.dynamodb_local import free_port
 
 TABLE = "bench-scaleout"
@@ -92,7 +92,7 @@ def dynagate(env: Mapping[str, str], *args: str) -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            wait_until_answering(url, process, log, 60.0)
+            wait_until_answering("dynagate serve", url, process, log, healthy, 60.0)
             yield url
         finally:
             os.killpg(process.pid, 15)
