@@ -34,7 +34,6 @@ from gateway.schema.build import Schema
 from resolvers.context import Reads
 from resolvers.strawberry_internals import core_schema
 from store.client import Store
-from store.cost import Cost
 from store.tape import Tape
 
 logger = logging.getLogger("dynagate.plans")
@@ -75,12 +74,15 @@ class Planner:
         # (a read it gave up may still be finishing), and the executor, should it answer
         # instead, hears what the plan heard (`tape`) and counts it as its own.
         tape = Tape()
-        trial = _trial(context)
         try:
-            query = await self._document(asked, trial)
-            # Read before the operation, and kept: the executor would not read it again.
-            context.cost.add(trial.cost)
-            trial.store.cost, trial.store.tape = Cost(), tape
+            # Read before the operation, and remembered, refused or not: the executor finds
+            # it (or its refusal) in memory, and its read counts once.
+            query = await self._document(asked, context)
+        except DynagateError:
+            return await executor()
+        trial = _trial(context)
+        trial.store.tape = tape
+        try:
             plan = None if query is None else self.plans.get(query, asked.operation_name)
             if plan is None or query is None:
                 return await self._executor(context, tape, executor)
