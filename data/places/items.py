@@ -258,11 +258,12 @@ async def heatmap(store: Store, places: Places, viewport: Viewport, precision: i
     length = map_keys.checked_precision(viewport, precision)
     queries = map_keys.heatmap_queries(places, viewport, length)
     results = await _all([store.query(q.condition, forward=True) for q in queries])
+    cell_of = map_keys.cells_of(places)
     counts = [
         (geohash, int(item["count"]))
         for query, result in zip(queries, results, strict=True)
         for item in result.items
-        if item.get("count", 0) > 0 and query.wants(geohash := map_keys.cell_of(places, item))
+        if item.get("count", 0) > 0 and query.wants(geohash := cell_of(item))
     ]
     return Cells(length, sorted(counts))
 
