@@ -70,16 +70,16 @@ class Planner:
         # The read cache may hold the whole answer: the executor's extension knows.
         if asked is None or context.store.cache is not None:
             return await executor()
-        # The plan reads on a store of its own: what it read counts only once it answered
-        # (a read it gave up may still be finishing), and the executor, should it answer
-        # instead, hears what the plan heard (`tape`) and counts it as its own.
-        tape = Tape()
         try:
             # Read before the operation, and remembered, refused or not: the executor finds
             # it (or its refusal) in memory, and its read counts once.
             query = await self._document(asked, context)
         except DynagateError:
             return await executor()
+        # The plan reads on a store of its own: what it read counts only once it answered
+        # (a read it gave up may still be finishing), and the executor, should it answer
+        # instead, hears what the plan heard (`tape`) and counts it as its own.
+        tape = Tape()
         trial = _trial(context)
         trial.store.tape = tape
         try:

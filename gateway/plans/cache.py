@@ -4,6 +4,7 @@ has no plan is remembered as such, so it is not compiled again."""
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 
 from graphql import GraphQLError, specified_rules
@@ -14,6 +15,7 @@ from gateway.schema.build import MAX_TOKENS, Schema
 from model import Model
 from resolvers.strawberry_internals import core_schema
 
+logger = logging.getLogger("dynagate.plans")
 # Like the parser's and the bound's caches: the documents a deployment's clients send.
 PLANS = 256
 
@@ -51,4 +53,7 @@ class Plans:
         try:
             return compile_plan(schema, self.model, document, operation_name)
         except NoPlan:
+            return None
+        except Exception:  # a document the compiler trips on is the executor's, and ours
+            logger.exception("a valid document could not be compiled into a plan")
             return None

@@ -3,9 +3,12 @@ left to the executor whole. Pure: the schema is built, nothing is served."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from gateway.documents.parsing import parse, validate
+from gateway.plans import cache
 from gateway.plans.cache import Plans
 from gateway.plans.compiler import Plan
 from gateway.schema.build import MAX_TOKENS, build_schema
@@ -74,3 +77,19 @@ def test_plans_are_kept_for_the_documents_asked_lately() -> None:
     plans.get('{ customer(id: "c3") { name } }', None)
     assert plans.get('{ customer(id: "c2") { name } }', None) is not None
     assert len(plans._plans) == 2
+
+
+def test_a_document_the_compiler_trips_on_is_left_to_the_executor(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    roots = served()
+    assert roots.types is not None
+    plans = Plans(build_schema(roots=roots), roots.types.model)
+
+    def broken(*_: object) -> Plan:
+        raise RuntimeError("a mistake of the compiler")
+
+    monkeypatch.setattr(cache, "compile_plan", broken)
+    with caplog.at_level(logging.ERROR):
+        assert plans.get("{ " + ORDERS + " }", None) is None
+    assert "could not be compiled" in caplog.text

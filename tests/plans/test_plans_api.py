@@ -99,9 +99,8 @@ async def _seed(http: httpx.AsyncClient) -> None:
 @asynccontextmanager
 async def _serving(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, GraphQLApp]]:
     app = create_app(settings)
-    view = next(
-        r.endpoint for r in app.routes if isinstance(getattr(r, "endpoint", None), GraphQLApp)
-    )
+    endpoints = (getattr(route, "endpoint", None) for route in app.routes)
+    view = next(e for e in endpoints if isinstance(e, GraphQLApp))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
