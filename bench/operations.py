@@ -120,7 +120,7 @@ _FIRST_ORDER = datetime(2024, 1, 1, 9, 30, tzinfo=UTC)
 _FIRST_COMMENT = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 
-async def _together(calls: list[Callable[[], Awaitable[Any]]], width: int = 8) -> None:
+async def together(calls: list[Callable[[], Awaitable[Any]]], width: int = 8) -> None:
     """Run `calls` with at most `width` in flight (independent writes)."""
     gate = asyncio.Semaphore(width)
 
@@ -165,7 +165,7 @@ async def seed(http: httpx.AsyncClient, url: str, rng: random.Random) -> dict[st
         }
         for n in range(150)
     ]
-    await _together([partial(graphql, http, url, _POST, input=c) for c in comments])
+    await together([partial(graphql, http, url, _POST, input=c) for c in comments])
     await graphql(http, url, _REPO, input={**REPO, "description": "The benchmark's repository"})
     for n in range(40):  # one after another: each takes the next issue number
         await graphql(http, url, _ISSUE, input={**REPO, "title": f"Issue {n}: slow first page"})
@@ -179,5 +179,5 @@ async def seed(http: httpx.AsyncClient, url: str, rng: random.Random) -> dict[st
         }
         for n in range(300)
     ]
-    await _together([partial(graphql, http, url, _MARKER, input=m) for m in markers])
+    await together([partial(graphql, http, url, _MARKER, input=m) for m in markers])
     return {"orders": 60, "comments": len(comments), "issues": 40, "markers": len(markers)}

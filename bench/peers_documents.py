@@ -10,10 +10,9 @@ heatmap of a city and the markers of a street-sized view.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -22,6 +21,7 @@ from typing import Any
 import httpx
 
 from bench.harness import graphql
+from bench.operations import together
 
 
 @dataclass(frozen=True)
@@ -167,17 +167,6 @@ WALKS: dict[str, tuple[str, tuple[str, str]]] = {
 _T0 = datetime(2023, 1, 1, tzinfo=UTC)
 
 
-async def _together(calls: list[Callable[[], Awaitable[Any]]], width: int = 8) -> None:
-    """Independent writes, at most `width` in flight."""
-    gate = asyncio.Semaphore(width)
-
-    async def one(call: Callable[[], Awaitable[Any]]) -> None:
-        async with gate:
-            await call()
-
-    await asyncio.gather(*(one(c) for c in calls))
-
-
 def _iso(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
@@ -196,7 +185,7 @@ async def seed(http: httpx.AsyncClient, url: str) -> dict[str, int]:
         {"customerId": "benchc", "placedAt": _iso(_T0 + timedelta(hours=n)), "items": lines}
         for n in range(120)
     ]
-    await _together([partial(call, place, i=o) for o in orders])
+    await together([partial(call, place, i=o) for o in orders])
     await call('mutation{ createProduct(input:{id:"benchp", name:"Bench"}){ id } }')
     post = "mutation($i: PostCommentInput!){ postComment(input:$i){ id } }"
     comments = []
@@ -213,7 +202,7 @@ async def seed(http: httpx.AsyncClient, url: str) -> dict[str, int]:
                 "createdAt": created,
             }
         )
-    await _together([partial(call, post, i=c) for c in comments])
+    await together([partial(call, post, i=c) for c in comments])
     await call('mutation{ createRepo(input:{owner:"bench", name:"repo"}){ name } }')
     issue = 'mutation{ openIssue(input:{owner:"bench", name:"repo", title:"an issue"}){ number } }'
     for _ in range(60):  # one after another: each takes the next number
@@ -224,7 +213,7 @@ async def seed(http: httpx.AsyncClient, url: str) -> dict[str, int]:
         lat = rnd.uniform(51.4, 51.9)
         lon = rnd.uniform(-1.6, -1.0)
         markers.append({"lat": lat, "lon": lon, "label": "m"})
-    await _together([partial(call, add, i=m) for m in markers])
+    await together([partial(call, add, i=m) for m in markers])
     return {"orders": len(orders), "comments": len(comments), "issues": 60, "markers": 600}
 
 

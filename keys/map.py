@@ -230,10 +230,8 @@ class CellQuery:
 
     def wants(self, cell: str) -> bool:
         """Whether a cell read by this Query meets the view (the span holds others too)."""
-        bounds, boxes = cell_box(cell), self.boxes
-        if len(boxes) == 1:  # most views: asked of every cell read, without a generator
-            return bounds.intersects(boxes[0])
-        return any(bounds.intersects(box) for box in boxes)
+        bounds, boxes = cell_box(cell), self.boxes  # most views have one box: no generator
+        return any(map(bounds.intersects, boxes)) if len(boxes) > 1 else bounds.intersects(boxes[0])
 
     @property
     def span(self) -> int:
